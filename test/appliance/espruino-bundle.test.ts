@@ -1,0 +1,131 @@
+/**
+ * The shipped artifact itself: `appliance/dist/roost.js` (built first when missing or stale) runs
+ * in a bare `vm` context that has only JavaScript built-ins plus a fake Espruino (`E`, `require`
+ * answering `Storage`, `getTime`, `setWatch`, `BTN`, `console`), and re-arms with a ticket.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { createContext, runInContext, type Context } from 'node:vm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildAppliance, DEFAULT_OUT_DIR } from '../../appliance/build.ts';
+import { issueTicket } from '../../appliance/ticket-issuer.ts';
+import { makeKey, T0 } from './helpers.ts';
+
+const APPLIANCE = join(__dirname, '../../appliance');
+const ARTIFACT = join(DEFAULT_OUT_DIR, 'roost.js');
+const key = makeKey();
+let code: string;
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.name === 'dist' || e.name.startsWith('.')) continue;
+    const p = join(dir, e.name);
+    newest = Math.max(newest, e.isDirectory() ? newestSource(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+interface Board {
+  ctx: Context;
+  out: string[];
+  files: Record<string, string>;
+  clock: { t: number };
+  watch: { fn?: () => void; pin?: unknown; opts?: unknown };
+  roost: { provision: Function; status: Function; nonce: Function; rearm: Function; tamper: Function };
+}
+
+/** Power a fake board on with the given flash contents and run the artifact on it. */
+function boot(files: Record<string, string> = {}, withBigInt = true): Board {
+  const out: string[] = [];
+  const clock = { t: T0 };
+  const watch: Board['watch'] = {};
+  const Storage = {
+    read: (n: string) => files[n],
+    write: (n: string, d: string) => ((files[n] = String(d)), true),
+    erase: (n: string) => void delete files[n],
+  };
+  const ctx = createContext({
+    E: { hwRand: () => randomBytes(4).readInt32LE(0) },
+    require: (name: string) => {
+      if (name === 'Storage') return Storage;
+      throw new Error('Module ' + name + ' not found');
+    },
+    getTime: () => clock.t + 0.25,
+    setWatch: (fn: () => void, pin: unknown, opts: unknown) => Object.assign(watch, { fn, pin, opts }),
+    BTN: 'C13',
+    console: { log: (...a: unknown[]) => void out.push(a.join(' ')) },
+  });
+  if (!withBigInt) runInContext('delete globalThis.BigInt', ctx);
+  runInContext(code, ctx, { filename: 'roost.js' });
+  return { ctx, out, files, clock, watch, roost: runInContext('roost', ctx) };
+}
+
+const plain = (v: unknown) => JSON.parse(JSON.stringify(v));
+
+beforeAll(async () => {
+  if (!existsSync(ARTIFACT) || statSync(ARTIFACT).mtimeMs < newestSource(APPLIANCE)) await buildAppliance();
+  code = readFileSync(ARTIFACT, 'utf8');
+}, 60_000);
+
+describe('Espruino artifact (appliance/dist/roost.js) in a bare vm', () => {
+  it('sees no Node or browser APIs, only the fake Espruino globals', () => {
+    const b = boot();
+    const seen = runInContext(
+      '[typeof process, typeof Buffer, typeof TextEncoder, typeof TextDecoder, typeof atob, typeof crypto, typeof setTimeout, typeof fetch].join()',
+      b.ctx,
+    );
+    expect(seen).toBe(Array(8).fill('undefined').join());
+    expect(code.startsWith('"use strict";var roost=')).toBe(true);
+  });
+
+  it('boots, provisions, trips the tamper pin, issues a nonce and re-arms with a ticket', () => {
+    const b = boot();
+    expect(b.out).toEqual(['REFUSED NOT_PROVISIONED: box is not provisioned']);
+    expect(b.watch).toMatchObject({ pin: 'C13', opts: { repeat: true, edge: 'rising', debounce: 50 } });
+    const pem = key.pem.replace(/\n/g, '');
+    expect(plain(b.roost.provision('DEMO-0001', true, pem, key.pin.fingerprint))).toMatchObject({ ok: true, value: { state: 'armed' } });
+    b.watch.fn!();
+    expect(b.out.at(-1)).toBe('TAMPER DEMO-0001 erased');
+    const n = plain(b.roost.nonce());
+    expect(n.value).toMatch(/^[0-9a-f]{32}$/);
+    expect(b.out.at(-1)).toBe('NONCE ' + n.value);
+    b.clock.t = T0 + 30;
+    const { ticket } = issueTicket({ box: 'DEMO-0001', nonce: n.value, org: 'acme', by: 'owner-1', iat: T0 + 20 }, key.secretKey);
+    expect(plain(b.roost.rearm(ticket))).toEqual({
+      ok: true,
+      value: { id: 'DEMO-0001', mode: 'demo', state: 'armed', fingerprint: key.pin.fingerprint, nonce: null, since: T0 + 30 },
+    });
+    expect(b.out.at(-1)).toBe('ARMED DEMO-0001 by owner-1 for acme');
+
+    // Reboot with the same flash: state survives; the used ticket is now a replay.
+    const again = boot(b.files);
+    expect(again.out).toEqual(['BOX DEMO-0001 demo armed since ' + (T0 + 30) + ' key ' + key.pin.fingerprint]);
+    again.watch.fn!();
+    again.roost.nonce();
+    expect(plain(again.roost.rearm(ticket))).toEqual({ ok: false, code: 'NONCE_REPLAYED' });
+    expect(again.out.at(-1)).toBe('REFUSED NONCE_REPLAYED: nonce was already used');
+  });
+
+  it('refuses on the device: wrong key, flipped signature byte, wrong pin at provisioning', () => {
+    const b = boot();
+    expect(plain(b.roost.provision('DEMO-0001', true, key.pem, 'ab'.repeat(32)))).toEqual({ ok: false, code: 'INVALID_PIN' });
+    b.roost.provision('DEMO-0001', true, key.pem);
+    b.roost.tamper();
+    const nonce = plain(b.roost.nonce()).value;
+    const other = issueTicket({ box: 'DEMO-0001', nonce, org: 'acme', by: 'o', iat: T0 }, makeKey().secretKey).ticket;
+    expect(plain(b.roost.rearm(other))).toEqual({ ok: false, code: 'BAD_SIGNATURE' });
+    const good = issueTicket({ box: 'DEMO-0001', nonce, org: 'acme', by: 'o', iat: T0 }, key.secretKey).ticket;
+    const [p, s] = good.split('.');
+    const sig = Buffer.from(s, 'base64url');
+    sig[40] ^= 0x80;
+    expect(plain(b.roost.rearm(p + '.' + sig.toString('base64url')))).toEqual({ ok: false, code: 'BAD_SIGNATURE' });
+    expect(b.out.at(-1)).toBe('REFUSED BAD_SIGNATURE: signature does not verify with the pinned key');
+    expect(plain(b.roost.rearm(good)).ok).toBe(true);
+  });
+
+  it('needs BigInt: without it the artifact cannot even load (Espruino has no BigInt)', () => {
+    expect(() => boot({}, false)).toThrow(/BigInt is not defined/);
+  });
+});
