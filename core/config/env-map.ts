@@ -1,0 +1,39 @@
+/**
+ * Every configuration key that can be set from the environment, with its variable name.
+ *
+ * The README's configuration table lists exactly these rows (a test keeps them in step).
+ */
+export interface EnvBinding {
+  /** Dotted key path in `aerie.config.json`. */
+  key: string;
+  /** Environment variable name. */
+  env: string;
+  /** How the string is read. */
+  kind: 'string' | 'integer' | 'list';
+}
+
+export const ENV_BINDINGS: readonly EnvBinding[] = [
+  { key: 'port', env: 'PORT', kind: 'integer' },
+  { key: 'port', env: 'AERIE_PORT', kind: 'integer' },
+  { key: 'host', env: 'AERIE_HOST', kind: 'string' },
+  { key: 'baseUrl', env: 'AERIE_BASE_URL', kind: 'string' },
+  { key: 'loginUrl', env: 'AERIE_LOGIN_URL', kind: 'string' },
+  { key: 'dashboardUrl', env: 'AERIE_DASHBOARD_URL', kind: 'string' },
+  { key: 'shareUrl', env: 'AERIE_SHARE_URL', kind: 'string' },
+  { key: 'marketplaceUrl', env: 'AERIE_MARKETPLACE_URL', kind: 'string' },
+  { key: 'dataDir', env: 'AERIE_DATA_DIR', kind: 'string' },
+  { key: 'databaseUrl', env: 'DATABASE_URL', kind: 'string' },
+  { key: 'masterKey', env: 'AERIE_MASTER_KEY', kind: 'string' },
+  { key: 'platformAdmins', env: 'AERIE_PLATFORM_ADMINS', kind: 'list' },
+  { key: 'plugins.enabled', env: 'AERIE_PLUGINS', kind: 'list' },
+  { key: 'plugins.paths', env: 'AERIE_PLUGIN_PATHS', kind: 'list' },
+  { key: 'billing.defaultPlan', env: 'AERIE_DEFAULT_PLAN', kind: 'string' },
+  { key: 'webauthn.rpId', env: 'AERIE_WEBAUTHN_RP_ID', kind: 'string' },
+  { key: 'webauthn.rpName', env: 'AERIE_WEBAUTHN_RP_NAME', kind: 'string' },
+  { key: 'webauthn.origins', env: 'AERIE_WEBAUTHN_ORIGINS', kind: 'list' },
+  { key: 'mail.from', env: 'AERIE_MAIL_FROM', kind: 'string' },
+  { key: 'mail.smtpUrl', env: 'AERIE_SMTP_URL', kind: 'string' },
+  { key: 'session.idleTtlSeconds', env: 'AERIE_SESSION_IDLE_TTL', kind: 'integer' },
+  { key: 'session.absoluteTtlSeconds', env: 'AERIE_SESSION_ABSOLUTE_TTL', kind: 'integer' },
+  { key: 'log.level', env: 'AERIE_LOG_LEVEL', kind: 'string' },
+];

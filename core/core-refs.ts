@@ -1,0 +1,28 @@
+import type { Logger } from 'pino';
+import type { AerieConfig } from './config/config.types.ts';
+import type { Database } from './db/database.ts';
+import type { CryptoService } from './crypto/index.ts';
+import type { Clock } from './clock.ts';
+import type { Mailer } from './mail/mailer.ts';
+import type { EventBus } from './events.ts';
+import type { GrantsProvider, OrgResolver } from './http/authorizer.ts';
+import { createExtensionPoint, createServiceRef } from './refs.ts';
+
+/** The kernel's own services, available to every plugin as `deps`. */
+export const coreRefs = {
+  config: createServiceRef<AerieConfig>('core.config'),
+  db: createServiceRef<Database>('core.db'),
+  crypto: createServiceRef<CryptoService>('core.crypto'),
+  clock: createServiceRef<Clock>('core.clock'),
+  mail: createServiceRef<Mailer>('core.mail'),
+  events: createServiceRef<EventBus>('core.events'),
+  logger: createServiceRef<Logger>('core.logger'),
+};
+
+/** Extension points the kernel reads. The last contribution wins. */
+export const coreExtensions = {
+  /** Scopes a principal holds in an organization (route `scope` checks). */
+  grants: createExtensionPoint<GrantsProvider>('core.grants'),
+  /** `{slug}` → organization context (route `org: true`). */
+  orgResolver: createExtensionPoint<OrgResolver>('core.orgResolver'),
+};

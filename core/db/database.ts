@@ -1,0 +1,66 @@
+import knexFactory, { type Knex } from 'knex';
+import ClientPgLite from 'knex-pglite';
+import { PGlite } from '@electric-sql/pglite';
+import { mkdirSync } from 'node:fs';
+import pg from 'pg';
+import { knexSnakeCaseMappers } from 'objection';
+
+// Return bigint/numeric counts as numbers and timestamps as Date, the same on both drivers.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+/**
+ * The kernel's database handle (`core.db`). Columns are snake_case in PostgreSQL and camelCase in
+ * code: knex maps identifiers and result keys both ways (objection's `knexSnakeCaseMappers`).
+ */
+export interface Database {
+  /** knex on the PostgreSQL database (embedded PGlite or a server). */
+  knex: Knex;
+  kind: 'pglite' | 'pg';
+  /** Runs `fn` in one transaction; commits when it resolves, rolls back when it throws. */
+  transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
+  /** Throws when the database cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** `postgres://…`: use a PostgreSQL server through `pg`. */
+  url?: string;
+  /** Folder for embedded PGlite data; `null` keeps it in memory. */
+  dataDir?: string | null;
+  /** A ready PGlite instance (tests load one from a dump). */
+  pglite?: PGlite;
+}
+
+/**
+ * Opens the database: a PostgreSQL server when `url` is set, otherwise embedded PGlite persisted
+ * under `dataDir` (or in memory).
+ */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  let knex: Knex;
+  let kind: Database['kind'];
+  if (options.url) {
+    kind = 'pg';
+    knex = knexFactory({ client: 'pg', connection: options.url, pool: { min: 0, max: 10 }, ...knexSnakeCaseMappers() });
+  } else {
+    kind = 'pglite';
+    let instance = options.pglite;
+    if (!instance) {
+      if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+      instance = new PGlite(options.dataDir ?? undefined);
+    }
+    const pglite = instance;
+    knex = knexFactory({ client: ClientPgLite as unknown as typeof Knex.Client, dialect: 'postgres', connection: () => ({ pglite }) as object, ...knexSnakeCaseMappers() });
+  }
+  const db: Database = {
+    knex,
+    kind,
+    transaction: (fn) => knex.transaction(fn),
+    ping: async () => {
+      await knex.raw('select 1');
+    },
+    close: () => knex.destroy(),
+  };
+  await db.ping();
+  return db;
+}

@@ -1,0 +1,64 @@
+import Koa from 'koa';
+import { bodyParser } from '@koa/bodyparser';
+import type { Logger } from 'pino';
+import type Router from '@koa/router';
+import { AerieError } from '../errors.ts';
+import { requestIdFrom } from './router.ts';
+
+/** JSON request bodies above this many bytes are refused with 413 `PAYLOAD_TOO_LARGE`. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/**
+ * Creates the koa application: request id header (`X-Request-Id`), one log line per request, the
+ * error envelope `{ error, message, ...fields }`, the JSON body parser (1 MiB), the router, and a
+ * 404 envelope for unknown routes.
+ */
+export function createHttpApp(router: Router, logger: Logger): Koa {
+  const app = new Koa({ proxy: process.env.AERIE_TRUST_PROXY === '1' });
+  app.use(async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    ctx.state.requestId = requestIdFrom(ctx.get('x-request-id') || undefined);
+    ctx.set('X-Request-Id', ctx.state.requestId);
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new AerieError(404, 'NOT_FOUND', `No route for ${ctx.method} ${ctx.path}.`);
+    } catch (err) {
+      renderError(ctx, err, logger);
+    }
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    logger.info({ reqId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+  });
+  app.use(
+    bodyParser({
+      enableTypes: ['json'],
+      jsonLimit: BODY_LIMIT_BYTES,
+      encoding: 'utf-8',
+      onError: (err) => {
+        const status = (err as { status?: number }).status;
+        if (status === 413) throw new AerieError(413, 'PAYLOAD_TOO_LARGE', `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes.`, { limitBytes: BODY_LIMIT_BYTES });
+        throw new AerieError(400, 'INVALID_JSON', 'The request body is not valid JSON.');
+      },
+    }),
+  );
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: false }));
+  return app;
+}
+
+function renderError(ctx: Koa.Context, err: unknown, logger: Logger): void {
+  const requestId = ctx.state.requestId as string;
+  if (err instanceof AerieError && err.expose) {
+    ctx.status = err.status;
+    ctx.body = { error: err.code, message: err.message, ...err.fields };
+    return;
+  }
+  const status = (err as { status?: number }).status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    ctx.status = status;
+    ctx.body = { error: status === 405 ? 'METHOD_NOT_ALLOWED' : 'BAD_REQUEST', message: (err as Error).message };
+    return;
+  }
+  logger.error({ err, reqId: requestId }, 'unhandled error');
+  ctx.status = 500;
+  ctx.body = { error: 'INTERNAL_ERROR', message: 'Something went wrong on our side.', requestId };
+}

@@ -1,0 +1,22 @@
+import type { Principal } from './route.ts';
+
+/** What an auth scheme sees of a request. */
+export interface AuthRequest {
+  headers: Record<string, string | string[] | undefined>;
+  /** Reads a cookie by name. */
+  cookie(name: string): string | undefined;
+  ip: string;
+  method: string;
+  path: string;
+}
+
+/**
+ * An authentication mechanism registered by a plugin (`session`, `apiKey`, `machineToken`, …).
+ * `authenticate` answers the principal, or `null` when the request carries no valid credential of
+ * this kind (the kernel then tries the route's other schemes and answers 401 when none match).
+ * It may throw an `AerieError` for a credential it recognises and refuses with a specific code.
+ */
+export interface AuthScheme {
+  name: string;
+  authenticate(req: AuthRequest): Promise<Principal | null>;
+}

@@ -1,0 +1,24 @@
+import type { Database } from '../db/database.ts';
+import { AerieError } from '../errors.ts';
+import { route, type RouteDef } from './route.ts';
+
+/**
+ * The kernel's own routes: `GET /healthz` (the process is up) and `GET /readyz` (the database
+ * answers; migrations ran at boot, before the server started listening).
+ */
+export function kernelRoutes(db: Database): RouteDef[] {
+  return [
+    route({ method: 'GET', path: '/healthz', auth: 'public', summary: 'Process is up', tags: ['kernel'], handler: () => ({ status: 'ok' }) }),
+    route({
+      method: 'GET', path: '/readyz', auth: 'public', summary: 'Database reachable and migrations applied', tags: ['kernel'],
+      handler: async () => {
+        try {
+          await db.ping();
+        } catch {
+          throw new AerieError(503, 'NOT_READY', 'The database is not reachable.');
+        }
+        return { status: 'ready', database: db.kind };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,128 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { randomUUID } from 'node:crypto';
+import type { AuthRequest, AuthScheme } from './auth-scheme.ts';
+import type { GrantsProvider, OrgResolver } from './authorizer.ts';
+import type { OrgContext, Principal, RouteDef } from './route.ts';
+import { Reply } from './reply.ts';
+import type { SchemaRegistry } from './schema-registry.ts';
+import { AerieError, notFound, permissionDenied, unauthorized } from '../errors.ts';
+import { runInRequestScope } from '../request-context.ts';
+import { PermissionSet } from '../authz/index.ts';
+import { BootError } from '../plugins/boot-error.ts';
+
+/** What the router needs from the kernel. */
+export interface RouterDeps {
+  routes: Array<{ pluginId: string; def: RouteDef }>;
+  schemas: SchemaRegistry;
+  authSchemes: Map<string, AuthScheme>;
+  orgResolver?: OrgResolver;
+  grants?: GrantsProvider;
+}
+
+/** Converts the spec's `{param}` placeholders to koa-router's `:param`. */
+export function toKoaPath(path: string): string {
+  return path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
+}
+
+/**
+ * Builds the koa router from route definitions, compiling every validator once.
+ * Per request, in order: authenticate (401), platform-admin check (403), organization resolution
+ * (404), scope check (403 `PERMISSION_DENIED` with `required`), params/query/body validation (400),
+ * then the handler inside a request scope.
+ * @throws BootError for an unknown auth scheme or schema `$id`, naming the plugin.
+ */
+export function buildRouter(deps: RouterDeps): Router {
+  const router = new Router();
+  for (const { pluginId, def } of deps.routes) {
+    const schemes = def.auth === 'public' ? [] : (Array.isArray(def.auth) ? def.auth : [def.auth]);
+    for (const name of schemes) {
+      if (!deps.authSchemes.has(name)) throw new BootError(`plugin ${pluginId}: route ${def.method} ${def.path} uses unknown auth scheme "${name}"`);
+    }
+    if (def.org && !deps.orgResolver) throw new BootError(`plugin ${pluginId}: route ${def.path} needs organizations (enable the orgs plugin)`);
+    const check = (id: string | undefined, kind: 'body' | 'query' | 'params') => {
+      if (!id) return undefined;
+      try {
+        return deps.schemas.validator(id, kind);
+      } catch (err) {
+        throw new BootError(`plugin ${pluginId}: route ${def.method} ${def.path}: ${(err as Error).message}`);
+      }
+    };
+    const validateBody = check(def.body, 'body');
+    const validateQuery = check(def.query, 'query');
+    const validateParams = check(def.params, 'params');
+    const method = def.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+    router[method](toKoaPath(def.path), async (ctx: Context) => {
+      const req = authRequest(ctx);
+      const principal = await authenticate(schemes, deps.authSchemes, req);
+      if (def.platformAdmin && !principal?.platformAdmin) throw permissionDenied(undefined, 'Only platform administrators may do this.');
+      const params = { ...ctx.params } as Record<string, unknown>;
+      let org: OrgContext | null = null;
+      if (def.org) {
+        org = await deps.orgResolver!(String(params.slug), principal);
+        if (!org) throw notFound('Organization not found.');
+      }
+      if (def.scope) await checkScope(def.scope, principal, org, deps.grants);
+      validateParams?.(params);
+      const query = { ...(ctx.query as Record<string, unknown>) };
+      validateQuery?.(query);
+      let body: unknown = ctx.request.body;
+      if (validateBody) {
+        if (body === undefined || (ctx.request.length && !ctx.is('application/json'))) {
+          if (ctx.request.length) throw new AerieError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
+          body = {};
+        }
+        validateBody(body);
+      }
+      const requestId = String(ctx.state.requestId);
+      const result = await runInRequestScope({ requestId, principal, org }, async () =>
+        def.handler({ body, query, params, principal, org, request: { id: requestId, method: ctx.method, path: ctx.path, ip: ctx.ip, headers: ctx.headers } }),
+      );
+      render(ctx, result, def.status ?? 200);
+    });
+  }
+  return router;
+}
+
+function authRequest(ctx: Context): AuthRequest {
+  return { headers: ctx.headers, cookie: (name) => ctx.cookies.get(name), ip: ctx.ip, method: ctx.method, path: ctx.path };
+}
+
+async function authenticate(names: string[], schemes: Map<string, AuthScheme>, req: AuthRequest): Promise<Principal | null> {
+  if (names.length === 0) return null;
+  for (const name of names) {
+    const principal = await schemes.get(name)!.authenticate(req);
+    if (principal) return principal;
+  }
+  throw unauthorized();
+}
+
+async function checkScope(scope: string, principal: Principal | null, org: OrgContext | null, grants?: GrantsProvider): Promise<void> {
+  if (!principal) throw permissionDenied(scope);
+  let held: 'all' | string[] = principal.scopes ?? [];
+  if (!principal.scopes && org && grants) held = await grants(principal, org);
+  if (held === 'all') return;
+  if (!new PermissionSet(held).has(scope)) throw permissionDenied(scope);
+}
+
+function render(ctx: Context, result: unknown, status: number): void {
+  if (result instanceof Reply) {
+    ctx.status = result.status;
+    for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
+    if (result.body !== undefined) ctx.body = result.body;
+    return;
+  }
+  if (result === undefined) {
+    ctx.status = 204;
+    return;
+  }
+  ctx.status = status;
+  ctx.body = result;
+}
+
+/** A fresh request id, or the caller's `X-Request-Id` when it is a sane token. */
+export function requestIdFrom(header: string | string[] | undefined): string {
+  const value = Array.isArray(header) ? header[0] : header;
+  return value && /^[A-Za-z0-9._-]{8,128}$/.test(value) ? value : randomUUID();
+}

@@ -1,0 +1,25 @@
+/**
+ * The plugin API: the only kernel module a plugin imports.
+ * @see ARCHITECTURE.md "Plugin entry point"
+ */
+export { definePlugin } from './plugins/define-plugin.ts';
+export type { PluginContext, PluginDefinition, PluginRegistrar, ResolvedDeps } from './plugins/define-plugin.ts';
+export { createServiceRef, createExtensionPoint } from './refs.ts';
+export type { ServiceRef, ExtensionPointRef } from './refs.ts';
+export { coreRefs, coreExtensions } from './core-refs.ts';
+export { route } from './http/route.ts';
+export type { RouteDef, HandlerInput, Principal, OrgContext, RequestInfo } from './http/route.ts';
+export { reply, Reply } from './http/reply.ts';
+export type { AuthScheme, AuthRequest } from './http/auth-scheme.ts';
+export type { GrantsProvider, OrgResolver } from './http/authorizer.ts';
+export { AerieError, badRequest, unauthorized, permissionDenied, notFound, conflict } from './errors.ts';
+export { currentRequest } from './request-context.ts';
+export type { Database } from './db/database.ts';
+export { pluginSchema } from './db/migrations.ts';
+export type { Clock } from './clock.ts';
+export type { Mailer, MailMessage } from './mail/mailer.ts';
+export type { EventBus, DomainEvent } from './events.ts';
+export type { CryptoService } from './crypto/index.ts';
+export type { AerieConfig, PlanKey } from './config/config.types.ts';
+export { PLAN_KEYS } from './config/config.types.ts';
+export { inject, injectable } from 'tsyringe';

@@ -1,0 +1,184 @@
+import 'reflect-metadata';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Server } from 'node:http';
+import type Koa from 'koa';
+import type { PGlite } from '@electric-sql/pglite';
+import pino, { type Logger } from 'pino';
+import { loadConfig, type LoadConfigOptions } from './config/load-config.ts';
+import type { AerieConfig } from './config/config.types.ts';
+import { discoverPlugins } from './plugins/discover.ts';
+import { resolvePluginOrder } from './plugins/resolve-order.ts';
+import type { DiscoveredPlugin } from './plugins/manifest.ts';
+import { BootError } from './plugins/boot-error.ts';
+import type { PluginContext, PluginDefinition } from './plugins/define-plugin.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { migratePlugin } from './db/migrations.ts';
+import { resolveMasterKey } from './crypto/master-key.ts';
+import { CryptoService } from './crypto/index.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { Mailer } from './mail/mailer.ts';
+import { EventBus } from './events.ts';
+import { coreExtensions, coreRefs } from './core-refs.ts';
+import type { AuthScheme } from './http/auth-scheme.ts';
+import type { RouteDef } from './http/route.ts';
+import { SchemaRegistry } from './http/schema-registry.ts';
+import { buildRouter } from './http/router.ts';
+import { createHttpApp } from './http/app.ts';
+import { kernelRoutes } from './http/kernel-routes.ts';
+
+/** The repository top (where `plugins/`, `migrations/` and `schemas/` live). */
+export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
+
+export interface KernelOptions extends LoadConfigOptions {
+  /** Keep embedded PostgreSQL in memory instead of `<dataDir>/pg`. */
+  memoryDatabase?: boolean;
+  /** A ready PGlite instance to use (tests load one from a dump). */
+  pglite?: PGlite;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/**
+ * A booted Aerie: configuration, database, plugins initialised, HTTP app built.
+ * Boot order (ARCHITECTURE.md): config → manifests → database + migrations → plugins → HTTP.
+ */
+export class Kernel {
+  private server?: Server;
+  private readonly shutdownHooks: Array<() => Promise<void> | void> = [];
+  private closed = false;
+
+  private constructor(
+    readonly config: AerieConfig,
+    readonly plugins: DiscoveredPlugin[],
+    readonly db: Database,
+    readonly container: DependencyContainer,
+    readonly logger: Logger,
+    readonly routes: RouteDef[],
+    readonly app: Koa,
+  ) {}
+
+  /**
+   * Boots Aerie. @throws ConfigError or BootError with a one-line message naming the key or plugin.
+   */
+  static async boot(options: KernelOptions = {}): Promise<Kernel> {
+    const config = loadConfig(options);
+    const logger = options.logger ?? pino({ level: config.log.level, base: undefined });
+    const ordered = resolvePluginOrder(discoverPlugins(join(REPO_ROOT, 'plugins'), config.plugins.paths), config.plugins.enabled);
+    const definitions = await Promise.all(ordered.map(loadDefinition));
+    const embeddedDir = options.memoryDatabase || options.pglite ? null : join(config.dataDir, 'pg');
+    const db = await openDatabase({ url: config.databaseUrl, dataDir: embeddedDir, pglite: options.pglite });
+    const hooks: Array<() => Promise<void> | void> = [];
+    try {
+      for (const p of ordered) await migratePlugin(db.knex, p.manifest.id, migrationsDir(p));
+      const container = rootContainer.createChildContainer();
+      const mail = new Mailer({ from: config.mail.from, smtpUrl: config.mail.smtpUrl, outboxDir: join(config.dataDir, 'outbox') });
+      const events = new EventBus();
+      const masterKey = resolveMasterKey(config.masterKey, options.memoryDatabase && !config.masterKey ? null : config.dataDir);
+      const values: Array<[string, unknown]> = [
+        [coreRefs.config.id, config], [coreRefs.db.id, db], [coreRefs.crypto.id, new CryptoService(masterKey)],
+        [coreRefs.clock.id, options.clock ?? systemClock], [coreRefs.mail.id, mail], [coreRefs.events.id, events], [coreRefs.logger.id, logger],
+      ];
+      for (const [id, value] of values) container.register(id, { useValue: value });
+      hooks.push(() => mail.close(), () => events.complete());
+
+      const schemas = new SchemaRegistry();
+      const routes: Array<{ pluginId: string; def: RouteDef }> = kernelRoutes(db).map((def) => ({ pluginId: 'kernel', def }));
+      const authSchemes = new Map<string, AuthScheme>();
+      const extensions = new Map<string, unknown[]>();
+      const ext = (id: string) => extensions.get(id) ?? extensions.set(id, []).get(id)!;
+      for (const [i, p] of ordered.entries()) {
+        definitions[i].register?.({ service: (ref, impl) => container.registerSingleton(ref.id, impl) });
+        for (const schema of loadSchemas(p.dir)) schemas.add(schema);
+      }
+      for (const [i, p] of ordered.entries()) {
+        const def = definitions[i];
+        const ctx: PluginContext = {
+          id: p.manifest.id, manifest: p.manifest, dir: p.dir, config, logger: logger.child({ plugin: p.manifest.id }),
+          routes: (...defs) => routes.push(...defs.map((d) => ({ pluginId: p.manifest.id, def: d }))),
+          provide: (ref, value) => container.register(ref.id, { useValue: value }),
+          authScheme: (scheme) => {
+            if (authSchemes.has(scheme.name)) throw new BootError(`plugin ${p.manifest.id}: auth scheme "${scheme.name}" is already registered`);
+            authSchemes.set(scheme.name, scheme);
+          },
+          extend: (point, value) => void ext(point.id).push(value),
+          extensions: (point) => ext(point.id) as never,
+          onShutdown: (fn) => void hooks.push(fn),
+        };
+        const deps: Record<string, unknown> = {};
+        for (const [name, ref] of Object.entries(def.deps ?? {})) {
+          if (!container.isRegistered(ref.id, true)) throw new BootError(`plugin ${p.manifest.id}: depends on service ${ref.id}, which no enabled plugin provides`);
+          deps[name] = container.resolve(ref.id);
+        }
+        await def.init(deps as never, ctx);
+      }
+      const last = <T>(id: string) => ext(id).at(-1) as T | undefined;
+      const router = buildRouter({
+        routes, schemas, authSchemes,
+        orgResolver: last(coreExtensions.orgResolver.id), grants: last(coreExtensions.grants.id),
+      });
+      const app = createHttpApp(router, logger);
+      const kernel = new Kernel(config, ordered, db, container, logger, routes.map((r) => r.def), app);
+      kernel.shutdownHooks.push(...hooks);
+      const { buildOpenApi } = await import('./http/openapi.ts');
+      const doc = buildOpenApi(kernel.routes, schemas, { version: packageVersion(), baseUrl: config.baseUrl });
+      router.get('/api/openapi.json', (ctx) => { ctx.body = doc; });
+      return kernel;
+    } catch (err) {
+      for (const hook of hooks.reverse()) await hook();
+      await db.close();
+      throw err;
+    }
+  }
+
+  /** Starts serving HTTP; `port` 0 picks a free one. Resolves with the bound port. */
+  listen(port = this.config.port, host = this.config.host): Promise<{ port: number; url: string }> {
+    return new Promise((resolveListen, reject) => {
+      const server = this.app.listen(port, host, () => {
+        const addr = server.address();
+        const bound = typeof addr === 'object' && addr ? addr.port : port;
+        resolveListen({ port: bound, url: `http://127.0.0.1:${bound}` });
+      });
+      server.once('error', reject);
+      this.server = server;
+    });
+  }
+
+  /** Graceful shutdown: stop accepting, finish in-flight requests, run plugin hooks, close the database. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.server) {
+      const server = this.server;
+      await new Promise<void>((r) => { server.close(() => r()); server.closeIdleConnections(); });
+    }
+    for (const hook of this.shutdownHooks.reverse()) await hook();
+    await this.db.close();
+  }
+}
+
+async function loadDefinition(p: DiscoveredPlugin): Promise<PluginDefinition> {
+  const file = resolve(p.dir, p.manifest.entry);
+  if (!existsSync(file)) throw new BootError(`plugin ${p.manifest.id}: entry ${p.manifest.entry} does not exist`);
+  const mod = (await import(pathToFileURL(file).href)) as { default?: PluginDefinition };
+  if (!mod.default || typeof mod.default.init !== 'function') throw new BootError(`plugin ${p.manifest.id}: entry must default-export definePlugin({...})`);
+  if (mod.default.id !== p.manifest.id) throw new BootError(`plugin ${p.manifest.id}: entry declares id "${mod.default.id}"`);
+  return mod.default;
+}
+
+function migrationsDir(p: DiscoveredPlugin): string {
+  if (p.manifest.migrations) return resolve(p.dir, p.manifest.migrations);
+  return join(p.builtIn ? join(REPO_ROOT, 'migrations') : join(p.dir, 'migrations'), p.builtIn ? p.manifest.id : '');
+}
+
+function loadSchemas(dir: string): Array<{ $id?: string } & object> {
+  const folder = join(dir, 'schemas');
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder).filter((f) => f.endsWith('.json')).sort().map((f) => JSON.parse(readFileSync(join(folder, f), 'utf8')));
+}
+
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+}
