@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { coreRefs, inject, injectable, notFound, type AerieConfig, type Clock, type Database, type EventBus } from '../../core/index.ts';
+import { AccountModel } from './models/account.model.ts';
+import type { AccountDto } from './api.ts';
+
+/** `accounts.accounts`: reads and changes accounts. */
+@injectable()
+export class AccountsService {
+  constructor(
+    @inject(coreRefs.db.id) private readonly db: Database,
+    @inject(coreRefs.config.id) private readonly config: AerieConfig,
+    @inject(coreRefs.clock.id) private readonly clock: Clock,
+    @inject(coreRefs.events.id) private readonly events: EventBus,
+  ) {}
+
+  /** The account with this id, or `undefined`. */
+  async findById(id: string, trx?: Knex.Transaction): Promise<AccountModel | undefined> {
+    return AccountModel.query(trx ?? this.db.knex).findById(id);
+  }
+
+  /** The account with this email (case-insensitive), or `undefined`. */
+  async findByEmail(email: string, trx?: Knex.Transaction): Promise<AccountModel | undefined> {
+    return AccountModel.query(trx ?? this.db.knex).findOne({ email: email.toLowerCase() });
+  }
+
+  /**
+   * Returns the account for a just-verified email, creating it (with `displayName`) when new.
+   * @returns the account and whether it was created now.
+   */
+  async ensureVerified(email: string, displayName: string | null, trx: Knex.Transaction): Promise<{ account: AccountModel; created: boolean }> {
+    const now = this.clock.now();
+    const existing = await this.findByEmail(email, trx);
+    if (existing) {
+      if (!existing.emailVerifiedAt) await existing.$query(trx).patch({ emailVerifiedAt: now });
+      return { account: existing, created: false };
+    }
+    const account = await AccountModel.query(trx).insertAndFetch({
+      id: randomUUID(), email: email.toLowerCase(), displayName, emailVerifiedAt: now, createdAt: now, updatedAt: now,
+    });
+    return { account, created: true };
+  }
+
+  /** Changes the display name. @throws 404 `NOT_FOUND` for an unknown account. */
+  async updateProfile(id: string, patch: { displayName: string }): Promise<AccountDto> {
+    const account = await this.findById(id);
+    if (!account) throw notFound('Account not found.');
+    const updated = await account.$query(this.db.knex).patchAndFetch({ displayName: patch.displayName, updatedAt: this.clock.now() });
+    this.events.emit({ type: 'account.updated', payload: { accountId: id } });
+    return this.toDto(updated);
+  }
+
+  /** The client-facing shape of an account. */
+  toDto(a: AccountModel): AccountDto {
+    return {
+      id: a.id,
+      email: a.email,
+      displayName: a.displayName,
+      emailVerified: a.emailVerifiedAt !== null,
+      platformAdmin: this.isPlatformAdmin(a.email),
+      createdAt: new Date(a.createdAt).toISOString(),
+    };
+  }
+
+  /** Listed in `AERIE_PLATFORM_ADMINS` (case-insensitive). */
+  isPlatformAdmin(email: string): boolean {
+    return this.config.platformAdmins.includes(email.toLowerCase());
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * The accounts plugin's public API: service refs and types other plugins may import.
+ * (A plugin imports only another plugin's `api.ts`, never its other files.)
+ */
+import { createExtensionPoint, createServiceRef } from '../../core/index.ts';
+import type { AccountsService } from './accounts.service.ts';
+import type { SessionsService } from './sessions.service.ts';
+
+export type { AccountsService } from './accounts.service.ts';
+export type { SessionsService } from './sessions.service.ts';
+
+/** An account as clients see it. */
+export interface AccountDto {
+  id: string;
+  email: string;
+  displayName: string | null;
+  emailVerified: boolean;
+  platformAdmin: boolean;
+  createdAt: string;
+}
+
+export const accountsRefs = {
+  accounts: createServiceRef<AccountsService>('accounts.accounts'),
+  sessions: createServiceRef<SessionsService>('accounts.sessions'),
+};
+
+/**
+ * Contributes fields to `GET /api/v1/users/me` (e.g. orgs adds `organizations`). Called with the
+ * account id; the returned object is merged into the response.
+ */
+export type MeContributor = (accountId: string) => Promise<Record<string, unknown>>;
+
+export const accountsExtensions = {
+  me: createExtensionPoint<MeContributor>('accounts.me'),
+};

@@ -1,0 +1,40 @@
+import { Model } from 'objection';
+
+/** Row of `accounts.accounts`. Emails are stored lowercased. */
+export class AccountModel extends Model {
+  static override tableName = 'accounts.accounts';
+  id!: string;
+  email!: string;
+  displayName!: string | null;
+  emailVerifiedAt!: Date | null;
+  createdAt!: Date;
+  updatedAt!: Date;
+}
+
+/** Row of `accounts.email_codes`: a hashed 6-digit code, its expiry and failed attempts. */
+export class EmailCodeModel extends Model {
+  static override tableName = 'accounts.email_codes';
+  id!: string;
+  email!: string;
+  codeHash!: string;
+  displayName!: string | null;
+  attempts!: number;
+  expiresAt!: Date;
+  consumedAt!: Date | null;
+  createdAt!: Date;
+}
+
+/** Row of `accounts.sessions`: SHA-256 of the token, sliding and absolute expiry. */
+export class SessionModel extends Model {
+  static override tableName = 'accounts.sessions';
+  id!: string;
+  accountId!: string;
+  tokenHash!: string;
+  createdAt!: Date;
+  lastSeenAt!: Date;
+  expiresAt!: Date;
+  absoluteExpiresAt!: Date;
+  revokedAt!: Date | null;
+  userAgent!: string | null;
+  ip!: string | null;
+}

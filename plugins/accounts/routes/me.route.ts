@@ -1,0 +1,52 @@
+import { notFound, reply, route, type Clock, type RouteDef } from '../../../core/index.ts';
+import type { AccountsService } from '../accounts.service.ts';
+import type { SessionsService } from '../sessions.service.ts';
+import type { MeContributor } from '../api.ts';
+import { ME_CACHE_SECONDS, type MeCache } from '../me-cache.ts';
+
+interface Deps {
+  clock: Clock;
+  accounts: AccountsService;
+  sessions: SessionsService;
+  cache: MeCache;
+  contributors: readonly MeContributor[];
+}
+
+/**
+ * `GET /api/v1/users/me` → `{ account, organizations, … }` (cached 5 minutes, `_t` bypasses);
+ * `PUT /api/v1/users/me/profile {displayName}` → `{ account }`; `POST /api/auth/logout` → 204.
+ * @see spec 01 "Account (`/api/v1/users`)"
+ */
+export function meRoutes({ clock, accounts, sessions, cache, contributors }: Deps): RouteDef[] {
+  return [
+    route<unknown, { _t?: string }>({
+      method: 'GET', path: '/api/v1/users/me', auth: 'session', query: 'accounts/me.query',
+      summary: 'The signed-in account, its organizations and credentials', tags: ['accounts'],
+      handler: async ({ principal, query }) => {
+        const accountId = principal!.accountId!;
+        const now = clock.now().getTime();
+        let body = query._t === undefined ? cache.get(accountId, now) : undefined;
+        const hit = body !== undefined;
+        if (!body) {
+          const account = await accounts.findById(accountId);
+          if (!account) throw notFound('Account not found.');
+          body = { account: accounts.toDto(account), organizations: [] };
+          for (const contribute of contributors) Object.assign(body, await contribute(accountId));
+          cache.set(accountId, body, now);
+        }
+        return reply(200, body, { 'cache-control': `private, max-age=${ME_CACHE_SECONDS}`, 'x-aerie-cache': hit ? 'hit' : 'miss' });
+      },
+    }),
+    route<{ displayName: string }>({
+      method: 'PUT', path: '/api/v1/users/me/profile', auth: 'session', body: 'accounts/profile.body',
+      summary: 'Change the display name', tags: ['accounts'],
+      handler: async ({ principal, body }) => ({ account: await accounts.updateProfile(principal!.accountId!, { displayName: body.displayName.trim() }) }),
+    }),
+    route({
+      method: 'POST', path: '/api/auth/logout', auth: 'session', summary: 'End this session', tags: ['accounts'],
+      handler: async ({ principal }) => {
+        await sessions.revoke(principal!.sessionId!);
+      },
+    }),
+  ];
+}

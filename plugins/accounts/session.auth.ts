@@ -1,0 +1,21 @@
+import type { AuthScheme } from '../../core/index.ts';
+import type { SessionsService } from './sessions.service.ts';
+
+const SESSION_TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * The `session` auth scheme: `Authorization: Bearer <session token>`. Tokens of other kinds (API keys
+ * `ah_live_…`, JWTs) are left to their own schemes.
+ * @see spec 01 "Authentication"
+ */
+export function sessionAuthScheme(sessions: SessionsService): AuthScheme {
+  return {
+    name: 'session',
+    async authenticate(req) {
+      const header = req.headers.authorization;
+      const match = typeof header === 'string' ? /^Bearer (\S+)$/i.exec(header) : null;
+      if (!match || !SESSION_TOKEN.test(match[1])) return null;
+      return sessions.authenticate(match[1]);
+    },
+  };
+}

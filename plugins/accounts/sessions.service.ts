@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { coreRefs, inject, injectable, type AerieConfig, type Clock, type CryptoService, type Database, type Principal } from '../../core/index.ts';
+import { AccountModel, SessionModel } from './models/account.model.ts';
+
+/** Sliding expiry is written at most this often per session (seconds), to keep reads cheap. */
+const TOUCH_INTERVAL_SECONDS = 60;
+
+/**
+ * `accounts.sessions`: opaque 256-bit session tokens, stored as SHA-256, with a sliding idle expiry
+ * (`session.idleTtlSeconds`) capped by an absolute one (`session.absoluteTtlSeconds`).
+ */
+@injectable()
+export class SessionsService {
+  constructor(
+    @inject(coreRefs.db.id) private readonly db: Database,
+    @inject(coreRefs.config.id) private readonly config: AerieConfig,
+    @inject(coreRefs.clock.id) private readonly clock: Clock,
+    @inject(coreRefs.crypto.id) private readonly crypto: CryptoService,
+  ) {}
+
+  /** Opens a session; the token is returned once and only its hash is kept. */
+  async create(accountId: string, meta: { userAgent?: string; ip?: string }, trx: Knex.Transaction): Promise<{ token: string; expiresAt: Date }> {
+    const token = this.crypto.randomToken(32);
+    const now = this.clock.now();
+    const { idleTtlSeconds, absoluteTtlSeconds } = this.config.session;
+    const expiresAt = new Date(now.getTime() + idleTtlSeconds * 1000);
+    await SessionModel.query(trx).insert({
+      id: randomUUID(), accountId, tokenHash: this.crypto.sha256Hex(token), createdAt: now, lastSeenAt: now, expiresAt,
+      absoluteExpiresAt: new Date(now.getTime() + absoluteTtlSeconds * 1000), userAgent: meta.userAgent?.slice(0, 400) ?? null, ip: meta.ip ?? null,
+    });
+    return { token, expiresAt };
+  }
+
+  /**
+   * The principal for a live session token, or `null` (unknown, revoked or expired). Slides the idle
+   * expiry forward, never past the absolute one.
+   */
+  async authenticate(token: string): Promise<Principal | null> {
+    const now = this.clock.now();
+    const session = await SessionModel.query(this.db.knex).findOne({ tokenHash: this.crypto.sha256Hex(token) }).whereNull('revokedAt');
+    if (!session || session.expiresAt <= now || session.absoluteExpiresAt <= now) return null;
+    const account = await AccountModel.query(this.db.knex).findById(session.accountId);
+    if (!account) return null;
+    if (now.getTime() - new Date(session.lastSeenAt).getTime() > TOUCH_INTERVAL_SECONDS * 1000) {
+      const slid = Math.min(now.getTime() + this.config.session.idleTtlSeconds * 1000, new Date(session.absoluteExpiresAt).getTime());
+      await SessionModel.query(this.db.knex).findById(session.id).patch({ lastSeenAt: now, expiresAt: new Date(slid) });
+    }
+    return {
+      type: 'account', id: account.id, accountId: account.id, email: account.email, sessionId: session.id,
+      platformAdmin: this.config.platformAdmins.includes(account.email),
+    };
+  }
+
+  /** Ends a session (logout). Idempotent. */
+  async revoke(sessionId: string): Promise<void> {
+    await SessionModel.query(this.db.knex).findById(sessionId).whereNull('revokedAt').patch({ revokedAt: this.clock.now() });
+  }
+}
