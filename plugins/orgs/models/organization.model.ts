@@ -1,0 +1,39 @@
+import { Model } from 'objection';
+
+/** Organization types. @see spec 01 "Organization lifecycle and settings" */
+export const ORG_TYPES = ['Standard', 'Corporation', 'Project'] as const;
+export type OrgType = (typeof ORG_TYPES)[number];
+
+/** Row of `orgs.organizations`. */
+export class OrganizationModel extends Model {
+  static override tableName = 'orgs.organizations';
+  id!: string;
+  slug!: string;
+  name!: string;
+  type!: OrgType;
+  planKey!: string;
+  createdBy!: string;
+  createdAt!: Date;
+  updatedAt!: Date;
+}
+
+/** Row of `orgs.memberships`: role `Owner` | `Admin` | `Member`, status `active` | `suspended` | `revoked`. */
+export class MembershipModel extends Model {
+  static override tableName = 'orgs.memberships';
+  id!: string;
+  orgId!: string;
+  accountId!: string;
+  role!: 'Owner' | 'Admin' | 'Member';
+  status!: 'active' | 'suspended' | 'revoked';
+  createdAt!: Date;
+  updatedAt!: Date;
+}
+
+/** Row of `orgs.addons`. */
+export class AddonModel extends Model {
+  static override tableName = 'orgs.addons';
+  static override idColumn = ['orgId', 'addonKey'];
+  orgId!: string;
+  addonKey!: string;
+  enabledAt!: Date;
+}

@@ -1,0 +1,39 @@
+import { notFound, reply, route, type PlanKey, type RouteDef } from '../../../core/index.ts';
+import type { OrganizationsService } from '../organizations.service.ts';
+import type { OrgType } from '../models/organization.model.ts';
+
+/**
+ * `POST /api/org/create` (201, the creator becomes the active `Owner`), `GET /api/org/{slug}`
+ * (members only; others 404), `PUT /api/v1/admin/orgs/{slug}/plan` (platform admins).
+ * @see spec 01 "Organization lifecycle and settings"
+ */
+export function organizationRoutes(orgs: OrganizationsService): RouteDef[] {
+  return [
+    route<{ name: string; slug: string; type: OrgType }>({
+      method: 'POST', path: '/api/org/create', auth: 'session', body: 'orgs/create-org.body', status: 201,
+      summary: 'Create an organization', tags: ['orgs'],
+      handler: async ({ body, principal }) => {
+        const dto = await orgs.create(principal!.accountId!, { name: body.name.trim(), slug: body.slug, type: body.type });
+        return reply(201, { ...dto, role: 'Owner' }, { location: `/api/org/${dto.slug}` });
+      },
+    }),
+    route({
+      method: 'GET', path: '/api/org/{slug}', auth: 'session', org: true, params: 'orgs/slug.params',
+      summary: 'An organization the caller belongs to', tags: ['orgs'],
+      handler: async ({ org }) => {
+        const row = await orgs.findById(org!.org.id);
+        if (!row) throw notFound('Organization not found.');
+        return { ...(await orgs.toDto(row)), role: org!.member?.role ?? null };
+      },
+    }),
+    route<{ planKey: PlanKey }, unknown, { slug: string }>({
+      method: 'PUT', path: '/api/v1/admin/orgs/{slug}/plan', auth: 'session', platformAdmin: true, body: 'orgs/set-plan.body', params: 'orgs/slug.params',
+      summary: "Set an organization's plan (platform admins)", tags: ['admin'],
+      handler: async ({ params, body }) => {
+        const updated = await orgs.setPlan(params.slug, body.planKey);
+        if (!updated) throw notFound('Organization not found.');
+        return { slug: updated.slug, planKey: updated.planKey };
+      },
+    }),
+  ];
+}

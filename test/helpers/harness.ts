@@ -1,0 +1,106 @@
+import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Kernel, type KernelOptions } from '../../core/kernel.ts';
+import type { Clock } from '../../core/clock.ts';
+import { createTestDatabase } from './pg-databases.ts';
+import { latestCode } from './mail.ts';
+
+/** An HTTP answer as a client sees it. */
+export interface TestResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface StartOptions {
+  /** `AERIE_PLUGINS`; default: every plugin. */
+  plugins?: string[];
+  /** Other `AERIE_*` variables. */
+  env?: Record<string, string>;
+  /** Config overrides by dotted key. */
+  overrides?: Record<string, unknown>;
+  clock?: Clock;
+}
+
+/**
+ * A running Aerie for one test suite: a real kernel on a free port with a temporary data dir, on
+ * in-memory PGlite, or on a fresh database of the server named by `TEST_DATABASE_URL`.
+ */
+export class TestAerie {
+  private constructor(
+    readonly kernel: Kernel,
+    readonly url: string,
+    readonly dataDir: string,
+    private readonly dropDb?: () => Promise<void>,
+  ) {}
+
+  static async start(options: StartOptions = {}): Promise<TestAerie> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'aerie-test-'));
+    const serverUrl = process.env.TEST_DATABASE_URL;
+    const db = serverUrl ? await createTestDatabase(serverUrl) : undefined;
+    const env: Record<string, string> = {
+      AERIE_DATA_DIR: dataDir,
+      AERIE_LOG_LEVEL: process.env.AERIE_TEST_LOG_LEVEL ?? 'silent',
+      ...(options.plugins ? { AERIE_PLUGINS: options.plugins.join(',') } : {}),
+      ...(db ? { DATABASE_URL: db.url } : {}),
+      ...options.env,
+    };
+    const kernelOptions: KernelOptions = { env, cwd: dataDir, overrides: options.overrides, memoryDatabase: !db, clock: options.clock };
+    try {
+      const kernel = await Kernel.boot(kernelOptions);
+      const { url } = await kernel.listen(0, '127.0.0.1');
+      return new TestAerie(kernel, url, dataDir, db?.drop);
+    } catch (err) {
+      await db?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+      throw err;
+    }
+  }
+
+  /** Sends a JSON request; `token` becomes `Authorization: Bearer`. Raw strings are sent as-is. */
+  async request<T = any>(method: string, path: string, opts: { body?: unknown; token?: string; headers?: Record<string, string> } = {}): Promise<TestResponse<T>> {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    }
+    const res = await fetch(this.url + path, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON: keep the text */
+    }
+    return { status: res.status, body: parsed as T, headers: res.headers };
+  }
+
+  /** The newest code mailed to `email`. */
+  code(email: string): string {
+    return latestCode(this.dataDir, email);
+  }
+
+  /** Registers (or signs in) `email` through the real email-code flow; returns the session token. */
+  async signIn(email: string, displayName?: string): Promise<string> {
+    const sent = await this.request('POST', '/api/v1/users/registration/email', { body: { email, ...(displayName ? { displayName } : {}) } });
+    if (sent.status !== 202) throw new Error(`registration failed: ${sent.status} ${JSON.stringify(sent.body)}`);
+    const verified = await this.request('POST', '/api/v1/users/verification/email', { body: { email, code: this.code(email) } });
+    if (verified.status !== 200) throw new Error(`verification failed: ${verified.status} ${JSON.stringify(verified.body)}`);
+    return verified.body.sessionToken as string;
+  }
+
+  /** Raw SQL against this instance's database. */
+  sql<T = any>(query: string, bindings: unknown[] = []): Promise<T[]> {
+    return this.kernel.db.knex.raw(query, bindings as never[]).then((r: { rows: T[] }) => r.rows);
+  }
+
+  async close(): Promise<void> {
+    await this.kernel.close();
+    await this.dropDb?.();
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
