@@ -5,6 +5,8 @@ import { BootError } from '../plugins/boot-error.ts';
 import { serveCommand } from './serve.command.ts';
 import { migrateCommand } from './migrate.command.ts';
 import { pluginsCommand } from './plugins.command.ts';
+import { registerSealCommands } from '../seals/verify-proof.command.ts';
+import { registerBoxCommands } from '../../appliance/simulator/commands.ts';
 
 /** Builds the `aerie` command line. */
 export function buildProgram(): Command {
@@ -12,6 +14,8 @@ export function buildProgram(): Command {
   serveCommand(program);
   migrateCommand(program);
   pluginsCommand(program);
+  registerSealCommands(program);
+  registerBoxCommands(program);
   return program;
 }
 
