@@ -6,6 +6,8 @@ import type { Clock } from './clock.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { EventBus } from './events.ts';
 import type { GrantsProvider, OrgResolver } from './http/authorizer.ts';
+import type { SealService } from './seals/seal-service.types.ts';
+import type { AuditService } from './audit/audit-service.types.ts';
 import { createExtensionPoint, createServiceRef } from './refs.ts';
 
 /** The kernel's own services, available to every plugin as `deps`. */
@@ -17,6 +19,10 @@ export const coreRefs = {
   mail: createServiceRef<Mailer>('core.mail'),
   events: createServiceRef<EventBus>('core.events'),
   logger: createServiceRef<Logger>('core.logger'),
+  /** Passkey step-up seals (registered by the kernel once implemented; see core/seals). */
+  seals: createServiceRef<SealService>('core.seals'),
+  /** The sealed audit chain: `append(trx, event)` (see core/audit). */
+  audit: createServiceRef<AuditService>('core.audit'),
 };
 
 /** Extension points the kernel reads. The last contribution wins. */

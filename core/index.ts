@@ -23,3 +23,5 @@ export type { CryptoService } from './crypto/index.ts';
 export type { AerieConfig, PlanKey } from './config/config.types.ts';
 export { PLAN_KEYS } from './config/config.types.ts';
 export { inject, injectable } from 'tsyringe';
+export type { SealService, SealVerification, RouteSeal, StepUpOptions } from './seals/seal-service.types.ts';
+export type { AuditService, AuditEventInput, AuditActorRef } from './audit/audit-service.types.ts';

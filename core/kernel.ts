@@ -72,6 +72,7 @@ export class Kernel {
     const db = await openDatabase({ url: config.databaseUrl, dataDir: embeddedDir, pglite: options.pglite });
     const hooks: Array<() => Promise<void> | void> = [];
     try {
+      await migratePlugin(db.knex, 'core', join(REPO_ROOT, 'migrations', 'core'));
       for (const p of ordered) await migratePlugin(db.knex, p.manifest.id, migrationsDir(p));
       const container = rootContainer.createChildContainer();
       const mail = new Mailer({ from: config.mail.from, smtpUrl: config.mail.smtpUrl, outboxDir: join(config.dataDir, 'outbox') });
@@ -118,6 +119,7 @@ export class Kernel {
       const router = buildRouter({
         routes, schemas, authSchemes,
         orgResolver: last(coreExtensions.orgResolver.id), grants: last(coreExtensions.grants.id),
+        seals: container.isRegistered(coreRefs.seals.id, true) ? container.resolve(coreRefs.seals.id) : undefined,
       });
       const app = createHttpApp(router, logger);
       const kernel = new Kernel(config, ordered, db, container, logger, routes.map((r) => r.def), app);

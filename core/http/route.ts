@@ -4,6 +4,8 @@
  * a `Reply`, or nothing (204). They never touch koa's `ctx`.
  */
 
+import type { RouteSeal, SealVerification } from '../seals/seal-service.types.ts';
+
 /** Who is calling, as resolved by an auth scheme. */
 export interface Principal {
   /** `account` (session), `apiKey`, `machine`, `agent`, or a partner scheme's type. */
@@ -46,6 +48,8 @@ export interface HandlerInput<B = any, Q = any, P = any> {
   principal: Principal | null;
   org: OrgContext | null;
   request: RequestInfo;
+  /** The verified passkey seal, on routes that declare `seal` (when it applied). */
+  seal?: SealVerification;
 }
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -66,6 +70,8 @@ export interface RouteDef<B = any, Q = any, P = any> {
   body?: string;
   query?: string;
   params?: string;
+  /** Passkey step-up required before the handler runs. @see core/seals/seal-service.types.ts */
+  seal?: RouteSeal;
   /** Status for a plain return value. Default 200. */
   status?: number;
   summary?: string;

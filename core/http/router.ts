@@ -3,13 +3,14 @@ import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import type { AuthRequest, AuthScheme } from './auth-scheme.ts';
 import type { GrantsProvider, OrgResolver } from './authorizer.ts';
-import type { OrgContext, Principal, RouteDef } from './route.ts';
+import type { HandlerInput, OrgContext, Principal, RouteDef } from './route.ts';
 import { Reply } from './reply.ts';
 import type { SchemaRegistry } from './schema-registry.ts';
 import { AerieError, notFound, permissionDenied, unauthorized } from '../errors.ts';
 import { runInRequestScope } from '../request-context.ts';
 import { PermissionSet } from '../authz/index.ts';
 import { BootError } from '../plugins/boot-error.ts';
+import type { SealService, SealVerification } from '../seals/seal-service.types.ts';
 
 /** What the router needs from the kernel. */
 export interface RouterDeps {
@@ -18,6 +19,8 @@ export interface RouterDeps {
   authSchemes: Map<string, AuthScheme>;
   orgResolver?: OrgResolver;
   grants?: GrantsProvider;
+  /** `core.seals`, when a seal provider is available (routes with `seal` need it). */
+  seals?: SealService;
 }
 
 /** Converts the spec's `{param}` placeholders to koa-router's `:param`. */
@@ -39,6 +42,7 @@ export function buildRouter(deps: RouterDeps): Router {
     for (const name of schemes) {
       if (!deps.authSchemes.has(name)) throw new BootError(`plugin ${pluginId}: route ${def.method} ${def.path} uses unknown auth scheme "${name}"`);
     }
+    if (def.seal && !deps.seals) throw new BootError(`plugin ${pluginId}: route ${def.method} ${def.path} needs passkey seals (core.seals is not available)`);
     if (def.org && !deps.orgResolver) throw new BootError(`plugin ${pluginId}: route ${def.path} needs organizations (enable the orgs plugin)`);
     const check = (id: string | undefined, kind: 'body' | 'query' | 'params') => {
       if (!id) return undefined;
@@ -76,9 +80,11 @@ export function buildRouter(deps: RouterDeps): Router {
         validateBody(body);
       }
       const requestId = String(ctx.state.requestId);
-      const result = await runInRequestScope({ requestId, principal, org }, async () =>
-        def.handler({ body, query, params, principal, org, request: { id: requestId, method: ctx.method, path: ctx.path, ip: ctx.ip, headers: ctx.headers } }),
-      );
+      const input: HandlerInput = { body, query, params, principal, org, request: { id: requestId, method: ctx.method, path: ctx.path, ip: ctx.ip, headers: ctx.headers } };
+      const seal = def.seal ? await verifySeal(def.seal, input, deps.seals!) : undefined;
+      if (seal) input.seal = seal;
+      const humanSeal = seal ? { credentialId: seal.credentialId, userId: seal.userId } : undefined;
+      const result = await runInRequestScope({ requestId, principal, org, humanSeal }, async () => def.handler(input));
       render(ctx, result, def.status ?? 200);
     });
   }
@@ -104,6 +110,17 @@ async function checkScope(scope: string, principal: Principal | null, org: OrgCo
   if (!principal.scopes && org && grants) held = await grants(principal, org);
   if (held === 'all') return;
   if (!new PermissionSet(held).has(scope)) throw permissionDenied(scope);
+}
+
+async function verifySeal(seal: NonNullable<RouteDef['seal']>, input: HandlerInput, seals: SealService): Promise<SealVerification | undefined> {
+  if (seal.when && !seal.when(input)) return undefined;
+  const accountId = input.principal?.accountId;
+  if (!accountId) throw unauthorized('A passkey seal from a signed-in person is required.', 'STEPUP_REQUIRED');
+  const raw = (input.body as Record<string, unknown> | undefined)?.[seal.assertionField];
+  if (raw === undefined || raw === null || raw === '') {
+    throw unauthorized('This action needs a passkey seal.', 'STEPUP_REQUIRED', { purpose: seal.purpose });
+  }
+  return seals.verify({ accountId, purpose: seal.purpose, subject: seal.subject(input), assertion: raw, inputs: seal.inputs?.(input) });
 }
 
 function render(ctx: Context, result: unknown, status: number): void {
