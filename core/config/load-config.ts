@@ -39,7 +39,8 @@ export function loadConfig(options: LoadConfigOptions = {}): AerieConfig {
     try {
       raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
     } catch (err) {
-      throw new ConfigError(`invalid config: ${file} is not valid JSON (${(err as Error).message})`);
+      // V8 quotes the offending source, newlines included: keep the error on one line.
+      throw new ConfigError(`invalid config: ${file} is not valid JSON (${oneLine((err as Error).message)})`);
     }
   } else if (env.AERIE_CONFIG) {
     throw new ConfigError(`invalid config: AERIE_CONFIG names ${file}, which does not exist`);
@@ -56,10 +57,15 @@ export function loadConfig(options: LoadConfigOptions = {}): AerieConfig {
   const validate = createAjv().compile(configSchema);
   if (!validate(raw)) {
     const { field, message } = describeAjvError(validate.errors, 'config');
-    const envName = envNames.get(field);
+    // Array items are reported as `platformAdmins.0`: name the variable that set the array.
+    const envName = [...envNames].find(([key]) => field === key || field.startsWith(`${key}.`))?.[1];
     throw new ConfigError(`invalid config: ${message}${envName ? ` (from ${envName})` : ''}`);
   }
   return derive(raw as unknown as AerieConfig, cwd);
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ');
 }
 
 function parseEnv(binding: EnvBinding, value: string): unknown {

@@ -22,6 +22,8 @@ export function createHttpApp(router: Router, logger: Logger): Koa {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new AerieError(404, 'NOT_FOUND', `No route for ${ctx.method} ${ctx.path}.`);
+      // allowedMethods() sets a bare 405 (and `Allow`); answer it in the envelope like every other error.
+      if (ctx.status === 405 && ctx.body === undefined) throw new AerieError(405, 'METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}.`);
     } catch (err) {
       renderError(ctx, err, logger);
     }

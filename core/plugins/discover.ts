@@ -48,7 +48,7 @@ function readPlugin(dir: string, builtIn: boolean): DiscoveredPlugin {
   try {
     data = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new BootError(`plugin manifest ${file} is not valid JSON (${(err as Error).message})`);
+    throw new BootError(`plugin manifest ${file} is not valid JSON (${(err as Error).message.replace(/\s*[\r\n]+\s*/g, ' ')})`);
   }
   if (!validateManifest(data)) {
     const { message } = describeAjvError(validateManifest.errors, 'manifest');
