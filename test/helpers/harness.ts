@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kernel, type KernelOptions } from '../../core/kernel.ts';
@@ -48,6 +49,12 @@ export class TestAerie {
       ...options.env,
     };
     const kernelOptions: KernelOptions = { env, cwd: dataDir, overrides: options.overrides, memoryDatabase: !db, clock: options.clock };
+    const template = process.env.AERIE_TEST_TEMPLATE;
+    if (!db && !options.plugins && template) {
+      // Every plugin is enabled: start from the migrated template made by global-setup.ts.
+      kernelOptions.pglite = new PGlite({ loadDataDir: new Blob([readFileSync(template)]) });
+      env.AERIE_MASTER_KEY ??= process.env.AERIE_TEST_TEMPLATE_KEY!;
+    }
     try {
       const kernel = await Kernel.boot(kernelOptions);
       const { url } = await kernel.listen(0, '127.0.0.1');
