@@ -70,6 +70,11 @@ export interface RouteDef<B = any, Q = any, P = any> {
   body?: string;
   query?: string;
   params?: string;
+  /**
+   * Checks that run after validation and before the seal (e.g. "Owner only", request rules with
+   * their own error codes), so a caller who could never succeed is not asked for a passkey first.
+   */
+  guard?: (input: HandlerInput<B, Q, P>) => void | Promise<void>;
   /** Passkey step-up required before the handler runs. @see core/seals/seal-service.types.ts */
   seal?: RouteSeal;
   /** Status for a plain return value. Default 200. */

@@ -32,7 +32,8 @@ export function toKoaPath(path: string): string {
  * Builds the koa router from route definitions, compiling every validator once.
  * Per request, in order: authenticate (401), platform-admin check (403), organization resolution
  * (404), scope check (403 `PERMISSION_DENIED` with `required`), params/query/body validation (400),
- * then the handler inside a request scope.
+ * the route's `guard`, the passkey seal (401 `STEPUP_REQUIRED`/`STEPUP_FAILED`), then the handler
+ * inside a request scope.
  * @throws BootError for an unknown auth scheme or schema `$id`, naming the plugin.
  */
 export function buildRouter(deps: RouterDeps): Router {
@@ -81,6 +82,7 @@ export function buildRouter(deps: RouterDeps): Router {
       }
       const requestId = String(ctx.state.requestId);
       const input: HandlerInput = { body, query, params, principal, org, request: { id: requestId, method: ctx.method, path: ctx.path, ip: ctx.ip, headers: ctx.headers } };
+      await def.guard?.(input);
       const seal = def.seal ? await verifySeal(def.seal, input, deps.seals!) : undefined;
       if (seal) input.seal = seal;
       const humanSeal = seal ? { credentialId: seal.credentialId, userId: seal.userId } : undefined;
