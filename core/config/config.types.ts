@@ -25,4 +25,6 @@ export interface AerieConfig {
   mail: { from: string; smtpUrl?: string };
   session: { idleTtlSeconds: number; absoluteTtlSeconds: number };
   log: { level: string };
+  /** Signing box re-arm key (PKCS#8 PEM or base64url scalar); else the key file from `aerie roost keygen`. */
+  roost: { rearmKey?: string };
 }

@@ -36,4 +36,5 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { key: 'session.idleTtlSeconds', env: 'AERIE_SESSION_IDLE_TTL', kind: 'integer' },
   { key: 'session.absoluteTtlSeconds', env: 'AERIE_SESSION_ABSOLUTE_TTL', kind: 'integer' },
   { key: 'log.level', env: 'AERIE_LOG_LEVEL', kind: 'string' },
+  { key: 'roost.rearmKey', env: 'AERIE_ROOST_KEY', kind: 'string' },
 ];
