@@ -24,7 +24,8 @@ export class AerieError extends Error {
     this.status = status;
     this.code = code;
     this.fields = fields;
-    this.expose = status < 500;
+    // 503 answers (not ready, feature disabled) are deliberate states clients must see.
+    this.expose = status < 500 || status === 503;
   }
 }
 

@@ -57,14 +57,20 @@ export class EmailCodesService {
    * Checks a code inside the caller's transaction and consumes it when right. A wrong code is
    * counted and reported as a result, not thrown, so the caller commits the count before refusing.
    * @returns `{ ok: true, displayName }` or `{ ok: false, error }` (400 `INVALID_CODE`).
-   * @throws 400 `CODE_EXPIRED` (none live), 429 `TOO_MANY_ATTEMPTS` (5 wrong attempts already).
+   * @throws 400 `CODE_EXPIRED` (none live, or `code` is a superseded or used one), 429
+   * `TOO_MANY_ATTEMPTS` (5 wrong attempts already).
    */
   async consume(email: string, code: string, trx: Knex.Transaction): Promise<{ ok: true; displayName: string | null } | { ok: false; error: Error }> {
     const now = this.clock.now();
     const row = await EmailCodeModel.query(trx).where({ email }).whereNull('consumedAt').orderBy('createdAt', 'desc').forUpdate().first();
     if (!row || row.expiresAt <= now) throw accountsErrors.codeExpired();
     if (row.attempts >= CODE_MAX_ATTEMPTS) throw accountsErrors.tooManyAttempts();
-    if (!this.crypto.constantTimeEqual(row.codeHash, this.hash(email, code))) {
+    const hash = this.hash(email, code);
+    if (!this.crypto.constantTimeEqual(row.codeHash, hash)) {
+      // A code this email was sent before (superseded by a newer one, or already used) is expired,
+      // not a wrong guess: say so, and do not spend an attempt of the live code on it.
+      const earlier = await EmailCodeModel.query(trx).where({ email, codeHash: hash }).whereNotNull('consumedAt').first();
+      if (earlier) throw accountsErrors.codeExpired();
       await EmailCodeModel.query(trx).findById(row.id).patch({ attempts: row.attempts + 1 });
       return { ok: false, error: accountsErrors.invalidCode(CODE_MAX_ATTEMPTS - row.attempts - 1) };
     }
