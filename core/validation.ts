@@ -10,7 +10,7 @@ const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormat
  * @param options extra ajv options (e.g. `coerceTypes` for query strings).
  */
 export function createAjv(options: Options = {}): Ajv {
-  const ajv = new Ajv({ strict: true, allErrors: false, useDefaults: true, ...options });
+  const ajv = new Ajv({ strict: true, allowUnionTypes: true, allErrors: false, useDefaults: true, ...options });
   addFormats(ajv);
   return ajv;
 }

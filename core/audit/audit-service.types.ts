@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 /** Who caused an audit event. @see spec 01 "Audit" */
 export interface AuditActorRef {
   type: 'account' | 'apiKey' | 'machine' | 'agent' | 'system';
-  id: string | null;
+  /** The principal's id; `system` for background work. */
+  id: string;
 }
 
 /** An event to record; `actor` defaults from the current request (system outside requests). */

@@ -1,0 +1,103 @@
+/**
+ * The worker pool that seals audit batches off the main thread (piscina over
+ * `workers/seal-chain.ts`, loaded through `workers/seal-chain.worker.mjs`).
+ *
+ * Parallelism is across organizations: one organization's batches depend on each other's head,
+ * so the sealer keeps at most one task in flight per organization.
+ *
+ * @see spec 01 "Audit"
+ */
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { AuditRecordInput } from './audit-record.ts';
+import type { SealBatchResult } from './chain-hash.ts';
+import { unpackSealResult, type PackedSealResult } from './packed-result.ts';
+import type { SealChainTask } from '../../../workers/seal-chain.ts';
+
+/** Absolute path of the worker bootstrap. @see spec 01 "Audit" */
+export const SEAL_CHAIN_WORKER = fileURLToPath(new URL('../../../workers/seal-chain.worker.mjs', import.meta.url));
+
+/**
+ * Options of {@link createHashPool}: `minThreads` (default 1), `maxThreads` (default 2),
+ * `idleTimeout` in ms before an idle thread above `minThreads` exits (default 30 000).
+ *
+ * @see spec 01 "Audit"
+ */
+export interface HashPoolOptions {
+  minThreads?: number;
+  maxThreads?: number;
+  idleTimeout?: number;
+}
+
+/**
+ * A running hash pool.
+ *
+ * - `seal(prevHash, records, sealedAt)` — run `sealBatch` in a worker; same result, same errors (rejected).
+ *   The records travel as one JSON string: `JSON.stringify` costs the calling thread ~1–1.5 µs
+ *   per record, structured-cloning the objects ~8 µs (serialize + deserialize). JSON is the
+ *   payload's data model, so hashes are identical to in-line `sealBatch`;
+ *   the one divergence is non-JSON input: NaN/±Infinity arrive as `null` instead of being
+ *   rejected — outbox rows come from `jsonb`, which cannot hold them.
+ * - `sealJson(prevHash, recordsJson, sealedAt)` — the same for records already held as JSON array text
+ *   (e.g. outbox rows selected as `json_agg(...)::text`): the calling thread does no work per record.
+ *   Results come back packed (`./packed-result.ts`) and are rebuilt into the `sealBatch` shape.
+ * - `close()` — finish queued tasks, then stop the threads (graceful shutdown).
+ * - `destroy()` — stop the threads now; pending tasks reject.
+ *   After either, `seal`/`sealJson` reject with "hash pool is closed".
+ * - `threads` — the configured `maxThreads`.
+ *
+ * @see spec 01 "Audit"
+ */
+export interface HashPool {
+  seal(prevHash: string, records: AuditRecordInput[], sealedAt: string): Promise<SealBatchResult>;
+  sealJson(prevHash: string, recordsJson: string, sealedAt: string): Promise<SealBatchResult>;
+  close(): Promise<void>;
+  destroy(): Promise<void>;
+  readonly threads: number;
+}
+
+/**
+ * Start a piscina pool running `workers/seal-chain.ts`, under vitest as under `node --import tsx`.
+ *
+ * @param options - {@link HashPoolOptions}.
+ * @returns a {@link HashPool}; call `close()` or `destroy()` when done, or the threads keep the process alive.
+ * @throws RangeError when `minThreads` > `maxThreads` or either is < 1.
+ * @example
+ * const pool = createHashPool({ maxThreads: 2 });
+ * const { sealed, head } = await pool.seal(GENESIS_HASH, records, toAuditTimestamp(clock.now()));
+ * await pool.destroy();
+ * @see spec 01 "Audit"
+ */
+export function createHashPool(options: HashPoolOptions = {}): HashPool {
+  const maxThreads = options.maxThreads ?? 2;
+  const minThreads = options.minThreads ?? Math.min(1, maxThreads);
+  if (!Number.isInteger(maxThreads) || maxThreads < 1 || !Number.isInteger(minThreads) || minThreads < 1 || minThreads > maxThreads) {
+    throw new RangeError(`hash pool: need 1 <= minThreads (${minThreads}) <= maxThreads (${maxThreads})`);
+  }
+  const piscina = new Piscina<SealChainTask, PackedSealResult>({
+    filename: SEAL_CHAIN_WORKER,
+    minThreads,
+    maxThreads,
+    idleTimeout: options.idleTimeout ?? 30_000,
+    name: 'sealChainPacked',
+  });
+  // piscina would start new threads for a task posted after close/destroy; refuse instead.
+  let stopped = false;
+  const run = async (prevHash: string, records: string, sealedAt: string) => {
+    if (stopped) throw new Error('hash pool is closed');
+    return unpackSealResult(prevHash, await piscina.run({ prevHash, sealedAt, records }));
+  };
+  return {
+    threads: maxThreads,
+    seal: async (prevHash, records, sealedAt) => run(prevHash, JSON.stringify(records), sealedAt),
+    sealJson: (prevHash, recordsJson, sealedAt) => run(prevHash, recordsJson, sealedAt),
+    close: () => {
+      stopped = true;
+      return piscina.close();
+    },
+    destroy: () => {
+      stopped = true;
+      return piscina.destroy();
+    },
+  };
+}

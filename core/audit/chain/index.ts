@@ -1,0 +1,16 @@
+/**
+ * The sealed audit chain's pure core: record shapes, hashing, verification, checkpoints, the
+ * JSONL export, the CLI command and the worker pool. See ./README.md.
+ *
+ * @see spec 01 "Audit"
+ */
+export * from './audit-record.ts';
+export * from './canonical-json.ts';
+export * from './chain-hash.ts';
+export * from './verify-chain.ts';
+export * from './checkpoint.ts';
+export * from './export-file.ts';
+export * from './verify-export-file.ts';
+export * from './verify-file.command.ts';
+export * from './packed-result.ts';
+export * from './hash-pool.ts';
