@@ -8,6 +8,7 @@ import type { EventBus } from './events.ts';
 import type { GrantsProvider, OrgResolver } from './http/authorizer.ts';
 import type { SealService } from './seals/seal-service.types.ts';
 import type { AuditService } from './audit/audit-service.types.ts';
+import type { PasskeyStore } from './seals/passkey-store.types.ts';
 import { createExtensionPoint, createServiceRef } from './refs.ts';
 
 /** The kernel's own services, available to every plugin as `deps`. */
@@ -19,7 +20,7 @@ export const coreRefs = {
   mail: createServiceRef<Mailer>('core.mail'),
   events: createServiceRef<EventBus>('core.events'),
   logger: createServiceRef<Logger>('core.logger'),
-  /** Passkey step-up seals (registered by the kernel once implemented; see core/seals). */
+  /** Passkey step-up seals, registered by the kernel before plugins init (core/seals/seal.service.ts). */
   seals: createServiceRef<SealService>('core.seals'),
   /** The sealed audit chain: `append(trx, event)` (see core/audit). */
   audit: createServiceRef<AuditService>('core.audit'),
@@ -31,4 +32,6 @@ export const coreExtensions = {
   grants: createExtensionPoint<GrantsProvider>('core.grants'),
   /** `{slug}` → organization context (route `org: true`). */
   orgResolver: createExtensionPoint<OrgResolver>('core.orgResolver'),
+  /** Registered passkeys `core.seals` verifies against (the accounts plugin contributes it). */
+  passkeys: createExtensionPoint<PasskeyStore>('core.passkeys'),
 };

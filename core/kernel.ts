@@ -28,6 +28,11 @@ import { SchemaRegistry } from './http/schema-registry.ts';
 import { buildRouter } from './http/router.ts';
 import { createHttpApp } from './http/app.ts';
 import { kernelRoutes } from './http/kernel-routes.ts';
+import { KernelSealService } from './seals/seal.service.ts';
+import { OutboxAuditService } from './audit/audit.service.ts';
+import { AuditSealer } from './audit/sealer.ts';
+import { createHashPool } from './audit/chain/hash-pool.ts';
+import type { PasskeyStore } from './seals/passkey-store.types.ts';
 
 /** The repository top (where `plugins/`, `migrations/` and `schemas/` live). */
 export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
@@ -49,6 +54,8 @@ export class Kernel {
   private server?: Server;
   private readonly shutdownHooks: Array<() => Promise<void> | void> = [];
   private closed = false;
+  /** The audit sealer of this process (tests call `drain()` to seal what is pending now). */
+  auditSealer!: AuditSealer;
 
   private constructor(
     readonly config: AerieConfig,
@@ -90,14 +97,22 @@ export class Kernel {
       const authSchemes = new Map<string, AuthScheme>();
       const extensions = new Map<string, unknown[]>();
       const ext = (id: string) => extensions.get(id) ?? extensions.set(id, []).get(id)!;
+      // core.seals exists before any plugin: it reads the passkey store (accounts) per call.
+      container.register(coreRefs.seals.id, { useValue: new KernelSealService({
+        db, clock: container.resolve<Clock>(coreRefs.clock.id), webauthn: config.webauthn, logger: logger.child({ component: 'seals' }),
+        passkeys: () => ext(coreExtensions.passkeys.id).at(-1) as PasskeyStore | undefined,
+      }) });
+      // core.audit: events go to the outbox in the caller's transaction; the sealer chains them.
+      container.register(coreRefs.audit.id, { useValue: new OutboxAuditService(container.resolve<Clock>(coreRefs.clock.id)) });
       for (const [i, p] of ordered.entries()) {
         definitions[i].register?.({ service: (ref, impl) => container.registerSingleton(ref.id, impl) });
         for (const schema of loadSchemas(p.dir)) schemas.add(schema);
       }
+      const manifests = Object.freeze(ordered.map((p) => p.manifest));
       for (const [i, p] of ordered.entries()) {
         const def = definitions[i];
         const ctx: PluginContext = {
-          id: p.manifest.id, manifest: p.manifest, dir: p.dir, config, logger: logger.child({ plugin: p.manifest.id }),
+          id: p.manifest.id, manifest: p.manifest, plugins: manifests, dir: p.dir, config, logger: logger.child({ plugin: p.manifest.id }),
           routes: (...defs) => routes.push(...defs.map((d) => ({ pluginId: p.manifest.id, def: d }))),
           provide: (ref, value) => container.register(ref.id, { useValue: value }),
           authScheme: (scheme) => {
@@ -121,8 +136,14 @@ export class Kernel {
         orgResolver: last(coreExtensions.orgResolver.id), grants: last(coreExtensions.grants.id),
         seals: container.isRegistered(coreRefs.seals.id, true) ? container.resolve(coreRefs.seals.id) : undefined,
       });
+      const sealer = new AuditSealer(db, container.resolve<Clock>(coreRefs.clock.id), logger.child({ component: 'audit-sealer' }), {
+        pool: () => createHashPool({ maxThreads: 2 }),
+      });
+      sealer.start();
+      hooks.push(() => sealer.stop());
       const app = createHttpApp(router, logger);
       const kernel = new Kernel(config, ordered, db, container, logger, routes.map((r) => r.def), app);
+      kernel.auditSealer = sealer;
       kernel.shutdownHooks.push(...hooks);
       const { buildOpenApi } = await import('./http/openapi.ts');
       const doc = buildOpenApi(kernel.routes, schemas, { version: packageVersion(), baseUrl: config.baseUrl });

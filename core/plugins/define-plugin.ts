@@ -20,6 +20,8 @@ export interface PluginRegistrar {
 export interface PluginContext {
   id: string;
   manifest: PluginManifest;
+  /** Manifests of every enabled plugin, in boot order (e.g. rbac builds its scope catalog from their `permissions`). */
+  plugins: readonly PluginManifest[];
   /** Absolute folder of the plugin's `plugin.json`. */
   dir: string;
   config: AerieConfig;

@@ -10,6 +10,7 @@
  * Choices where the spec is silent are listed in docs/seals.md ("Canonical line").
  */
 import { createHash, randomBytes as nodeRandomBytes } from 'node:crypto';
+import { AerieError } from '../errors.ts';
 
 /** Binding version carried in every binding and at the start of every canonical line. @see spec 02 "Approval rules" 2–3 */
 export const SEAL_BINDING_VERSION = 'aerie-stepup-v1';
@@ -41,19 +42,17 @@ export type SealBindingErrorCode =
 
 /**
  * Thrown when a binding, a canonical line or a purpose's fields break the rules.
- * `status` is 403 for `seal_binding_mismatch` (spec 02 "Errors") and 400 otherwise; `expose` is
- * true because the message only names the offending key. Shape matches the kernel error base
- * (`status`, `code`, `expose`) so the kernel can render it unchanged.
+ * An {@link AerieError}: `status` is 403 for `seal_binding_mismatch` (spec 02 "Errors") and 400
+ * otherwise; exposed, because the message only names the offending key; `details` (e.g.
+ * `mismatchedKeys`) are rendered beside `error` in the envelope.
  * @see spec 02 "Approval rules"
  */
-export class SealBindingError extends Error {
+export class SealBindingError extends AerieError {
   override readonly name = 'SealBindingError';
-  readonly status: number;
-  readonly expose = true;
+  declare readonly code: SealBindingErrorCode;
   /** @param code - reason code; @param message - human text; @param details - extra fields, e.g. `mismatchedKeys`. */
-  constructor(readonly code: SealBindingErrorCode, message: string, readonly details: Record<string, unknown> = {}) {
-    super(message);
-    this.status = code === 'seal_binding_mismatch' ? 403 : 400;
+  constructor(code: SealBindingErrorCode, message: string, readonly details: Record<string, unknown> = {}) {
+    super(code === 'seal_binding_mismatch' ? 403 : 400, code, message, details);
   }
 }
 

@@ -1,6 +1,10 @@
-import type { SealBinding } from './binding.ts';
+import type { SealBinding, SealField } from './binding.ts';
 import type { SealProof } from './seal-proof.ts';
+import type { PurposeRegistry } from './purpose-registry.ts';
 import type { HandlerInput } from '../http/route.ts';
+
+/** Person-typed inputs: `[{key, value}]` as the spec sends them, or a `{key: value}` map. @see spec 02 "Approval rules" 4 */
+export type SealInputs = readonly SealField[] | Record<string, string>;
 
 /** A step-up seal that passed verification. */
 export interface SealVerification {
@@ -16,7 +20,11 @@ export interface StepUpOptions {
   hasPasskey: boolean;
   /** WebAuthn `PublicKeyCredentialRequestOptionsJSON`, or null when the account has no passkey. */
   options: Record<string, unknown> | null;
-  /** Present for content-bound purposes (spec 02 "Approval rules"). */
+  /**
+   * What the challenge commits to: `challenge = SHA-256(canonical line of binding)`. Aerie returns it
+   * for every purpose (plain purposes have no fields); absent when `hasPasskey` is false.
+   * @see spec 02 "Approval rules" 2
+   */
   binding?: SealBinding;
 }
 
@@ -25,7 +33,13 @@ export interface StepUpOptions {
  * to fields rebuilt from the database). Challenges are single-use and expire in 5 minutes.
  */
 export interface SealService {
-  issueOptions(input: { accountId: string; purpose: string; subject: string; inputs?: Record<string, string> }): Promise<StepUpOptions>;
+  /** Content-bound purposes: plugins register their field builders and allowed inputs here. */
+  readonly purposes: PurposeRegistry;
+  /**
+   * Issues a single-use challenge for this account, purpose and subject (5 minutes).
+   * @throws 400 (SealBindingError) for an invalid purpose, subject or inputs
+   */
+  issueOptions(input: { accountId: string; purpose: string; subject: string; inputs?: SealInputs }): Promise<StepUpOptions>;
   /**
    * Verifies an assertion once for this account, purpose and subject.
    * @throws 401 `STEPUP_REQUIRED` (no assertion), 401 `STEPUP_FAILED` (other account, purpose or

@@ -5,9 +5,11 @@
 import { createExtensionPoint, createServiceRef } from '../../core/index.ts';
 import type { AccountsService } from './accounts.service.ts';
 import type { SessionsService } from './sessions.service.ts';
+import type { PersonalSealsService } from './personal-seals.service.ts';
 
 export type { AccountsService } from './accounts.service.ts';
 export type { SessionsService } from './sessions.service.ts';
+export type { PersonalSealsService, PersonalSealDto } from './personal-seals.service.ts';
 
 /** An account as clients see it. */
 export interface AccountDto {
@@ -22,6 +24,8 @@ export interface AccountDto {
 export const accountsRefs = {
   accounts: createServiceRef<AccountsService>('accounts.accounts'),
   sessions: createServiceRef<SessionsService>('accounts.sessions'),
+  /** Personal seals: `hasPersonalSeal(accountId)` is the owner's half of an organization's `ready`. */
+  personalSeals: createServiceRef<PersonalSealsService>('accounts.personalSeals'),
 };
 
 /**

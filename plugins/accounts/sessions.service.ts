@@ -19,17 +19,33 @@ export class SessionsService {
     @inject(coreRefs.crypto.id) private readonly crypto: CryptoService,
   ) {}
 
-  /** Opens a session; the token is returned once and only its hash is kept. */
-  async create(accountId: string, meta: { userAgent?: string; ip?: string }, trx: Knex.Transaction): Promise<{ token: string; expiresAt: Date }> {
+  /**
+   * Opens a session; the token is returned once and only its hash is kept. With `csrf` (cookie
+   * sessions) a CSRF token is made as well, returned once and kept as SHA-256.
+   */
+  async create(
+    accountId: string, meta: { userAgent?: string; ip?: string; csrf?: boolean }, trx: Knex.Transaction,
+  ): Promise<{ token: string; expiresAt: Date; csrfToken?: string }> {
     const token = this.crypto.randomToken(32);
+    const csrfToken = meta.csrf ? this.crypto.randomToken(32) : undefined;
     const now = this.clock.now();
     const { idleTtlSeconds, absoluteTtlSeconds } = this.config.session;
     const expiresAt = new Date(now.getTime() + idleTtlSeconds * 1000);
     await SessionModel.query(trx).insert({
       id: randomUUID(), accountId, tokenHash: this.crypto.sha256Hex(token), createdAt: now, lastSeenAt: now, expiresAt,
       absoluteExpiresAt: new Date(now.getTime() + absoluteTtlSeconds * 1000), userAgent: meta.userAgent?.slice(0, 400) ?? null, ip: meta.ip ?? null,
+      csrfTokenHash: csrfToken ? this.crypto.sha256Hex(csrfToken) : null,
     });
-    return { token, expiresAt };
+    return { token, expiresAt, ...(csrfToken ? { csrfToken } : {}) };
+  }
+
+  /**
+   * Whether `csrfToken` is the CSRF token of the session with this session token (constant-time;
+   * false for bearer sessions, which have none). Reads only: a refused request changes nothing.
+   */
+  async csrfMatches(token: string, csrfToken: string): Promise<boolean> {
+    const session = await SessionModel.query(this.db.knex).findOne({ tokenHash: this.crypto.sha256Hex(token) }).whereNull('revokedAt');
+    return !!session?.csrfTokenHash && this.crypto.constantTimeEqual(session.csrfTokenHash, this.crypto.sha256Hex(csrfToken));
   }
 
   /**

@@ -5,9 +5,14 @@ import type { Knex } from 'knex';
 import { createExtensionPoint, createServiceRef } from '../../core/index.ts';
 import type { OrganizationsService } from './organizations.service.ts';
 import type { EntitlementsService } from './entitlements.service.ts';
+import type { MasterSealsService } from './master-seals.service.ts';
+import type { OrgTypeService } from './org-type.service.ts';
+import type { MembershipsService } from './memberships.service.ts';
 
 export type { OrganizationsService } from './organizations.service.ts';
 export type { EntitlementsService } from './entitlements.service.ts';
+export type { MasterSealsService, MasterSealDto } from './master-seals.service.ts';
+export type { MembershipsService, MembershipDto, MembershipRole, MembershipStatus } from './memberships.service.ts';
 export type { OrgType } from './models/organization.model.ts';
 
 /** Organization (public DTO) plus the fields a member sees. @see spec 01 "Organization (public DTO)" */
@@ -34,6 +39,12 @@ export interface CreatedOrg {
 export const orgsRefs = {
   organizations: createServiceRef<OrganizationsService>('orgs.organizations'),
   entitlements: createServiceRef<EntitlementsService>('orgs.entitlements'),
+  /** Org Master Seals: `get`, `has`, `sign` (ES256) — e.g. for roost re-arm tickets and meetings. */
+  masterSeals: createServiceRef<MasterSealsService>('orgs.masterSeals'),
+  /** `upgrade-type`: organization type changes and master seal issuance. */
+  orgType: createServiceRef<OrgTypeService>('orgs.orgType'),
+  /** Reading and changing memberships (members and rbac go through it, never the table). */
+  memberships: createServiceRef<MembershipsService>('orgs.memberships'),
 };
 
 export const orgsExtensions = {

@@ -1,27 +1,40 @@
 import { coreExtensions, coreRefs, definePlugin } from '../../core/index.ts';
-import { accountsExtensions } from '../accounts/api.ts';
+import { accountsExtensions, accountsRefs } from '../accounts/api.ts';
 import { orgsExtensions, orgsRefs } from './api.ts';
 import { OrganizationsService } from './organizations.service.ts';
 import { EntitlementsService } from './entitlements.service.ts';
+import { MembershipsService } from './memberships.service.ts';
 import { organizationRoutes } from './routes/organizations.route.ts';
+import { MasterSealsService } from './master-seals.service.ts';
+import { OrgTypeService } from './org-type.service.ts';
+import { orgTypeRoutes } from './routes/org-type.route.ts';
+import { contributeMasterSealReadiness } from './readiness.ts';
 
 /** Every member holds this unless roles say more. @see spec 01 "Role and permission" */
 export const DEFAULT_MEMBER_GRANTS = ['org.audit_event_log.list:actor=self'];
 
 export default definePlugin({
   id: 'orgs',
-  deps: { config: coreRefs.config, organizations: orgsRefs.organizations },
+  deps: {
+    config: coreRefs.config, organizations: orgsRefs.organizations,
+    masterSeals: orgsRefs.masterSeals, orgType: orgsRefs.orgType, personalSeals: accountsRefs.personalSeals,
+  },
   register(reg) {
     reg.service(orgsRefs.organizations, OrganizationsService);
     reg.service(orgsRefs.entitlements, EntitlementsService);
+    reg.service(orgsRefs.masterSeals, MasterSealsService);
+    reg.service(orgsRefs.orgType, OrgTypeService);
+    reg.service(orgsRefs.memberships, MembershipsService);
   },
-  init({ organizations }, ctx) {
+  init({ organizations, masterSeals, orgType, personalSeals }, ctx) {
     organizations.useExtensions(ctx.extensions(orgsExtensions.onCreate), ctx.extensions(orgsExtensions.readiness));
+    contributeMasterSealReadiness(ctx, masterSeals, personalSeals);
     ctx.extend(coreExtensions.orgResolver, (slug, principal) => organizations.resolveContext(slug, principal));
     ctx.extend(coreExtensions.grants, async (_principal, org) =>
       org.member?.role === 'Owner' || org.member?.role === 'Admin' ? 'all' : DEFAULT_MEMBER_GRANTS,
     );
     ctx.extend(accountsExtensions.me, async (accountId) => ({ organizations: await organizations.listForAccount(accountId) }));
     ctx.routes(...organizationRoutes(organizations));
+    ctx.routes(...orgTypeRoutes(organizations, orgType, masterSeals));
   },
 });

@@ -37,4 +37,6 @@ export class SessionModel extends Model {
   revokedAt!: Date | null;
   userAgent!: string | null;
   ip!: string | null;
+  /** SHA-256 of the CSRF token of a cookie session; null for bearer sessions. */
+  csrfTokenHash!: string | null;
 }

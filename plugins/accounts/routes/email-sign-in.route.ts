@@ -1,23 +1,29 @@
-import { reply, route, type Database, type EventBus, type RouteDef } from '../../../core/index.ts';
+import { reply, route, type AerieConfig, type Database, type EventBus, type RouteDef } from '../../../core/index.ts';
 import type { AccountsService } from '../accounts.service.ts';
 import type { EmailCodesService } from '../email-codes.service.ts';
 import type { SessionsService } from '../sessions.service.ts';
+import { ACTIVITY, userAgentOf, type ActivityLogService } from '../activity-log.service.ts';
+import { assertSignInOrigin, sessionReply, type SessionMode } from '../session-reply.ts';
 
 interface Deps {
+  config: AerieConfig;
   db: Database;
   events: EventBus;
   accounts: AccountsService;
   sessions: SessionsService;
   codes: EmailCodesService;
+  activity: ActivityLogService;
 }
 
 /**
  * `POST /api/v1/users/registration/email` mails a 6-digit code (202, the same answer whether or not
  * the account exists); `POST /api/v1/users/verification/email` checks it and answers
- * `{ sessionToken, expiresAt, account, created }`, creating the account on first verification.
+ * `{ sessionToken, expiresAt, account, created }`, creating the account on first verification; with
+ * `session: 'cookie'` (the built-in pages) it sets the session cookie and answers `csrfToken` instead
+ * of the token. Every sign-in writes an `auth.login` row to the account activity log.
  * @see spec 01 "Account (`/api/v1/users`)"
  */
-export function emailSignInRoutes({ db, events, accounts, sessions, codes }: Deps): RouteDef[] {
+export function emailSignInRoutes({ config, db, events, accounts, sessions, codes, activity }: Deps): RouteDef[] {
   return [
     route<{ email: string; displayName?: string }>({
       method: 'POST', path: '/api/v1/users/registration/email', auth: 'public', body: 'accounts/registration-email.body',
@@ -28,27 +34,24 @@ export function emailSignInRoutes({ db, events, accounts, sessions, codes }: Dep
         return reply(202, { sent: true, email, expiresInSeconds });
       },
     }),
-    route<{ email: string; code: string }>({
+    route<{ email: string; code: string; session: SessionMode }>({
       method: 'POST', path: '/api/v1/users/verification/email', auth: 'public', body: 'accounts/verification-email.body',
       summary: 'Verify the code and open a session', tags: ['accounts'],
       handler: async ({ body, request }) => {
         const email = body.email.toLowerCase();
+        assertSignInOrigin(config, body.session, request);
         const result = await db.transaction(async (trx) => {
           const check = await codes.consume(email, body.code, trx);
           if (!check.ok) return check;
           const { account, created } = await accounts.ensureVerified(email, check.displayName, trx);
-          const ua = request.headers['user-agent'];
-          const session = await sessions.create(account.id, { userAgent: typeof ua === 'string' ? ua : undefined, ip: request.ip }, trx);
+          const meta = { userAgent: userAgentOf(request.headers), ip: request.ip };
+          const session = await sessions.create(account.id, { ...meta, csrf: body.session === 'cookie' }, trx);
+          await activity.record(trx, { accountId: account.id, eventType: ACTIVITY.login, method: 'email_code', ...meta });
           return { ok: true as const, account, created, session };
         });
         if (!result.ok) throw result.error;
         events.emit({ type: result.created ? 'account.registered' : 'account.signed_in', payload: { accountId: result.account.id } });
-        return {
-          sessionToken: result.session.token,
-          expiresAt: result.session.expiresAt.toISOString(),
-          created: result.created,
-          account: accounts.toDto(result.account),
-        };
+        return sessionReply(config, body.session, result.session, { created: result.created, account: accounts.toDto(result.account) });
       },
     }),
   ];

@@ -1,10 +1,12 @@
-import { notFound, reply, route, type Clock, type RouteDef } from '../../../core/index.ts';
+import { notFound, reply, route, type AerieConfig, type Clock, type RouteDef } from '../../../core/index.ts';
 import type { AccountsService } from '../accounts.service.ts';
 import type { SessionsService } from '../sessions.service.ts';
 import type { MeContributor } from '../api.ts';
 import { ME_CACHE_SECONDS, type MeCache } from '../me-cache.ts';
+import { clearSessionCookie } from '../cookie-session.auth.ts';
 
 interface Deps {
+  config: AerieConfig;
   clock: Clock;
   accounts: AccountsService;
   sessions: SessionsService;
@@ -14,13 +16,14 @@ interface Deps {
 
 /**
  * `GET /api/v1/users/me` → `{ account, organizations, … }` (cached 5 minutes, `_t` bypasses);
- * `PUT /api/v1/users/me/profile {displayName}` → `{ account }`; `POST /api/auth/logout` → 204.
+ * `PUT /api/v1/users/me/profile {displayName}` → `{ account }`; `POST /api/auth/logout` → 204 (and
+ * clears the session cookie). `/me` and logout accept the cookie session of Aerie's own pages too.
  * @see spec 01 "Account (`/api/v1/users`)"
  */
-export function meRoutes({ clock, accounts, sessions, cache, contributors }: Deps): RouteDef[] {
+export function meRoutes({ config, clock, accounts, sessions, cache, contributors }: Deps): RouteDef[] {
   return [
     route<unknown, { _t?: string }>({
-      method: 'GET', path: '/api/v1/users/me', auth: 'session', query: 'accounts/me.query',
+      method: 'GET', path: '/api/v1/users/me', auth: ['session', 'cookieSession'], query: 'accounts/me.query',
       summary: 'The signed-in account, its organizations and credentials', tags: ['accounts'],
       handler: async ({ principal, query }) => {
         const accountId = principal!.accountId!;
@@ -43,9 +46,10 @@ export function meRoutes({ clock, accounts, sessions, cache, contributors }: Dep
       handler: async ({ principal, body }) => ({ account: await accounts.updateProfile(principal!.accountId!, { displayName: body.displayName.trim() }) }),
     }),
     route({
-      method: 'POST', path: '/api/auth/logout', auth: 'session', summary: 'End this session', tags: ['accounts'],
+      method: 'POST', path: '/api/auth/logout', auth: ['session', 'cookieSession'], summary: 'End this session', tags: ['accounts'],
       handler: async ({ principal }) => {
         await sessions.revoke(principal!.sessionId!);
+        return reply(204, undefined, { 'set-cookie': clearSessionCookie(config) });
       },
     }),
   ];

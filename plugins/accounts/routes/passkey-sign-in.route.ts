@@ -1,0 +1,33 @@
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import { route, type AerieConfig, type RouteDef } from '../../../core/index.ts';
+import type { AccountsService } from '../accounts.service.ts';
+import type { PasskeySignInService } from '../passkey-sign-in.service.ts';
+import { userAgentOf } from '../activity-log.service.ts';
+import { assertSignInOrigin, sessionReply, type SessionMode } from '../session-reply.ts';
+
+/**
+ * Passkey sign-in (discoverable credentials):
+ * `POST /api/passkey/signin/options` → `{options}`;
+ * `POST /api/passkey/signin {response, session?}` → the same answer as email-code verification
+ * (`sessionToken`, or the session cookie and `csrfToken` with `session: 'cookie'`); 401
+ * `PASSKEY_SIGNIN_FAILED` for any failure.
+ * @see spec 01 "Authentication", docs/api/passkeys.md
+ */
+export function passkeySignInRoutes(config: AerieConfig, signIn: PasskeySignInService, accounts: AccountsService): RouteDef[] {
+  return [
+    route({
+      method: 'POST', path: '/api/passkey/signin/options', auth: 'public', body: 'accounts/empty.body',
+      summary: 'Options for signing in with a passkey', tags: ['passkeys'],
+      handler: async () => ({ options: await signIn.options() }),
+    }),
+    route<{ response: AuthenticationResponseJSON; session: SessionMode }>({
+      method: 'POST', path: '/api/passkey/signin', auth: 'public', body: 'accounts/passkey-signin.body',
+      summary: 'Sign in with a passkey', tags: ['passkeys'],
+      handler: async ({ body, request }) => {
+        assertSignInOrigin(config, body.session, request);
+        const { account, session } = await signIn.signIn(body.response, { cookie: body.session === 'cookie' }, { ip: request.ip, userAgent: userAgentOf(request.headers) });
+        return sessionReply(config, body.session, session, { account: accounts.toDto(account) });
+      },
+    }),
+  ];
+}

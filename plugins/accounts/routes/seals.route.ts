@@ -1,0 +1,26 @@
+import { route, type RouteDef, type SealField, type SealService } from '../../../core/index.ts';
+import type { PersonalSealsService } from '../personal-seals.service.ts';
+import { SIGNED_IN } from './passkeys.route.ts';
+
+/**
+ * Personal seal and step-up:
+ * `POST /api/v1/seals {credentialId}` binds one of the caller's passkeys as the personal seal
+ * (no security mail) → `{personalSeal}`;
+ * `POST /api/passkey/stepup/options {purpose, subject, inputs?}` → `{hasPasskey, options, binding?}`,
+ * a single-use challenge (5 minutes) = SHA-256 of the canonical line of `binding`.
+ * @see spec 01 "Machine tokens", "Events"; spec 02 "Approval rules" 2–4; docs/seals.md
+ */
+export function sealRoutes(personalSeals: PersonalSealsService, seals: SealService): RouteDef[] {
+  return [
+    route<{ credentialId: string }>({
+      method: 'POST', path: '/api/v1/seals', auth: SIGNED_IN, body: 'accounts/seal-bind.body',
+      summary: 'Bind a passkey as the personal seal', tags: ['passkeys'],
+      handler: async ({ principal, body }) => ({ personalSeal: await personalSeals.bind(principal!.accountId!, body.credentialId) }),
+    }),
+    route<{ purpose: string; subject: string; inputs?: SealField[] }>({
+      method: 'POST', path: '/api/passkey/stepup/options', auth: SIGNED_IN, body: 'accounts/stepup-options.body',
+      summary: 'Step-up challenge bound to a purpose and subject (and content)', tags: ['passkeys'],
+      handler: async ({ principal, body }) => seals.issueOptions({ accountId: principal!.accountId!, purpose: body.purpose, subject: body.subject, inputs: body.inputs }),
+    }),
+  ];
+}

@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { reply, route, type RouteDef } from '../../../core/index.ts';
+
+const PAGE_DIR = fileURLToPath(new URL('../page', import.meta.url));
+
+/** The browser bundle of @simplewebauthn/browser (UMD, global `SimpleWebAuthnBrowser`). */
+function webauthnBundlePath(): string {
+  const main = createRequire(import.meta.url).resolve('@simplewebauthn/browser'); // …/browser/script/index.js
+  return join(dirname(main), '..', 'dist', 'bundle', 'index.umd.min.js');
+}
+
+/** Only same-origin scripts and requests; no framing; nothing inline but the stylesheet link. */
+const PAGE_HEADERS = {
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  'x-frame-options': 'DENY',
+};
+
+/**
+ * The built-in account security page: `GET /account/security` (plain HTML) and its assets under
+ * `/account/assets/` (`security.js`, `security.css`, `webauthn.js` = @simplewebauthn/browser).
+ * The page signs in by email code or passkey into a cookie session and uses the JSON API with
+ * `X-CSRF-Token`. Files are read once at boot.
+ * @see spec 01 "Authentication" (cookie session), docs/api/passkeys.md
+ */
+export function securityPageRoutes(): RouteDef[] {
+  const asset = (path: string, file: string, type: string, cache: string): RouteDef => {
+    const body = readFileSync(file);
+    return route({
+      method: 'GET', path, auth: 'public', tags: ['pages'], summary: `Asset of /account/security (${type.split(';')[0]})`,
+      handler: () => reply(200, body, { ...PAGE_HEADERS, 'content-type': type, 'cache-control': cache }),
+    });
+  };
+  return [
+    asset('/account/security', join(PAGE_DIR, 'security.html'), 'text/html; charset=utf-8', 'no-store'),
+    asset('/account/assets/security.js', join(PAGE_DIR, 'security.js'), 'text/javascript; charset=utf-8', 'no-cache'),
+    asset('/account/assets/security.css', join(PAGE_DIR, 'security.css'), 'text/css; charset=utf-8', 'no-cache'),
+    asset('/account/assets/webauthn.js', webauthnBundlePath(), 'text/javascript; charset=utf-8', 'public, max-age=3600'),
+  ];
+}

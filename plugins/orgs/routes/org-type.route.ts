@@ -1,0 +1,34 @@
+import { notFound, permissionDenied, route, type RouteDef } from '../../../core/index.ts';
+import type { OrganizationsService } from '../organizations.service.ts';
+import type { OrgTypeService } from '../org-type.service.ts';
+import type { MasterSealsService } from '../master-seals.service.ts';
+import type { OrgType } from '../models/organization.model.ts';
+
+/**
+ * `POST /api/org/{slug}/upgrade-type {type, masterSeal?}` (Owner only, 403 `PERMISSION_DENIED`
+ * otherwise) → the organization with `ready` and `masterSeal`; becoming `Corporation` issues the
+ * Org Master Seal. `GET /api/org/{slug}/master-seal` (members) → the public part, 404 when none.
+ * @see spec 01 "Organization lifecycle and settings", docs/api/orgs.md
+ */
+export function orgTypeRoutes(orgs: OrganizationsService, orgType: OrgTypeService, masterSeals: MasterSealsService): RouteDef[] {
+  return [
+    route<{ type: OrgType; masterSeal?: boolean }>({
+      method: 'POST', path: '/api/org/{slug}/upgrade-type', auth: 'session', org: true, params: 'orgs/slug.params', body: 'orgs/upgrade-type.body',
+      summary: 'Change the organization type (issues the Org Master Seal for Corporation)', tags: ['orgs'],
+      handler: async ({ org, principal, body }) => {
+        if (org!.member?.role !== 'Owner') throw permissionDenied(undefined, 'Only the owner may change the organization type.');
+        const { org: updated, masterSeal } = await orgType.change(org!.org.id, principal!.accountId!, body);
+        return { ...(await orgs.toDto(updated)), role: 'Owner', masterSeal };
+      },
+    }),
+    route({
+      method: 'GET', path: '/api/org/{slug}/master-seal', auth: 'session', org: true, params: 'orgs/slug.params',
+      summary: "The organization's master seal (public key)", tags: ['orgs'],
+      handler: async ({ org }) => {
+        const seal = await masterSeals.get(org!.org.id);
+        if (!seal) throw notFound('This organization has no master seal.');
+        return seal;
+      },
+    }),
+  ];
+}
