@@ -7,6 +7,7 @@ import { migrateCommand } from './migrate.command.ts';
 import { pluginsCommand } from './plugins.command.ts';
 import { registerSealCommands } from '../seals/verify-proof.command.ts';
 import { registerBoxCommands } from '../../appliance/simulator/commands.ts';
+import { registerRoostCommands } from '../../plugins/roost/keygen.command.ts';
 
 /** Builds the `aerie` command line. */
 export function buildProgram(): Command {
@@ -16,14 +17,18 @@ export function buildProgram(): Command {
   pluginsCommand(program);
   registerSealCommands(program);
   registerBoxCommands(program);
+  registerRoostCommands(program);
   return program;
 }
 
 try {
   await buildProgram().parseAsync(process.argv);
 } catch (err) {
-  if (err instanceof ConfigError || err instanceof BootError) {
-    process.stderr.write(`aerie: ${err.message}\n`);
+  // One line for the operator; the stack only when asked for (AERIE_DEBUG=1) or for real bugs.
+  const known = err instanceof ConfigError || err instanceof BootError;
+  if (known || process.env.AERIE_DEBUG !== '1') {
+    process.stderr.write(`aerie: ${(err as Error).message}\n`);
+    if (!known && process.env.AERIE_DEBUG !== '1') process.stderr.write('(set AERIE_DEBUG=1 for the stack trace)\n');
     process.exit(1);
   }
   throw err;
