@@ -9,6 +9,7 @@ import { MasterSealsService } from './master-seals.service.ts';
 import { OrgTypeService } from './org-type.service.ts';
 import { orgTypeRoutes } from './routes/org-type.route.ts';
 import { contributeMasterSealReadiness } from './readiness.ts';
+import { recordSealLifecycle } from './seal-history.ts';
 
 /** Every member holds this unless roles say more. @see spec 01 "Role and permission" */
 export const DEFAULT_MEMBER_GRANTS = ['org.audit_event_log.list:actor=self'];
@@ -16,7 +17,7 @@ export const DEFAULT_MEMBER_GRANTS = ['org.audit_event_log.list:actor=self'];
 export default definePlugin({
   id: 'orgs',
   deps: {
-    config: coreRefs.config, organizations: orgsRefs.organizations,
+    config: coreRefs.config, organizations: orgsRefs.organizations, events: coreRefs.events, db: coreRefs.db, audit: coreRefs.audit,
     masterSeals: orgsRefs.masterSeals, orgType: orgsRefs.orgType, personalSeals: accountsRefs.personalSeals,
   },
   register(reg) {
@@ -26,7 +27,9 @@ export default definePlugin({
     reg.service(orgsRefs.orgType, OrgTypeService);
     reg.service(orgsRefs.memberships, MembershipsService);
   },
-  init({ organizations, masterSeals, orgType, personalSeals }, ctx) {
+  init({ organizations, masterSeals, orgType, personalSeals, events, db, audit }, ctx) {
+    const sealHistory = recordSealLifecycle({ events, db, audit, organizations, logger: ctx.logger });
+    ctx.onShutdown(() => sealHistory.unsubscribe());
     organizations.useExtensions(ctx.extensions(orgsExtensions.onCreate), ctx.extensions(orgsExtensions.readiness));
     contributeMasterSealReadiness(ctx, masterSeals, personalSeals);
     ctx.extend(coreExtensions.orgResolver, (slug, principal) => organizations.resolveContext(slug, principal));
