@@ -146,7 +146,7 @@ export class Kernel {
       kernel.auditSealer = sealer;
       kernel.shutdownHooks.push(...hooks);
       const { buildOpenApi } = await import('./http/openapi.ts');
-      const doc = buildOpenApi(kernel.routes, schemas, { version: packageVersion(), baseUrl: config.baseUrl });
+      const doc = buildOpenApi(kernel.routes, schemas, { version: packageVersion(), baseUrl: config.baseUrl }, authSchemes);
       router.get('/api/openapi.json', (ctx) => { ctx.body = doc; });
       return kernel;
     } catch (err) {

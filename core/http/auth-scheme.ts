@@ -18,5 +18,7 @@ export interface AuthRequest {
  */
 export interface AuthScheme {
   name: string;
+  /** How OpenAPI describes it (a Security Scheme Object); default: HTTP bearer. */
+  openapi?: Record<string, unknown>;
   authenticate(req: AuthRequest): Promise<Principal | null>;
 }

@@ -1,5 +1,6 @@
 import type { RouteDef } from './route.ts';
 import type { SchemaRegistry } from './schema-registry.ts';
+import type { AuthScheme } from './auth-scheme.ts';
 
 /** A JSON-Pointer-safe component name for a schema `$id` (`accounts/registration.body` → `accounts.registration.body`). */
 export function componentName(id: string): string {
@@ -10,7 +11,7 @@ export function componentName(id: string): string {
  * Generates the OpenAPI 3.1 document from the route table and its JSON Schemas, so the published
  * contract cannot drift from what the server validates. Served at `GET /api/openapi.json`.
  */
-export function buildOpenApi(routes: RouteDef[], schemas: SchemaRegistry, info: { version: string; baseUrl: string }): object {
+export function buildOpenApi(routes: RouteDef[], schemas: SchemaRegistry, info: { version: string; baseUrl: string }, authSchemes: Map<string, AuthScheme> = new Map()): object {
   const components: Record<string, object> = {};
   for (const [id, schema] of schemas.all()) components[componentName(id)] = schema;
   const paths: Record<string, Record<string, object>> = {};
@@ -39,7 +40,7 @@ export function buildOpenApi(routes: RouteDef[], schemas: SchemaRegistry, info: 
         ErrorEnvelope: { type: 'object', required: ['error', 'message'], properties: { error: { type: 'string' }, message: { type: 'string' } } },
         ...components,
       },
-      securitySchemes: Object.fromEntries([...schemesUsed].map((s) => [s, { type: 'http', scheme: 'bearer', description: `Aerie auth scheme "${s}"` }])),
+      securitySchemes: Object.fromEntries([...schemesUsed].map((s) => [s, authSchemes.get(s)?.openapi ?? { type: 'http', scheme: 'bearer', description: `Aerie auth scheme "${s}"` }])),
     },
   };
 }

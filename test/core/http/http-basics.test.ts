@@ -210,3 +210,16 @@ describe('HTTP basics', () => {
     });
   });
 });
+
+describe('OpenAPI security schemes', () => {
+  it('describes the cookie session as a cookie, not a bearer token', async () => {
+    const aerie = await TestAerie.start({ plugins: ['accounts'] });
+    try {
+      const doc = (await aerie.request('GET', '/api/openapi.json')).body;
+      expect(doc.components.securitySchemes.cookieSession).toMatchObject({ type: 'apiKey', in: 'cookie' });
+      expect(doc.components.securitySchemes.session).toMatchObject({ type: 'http', scheme: 'bearer' });
+    } finally {
+      await aerie.close();
+    }
+  });
+});
