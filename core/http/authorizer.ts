@@ -3,7 +3,8 @@ import type { OrgContext, Principal } from './route.ts';
 /**
  * Supplies the scopes a principal holds in an organization: `'all'` (Owner/Admin hold everything
  * implicitly) or scope expression strings. Registered by plugins on `coreExtensions.grants`; the
- * last registration wins (orgs gives the defaults, rbac refines them).
+ * last registration wins (orgs gives the defaults, rbac refines them). Returning the same frozen
+ * array while the grants are unchanged lets the route check reuse its built permission set.
  */
 export type GrantsProvider = (principal: Principal, org: OrgContext) => Promise<'all' | string[]>;
 

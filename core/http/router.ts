@@ -111,8 +111,14 @@ async function checkScope(scope: string, principal: Principal | null, org: OrgCo
   let held: 'all' | string[] = principal.scopes ?? [];
   if (!principal.scopes && org && grants) held = await grants(principal, org);
   if (held === 'all') return;
-  if (!new PermissionSet(held).has(scope)) throw permissionDenied(scope);
+  let set = builtSets.get(held);
+  if (!set) builtSets.set(held, (set = new PermissionSet(held)));
+  if (!set.has(scope)) throw permissionDenied(scope);
 }
+
+// A provider that returns the same (frozen) array while a member's grants are unchanged gets its
+// permission set built once, not on every request; other arrays are collected with their set.
+const builtSets = new WeakMap<readonly string[], PermissionSet>();
 
 async function verifySeal(seal: NonNullable<RouteDef['seal']>, input: HandlerInput, seals: SealService): Promise<SealVerification | undefined> {
   if (seal.when && !seal.when(input)) return undefined;

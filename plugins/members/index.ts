@@ -1,0 +1,33 @@
+import { coreRefs, createServiceRef, definePlugin } from '../../core/index.ts';
+import { rbacRefs } from '../rbac/api.ts';
+import { membersExtensions, membersRefs } from './api.ts';
+import { InvitationsService } from './invitations.service.ts';
+import { InvitationResponseService } from './invitation-response.service.ts';
+import { MembersService } from './members.service.ts';
+import { invitationRoutes } from './routes/invitations.route.ts';
+import { invitationResponseRoutes } from './routes/invitation-response.route.ts';
+import { memberRoutes } from './routes/members.route.ts';
+
+/** Internal to this plugin (not in api.ts). */
+const responsesRef = createServiceRef<InvitationResponseService>('members.invitationResponses');
+
+export default definePlugin({
+  id: 'members',
+  deps: { audit: coreRefs.audit, invitations: membersRefs.invitations, members: membersRefs.members, responses: responsesRef, permissions: rbacRefs.permissions },
+  register(reg) {
+    reg.service(membersRefs.invitations, InvitationsService);
+    reg.service(membersRefs.members, MembersService);
+    reg.service(responsesRef, InvitationResponseService);
+  },
+  init({ audit, invitations, members, responses, permissions }, ctx) {
+    invitations.configure(audit, ctx.extensions(membersExtensions.companyDomains));
+    responses.configure(audit, ctx.extensions(membersExtensions.directorAccepted));
+    members.useAudit(audit);
+    ctx.routes(
+      // Fixed paths before `/{connectedIdId}`: the router tries routes in order.
+      ...invitationRoutes(invitations, permissions),
+      ...invitationResponseRoutes(responses),
+      ...memberRoutes(members),
+    );
+  },
+});

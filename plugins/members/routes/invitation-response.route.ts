@@ -1,0 +1,34 @@
+import { reply, route, type RouteDef } from '../../../core/index.ts';
+import type { InvitationResponseService } from '../invitation-response.service.ts';
+
+/**
+ * Invitee side: `POST /api/org/invitation/accept` (session whose email is the invitation's),
+ * `/decline` (the token alone), `/accept-with-register` (anonymous: registers the invited address
+ * and accepts; 201 with a session).
+ * @see spec 01 "Members"
+ */
+export function invitationResponseRoutes(responses: InvitationResponseService): RouteDef[] {
+  return [
+    route<{ Token: string }>({
+      method: 'POST', path: '/api/org/invitation/accept', auth: 'session', body: 'members/token.body',
+      summary: 'Accept an invitation', tags: ['members'],
+      handler: async ({ body, principal }) => responses.accept(body.Token, principal!),
+    }),
+    route<{ Token: string }>({
+      method: 'POST', path: '/api/org/invitation/decline', auth: 'public', body: 'members/token.body',
+      summary: 'Decline an invitation', tags: ['members'],
+      handler: async ({ body }) => responses.decline(body.Token),
+    }),
+    route<{ Token: string; DisplayName?: string }>({
+      method: 'POST', path: '/api/org/invitation/accept-with-register', auth: 'public', body: 'members/register.body', status: 201,
+      summary: 'Register the invited address and accept', tags: ['members'],
+      handler: async ({ body, request }) => {
+        const ua = request.headers['user-agent'];
+        const result = await responses.acceptWithRegister(body.Token, body.DisplayName?.trim() ?? null, {
+          userAgent: typeof ua === 'string' ? ua : undefined, ip: request.ip,
+        });
+        return reply(201, result);
+      },
+    }),
+  ];
+}

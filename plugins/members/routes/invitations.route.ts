@@ -1,0 +1,55 @@
+import { reply, route, type RouteDef } from '../../../core/index.ts';
+import { DIRECTOR_ORG_TYPES, isDirectorRoleId, type PermissionsService } from '../../rbac/api.ts';
+import type { InvitationsService, InviteInput } from '../invitations.service.ts';
+
+/** Seal purpose of director invitations. @see spec 01 "Members" */
+export const DIRECTOR_SEAL_PURPOSE = 'board.member.change';
+
+/**
+ * Organization side of invitations: `POST /api/org/{slug}/members/invite` (201; director roles need
+ * a `board.member.change` seal on subject `{slug}|{inviteeEmail}|appoint-invite`),
+ * `POST …/invite/resend`, `DELETE …/invite/{invitationId}` (204), `GET …/members/invitations`.
+ * @see spec 01 "Members"
+ */
+export function invitationRoutes(invitations: InvitationsService, permissions: PermissionsService): RouteDef[] {
+  const base = '/api/org/{slug}/members';
+  return [
+    route<InviteInput>({
+      method: 'POST', path: `${base}/invite`, auth: 'session', org: true, scope: 'org.member.invite', params: 'members/org.params', body: 'members/invite.body', status: 201,
+      summary: 'Invite someone by email with a proposed role', tags: ['members'],
+      seal: {
+        purpose: DIRECTOR_SEAL_PURPOSE,
+        // The organization's canonical (lowercase) slug and the invitee's address, lowercased.
+        subject: (i) => `${i.org!.org.slug}|${String((i.body as InviteInput).Email).trim().toLowerCase()}|appoint-invite`,
+        assertionField: 'SealAssertionJson',
+        // Only where directors are allowed at all: elsewhere the handler refuses (400) without spending a seal.
+        when: (i) => DIRECTOR_ORG_TYPES.has(i.org!.org.type) && isDirectorRoleId(i.org!.org.id, (i.body as InviteInput).RoleId),
+      },
+      handler: async ({ org, body, principal }) => {
+        const role = org!.member?.role;
+        const grants = role === 'Member' ? await permissions.grantsOf(principal!, org!) : undefined;
+        const invitation = await invitations.invite(org!.org, {
+          accountId: principal!.accountId!, email: principal!.email, role, grants: grants === 'all' ? undefined : grants,
+        }, body);
+        return reply(201, invitation);
+      },
+    }),
+    route<{ InvitationId?: string; Email?: string }>({
+      method: 'POST', path: `${base}/invite/resend`, auth: 'session', org: true, scope: 'org.member.invite', params: 'members/org.params', body: 'members/resend.body',
+      summary: 'Re-send an invitation with a new token', tags: ['members'],
+      handler: async ({ org, body }) => invitations.resend(org!.org, body),
+    }),
+    route<unknown, unknown, { slug: string; invitationId: string }>({
+      method: 'DELETE', path: `${base}/invite/{invitationId}`, auth: 'session', org: true, scope: 'org.member.invite', params: 'members/invitation.params',
+      summary: 'Cancel an invitation', tags: ['members'],
+      handler: async ({ org, params }) => {
+        await invitations.cancel(org!.org.id, params.invitationId);
+      },
+    }),
+    route<unknown, { status?: string }>({
+      method: 'GET', path: `${base}/invitations`, auth: 'session', org: true, scope: 'org.member.list', params: 'members/org.params', query: 'members/invitations-list.query',
+      summary: "The organization's invitations", tags: ['members'],
+      handler: async ({ org, query }) => ({ Invitations: await invitations.list(org!.org.id, query.status) }),
+    }),
+  ];
+}

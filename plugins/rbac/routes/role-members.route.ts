@@ -1,0 +1,50 @@
+import { reply, route, type RouteDef } from '../../../core/index.ts';
+import type { AssignmentsService } from '../assignments.service.ts';
+import { DIRECTOR_ORG_TYPES, isDirectorRoleId } from '../presets.ts';
+import { rbacErrors } from '../errors.ts';
+import type { PermissionsService } from '../permissions.service.ts';
+
+type RoleParams = { slug: string; roleId: string };
+type AssignBody = { ConnectedIdId: string; Variables?: Record<string, string>; SealAssertionJson?: string };
+
+/**
+ * `POST /api/org/{slug}/roles/{roleId}/members` assigns a role (201 new, 200 re-snapshot); a director
+ * preset needs a Corporation or Project organization and a `board.member.change` seal on subject
+ * `{slug}|{ConnectedIdId}|appoint`;
+ * `DELETE …/members/{connectedIdRoleId}` takes it away (204). Both answer the membership type.
+ * @see spec 01 "Roles", "Role and permission" (separation of duties)
+ */
+export function roleMemberRoutes(assignments: AssignmentsService, permissions: PermissionsService): RouteDef[] {
+  const base = '/api/org/{slug}/roles/{roleId}/members';
+  return [
+    route<AssignBody, unknown, RoleParams>({
+      method: 'POST', path: base, auth: 'session', org: true, scope: 'org.role.assign', params: 'rbac/role.params', body: 'rbac/assign.body', status: 201,
+      summary: 'Assign a role to a member (snapshots its permissions)', tags: ['roles'],
+      // Appointing a director is a board change: the same seal as a director invitation, bound to the member.
+      seal: {
+        purpose: 'board.member.change',
+        subject: (i) => `${i.org!.org.slug}|${(i.body as AssignBody).ConnectedIdId}|appoint`,
+        assertionField: 'SealAssertionJson',
+        when: (i) => DIRECTOR_ORG_TYPES.has(i.org!.org.type) && isDirectorRoleId(i.org!.org.id, (i.params as RoleParams).roleId),
+      },
+      handler: async ({ org, params, body, principal }) => {
+        const orgId = org!.org.id;
+        if (isDirectorRoleId(orgId, params.roleId) && !DIRECTOR_ORG_TYPES.has(org!.org.type)) throw rbacErrors.directorOrgType(org!.org.type);
+        const role = org!.member?.role;
+        const grants = role === 'Member' ? await permissions.grantsOf(principal!, org!) : 'all';
+        const result = await assignments.withSodAudit((trx) => assignments.assign(trx, {
+          orgId, membershipId: body.ConnectedIdId, roleId: params.roleId, variables: body.Variables,
+          assigner: { accountId: principal!.accountId, role, grants: grants === 'all' ? undefined : grants },
+        }));
+        return reply(result.created ? 201 : 200, { ...result.assignment, MembershipType: result.membershipType });
+      },
+    }),
+    route<unknown, unknown, RoleParams & { connectedIdRoleId: string }>({
+      method: 'DELETE', path: `${base}/{connectedIdRoleId}`, auth: 'session', org: true, scope: 'org.role.unassign', params: 'rbac/assignment.params',
+      summary: 'Take a role assignment away', tags: ['roles'],
+      handler: async ({ org, params }) => {
+        await assignments.unassign(org!.org.id, params.roleId, params.connectedIdRoleId);
+      },
+    }),
+  ];
+}

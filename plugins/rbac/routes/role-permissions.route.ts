@@ -1,0 +1,33 @@
+import { reply, route, type RouteDef } from '../../../core/index.ts';
+import type { RolesService } from '../roles.service.ts';
+import type { PermissionsService } from '../permissions.service.ts';
+
+type RoleParams = { slug: string; roleId: string };
+
+/**
+ * `POST /api/org/{slug}/roles/{roleId}/permissions` adds a scope expression (base resolved from the
+ * catalog); `DELETE …/permissions/{templateId}` removes one. A plain member (not Owner or Admin)
+ * may only add scopes they hold themselves.
+ * @see spec 01 "Roles"
+ */
+export function rolePermissionRoutes(roles: RolesService, permissions: PermissionsService): RouteDef[] {
+  const base = '/api/org/{slug}/roles/{roleId}/permissions';
+  return [
+    route<{ Scope: string }, unknown, RoleParams>({
+      method: 'POST', path: base, auth: 'session', org: true, scope: 'org.permission.create', params: 'rbac/role.params', body: 'rbac/permission-add.body', status: 201,
+      summary: 'Add a scope expression to a role', tags: ['roles'],
+      handler: async ({ org, params, body, principal }) => {
+        const held = await permissions.permissionSet(principal!, org!);
+        const added = await roles.addPermission(org!.org.id, params.roleId, body.Scope, held === 'all' ? undefined : held);
+        return reply(201, added);
+      },
+    }),
+    route<unknown, unknown, RoleParams & { templateId: string }>({
+      method: 'DELETE', path: `${base}/{templateId}`, auth: 'session', org: true, scope: 'org.permission.delete', params: 'rbac/template.params',
+      summary: 'Remove a scope expression from a role', tags: ['roles'],
+      handler: async ({ org, params }) => {
+        await roles.removePermission(org!.org.id, params.roleId, params.templateId);
+      },
+    }),
+  ];
+}
