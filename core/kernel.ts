@@ -32,6 +32,8 @@ import { KernelSealService } from './seals/seal.service.ts';
 import { OutboxAuditService } from './audit/audit.service.ts';
 import { AuditSealer } from './audit/sealer.ts';
 import { createHashPool } from './audit/chain/hash-pool.ts';
+import { AuditCheckpointer } from './audit/checkpointer.ts';
+import { loadOrCreateAuditKey } from './audit/platform-audit-key.ts';
 import type { PasskeyStore } from './seals/passkey-store.types.ts';
 
 /** The repository top (where `plugins/`, `migrations/` and `schemas/` live). */
@@ -56,6 +58,8 @@ export class Kernel {
   private closed = false;
   /** The audit sealer of this process (tests call `drain()` to seal what is pending now). */
   auditSealer!: AuditSealer;
+  /** Signs chain heads into `core.audit_checkpoints` (tests call `flush()` to sign waiting heads now). */
+  auditCheckpointer!: AuditCheckpointer;
 
   private constructor(
     readonly config: AerieConfig,
@@ -136,14 +140,19 @@ export class Kernel {
         orgResolver: last(coreExtensions.orgResolver.id), grants: last(coreExtensions.grants.id),
         seals: container.isRegistered(coreRefs.seals.id, true) ? container.resolve(coreRefs.seals.id) : undefined,
       });
+      const crypto = container.resolve<CryptoService>(coreRefs.crypto.id);
+      const checkpointer = new AuditCheckpointer(db.knex, container.resolve<Clock>(coreRefs.clock.id), () => loadOrCreateAuditKey(db.knex, crypto.envelope),
+        logger.child({ component: 'audit-checkpoints' }), 5000);
       const sealer = new AuditSealer(db, container.resolve<Clock>(coreRefs.clock.id), logger.child({ component: 'audit-sealer' }), {
-        pool: () => createHashPool({ maxThreads: 2 }),
+        pool: () => createHashPool({ maxThreads: 2 }), onSealed: checkpointer.onSealed,
       });
       sealer.start();
-      hooks.push(() => sealer.stop());
+      // Hooks run in reverse: the sealer stops (and drains) first, then waiting heads are signed.
+      hooks.push(() => checkpointer.close(), () => sealer.stop());
       const app = createHttpApp(router, logger);
       const kernel = new Kernel(config, ordered, db, container, logger, routes.map((r) => r.def), app);
       kernel.auditSealer = sealer;
+      kernel.auditCheckpointer = checkpointer;
       kernel.shutdownHooks.push(...hooks);
       const { buildOpenApi } = await import('./http/openapi.ts');
       const doc = buildOpenApi(kernel.routes, schemas, { version: packageVersion(), baseUrl: config.baseUrl }, authSchemes);

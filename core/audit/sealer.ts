@@ -43,6 +43,7 @@ export class AuditSealer {
   private running?: Promise<number>;
   private pool?: HashPool;
   private stopped = false;
+  private draining: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly db: Database,
@@ -67,6 +68,14 @@ export class AuditSealer {
 
   /** Seals until the outbox is empty (or only holds rows another sealer has locked). @returns events sealed. */
   async drain(): Promise<number> {
+    // Serialized: a second caller (a test, shutdown) waits for the poller's whole drain, not just its
+    // current batch — otherwise it could find every row locked by that batch and return 0 early.
+    const run = this.draining.then(() => this.drainNow());
+    this.draining = run.catch(() => 0);
+    return run;
+  }
+
+  private async drainNow(): Promise<number> {
     while (this.running) await this.running.catch(() => 0);
     let total = 0;
     for (;;) {

@@ -1,0 +1,147 @@
+/**
+ * Benchmark of issue 5: audit ingestion on a PostgreSQL server, side by side in one run, same rows,
+ * same table shape and indexes (`create table … (like core.audit_events including all)`), same
+ * `synchronous_commit` (the server's setting, printed; nothing here changes it):
+ * a. Aerie end to end: `core.audit.appendMany` into the outbox (batches of 1,000, one transaction
+ *    each) then the sealer (`drain()`: lock heads, hash, one multi-row insert per organization,
+ *    advance heads, delete the outbox rows) → sealed chain; events/s;
+ * b. baseline bulk load of the very same sealed rows into an identical table. `pg-copy-streams` is
+ *    not installed, so the baseline is NOT COPY: it is one `INSERT … SELECT FROM json_to_recordset($1)`
+ *    per 5,000 rows (the fastest path the `pg` driver has without COPY);
+ * c. naive per-event chaining: per event one transaction — lock the head row `FOR UPDATE`, hash,
+ *    insert, update the head, commit (run on the first `--naive` events only, it is slow; events/s);
+ * d. hashing alone on the same input: in-line single thread (`sealBatch`) vs the worker pool
+ *    (`createHashPool`, 2 threads, one organization chunk per task, chunks in flight together).
+ * Prints the ratios and the process's peak RSS after each phase. Bounded well under 2 minutes.
+ *
+ * Run: eval "$(bash .ci/pg-server.sh)"; node --import tsx bench/audit-ingest.ts [--events N] [--orgs N] [--naive N];
+ * bash .ci/pg-server.sh stop $PGTMP (uses `TEST_DATABASE_URL` or `DATABASE_URL`, loopback only).
+ */
+import 'reflect-metadata';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Kernel } from '../core/kernel.ts';
+import { coreRefs } from '../core/core-refs.ts';
+import type { AuditService } from '../core/audit/audit-service.types.ts';
+import { readChain } from '../core/audit/read-chain.ts';
+import { GENESIS_HASH, createHashPool, sealBatch, toAuditTimestamp, verifyRecords, type AuditRecordInput } from '../core/audit/chain/index.ts';
+import { createTestDatabase } from '../test/helpers/pg-databases.ts';
+
+const arg = (name: string, def: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+};
+const EVENTS = arg('events', 50_000);
+const ORGS = arg('orgs', 10);
+const NAIVE = arg('naive', 3_000);
+const adminUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
+if (!adminUrl) throw new Error('set TEST_DATABASE_URL (eval "$(bash .ci/pg-server.sh)")');
+const host = new URL(adminUrl).hostname;
+if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host) && !host.startsWith('/')) throw new Error(`loopback only, got ${host}`);
+
+const rss = () => `${Math.round(process.resourceUsage().maxRSS / 1024)} MB`;
+const rate = (n: number, ms: number) => Math.round((n / ms) * 1000);
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+const db = await createTestDatabase(adminUrl);
+const dataDir = mkdtempSync(join(tmpdir(), 'aerie-bench-'));
+const kernel = await Kernel.boot({ env: { AERIE_DATA_DIR: dataDir, DATABASE_URL: db.url, AERIE_PLUGINS: 'accounts,orgs', AERIE_LOG_LEVEL: 'warn' }, cwd: dataDir });
+const knex = kernel.db.knex;
+const deadline = setTimeout(() => { console.error('bench exceeded 2 minutes'); process.exit(2); }, 120_000);
+try {
+  const sync = (await knex.raw('show synchronous_commit')).rows[0].synchronous_commit;
+  const version = (await knex.raw('show server_version')).rows[0].server_version;
+  console.log(`PostgreSQL ${version}, synchronous_commit=${sync}; ${fmt(EVENTS)} events over ${ORGS} organizations; node ${process.version}`);
+  const orgs = Array.from({ length: ORGS }, () => randomUUID());
+  const audit = kernel.container.resolve<AuditService>(coreRefs.audit.id);
+  const inputs = Array.from({ length: EVENTS }, (_, i) => ({
+    orgId: orgs[i % ORGS], eventType: i % 7 === 0 ? 'org.member.invited' : 'app.order.placed',
+    businessData: { i, orderId: `ord_${i}`, amountMinor: (i * 37) % 100_000, currency: 'EUR', note: 'bench ✓' },
+  }));
+
+  // a. Aerie: outbox append + sealer drain.
+  const t0 = performance.now();
+  for (let i = 0; i < inputs.length; i += 1000) await kernel.db.transaction((trx) => audit.appendMany(trx, inputs.slice(i, i + 1000)));
+  const t1 = performance.now();
+  await kernel.auditSealer.drain();
+  const t2 = performance.now();
+  const sealed = Number((await knex('core.audit_events').count({ n: '*' }))[0].n);
+  if (sealed !== EVENTS) throw new Error(`sealed ${sealed} of ${EVENTS}`);
+  const aRate = rate(EVENTS, t2 - t0);
+  console.log(`a. Aerie outbox → sealed chain: ${fmt(aRate)} events/s end to end (append ${Math.round(t1 - t0)} ms + seal ${Math.round(t2 - t1)} ms = ${Math.round(t2 - t0)} ms; sealer alone ${fmt(rate(EVENTS, t2 - t1))} events/s); peak RSS ${rss()}`);
+  const chain0 = await readChain(knex, orgs[0]);
+  if (!verifyRecords(chain0).ok) throw new Error('chain does not verify');
+
+  // b. Baseline: the same sealed rows into an identical table.
+  await knex.raw('create schema bench');
+  await knex.raw('create table bench.raw_events (like core.audit_events including all)');
+  const rows = (await knex.raw('select * from core.audit_events order by org_id, seq')).rows as Array<Record<string, unknown>>;
+  const t3 = performance.now();
+  for (let i = 0; i < rows.length; i += 5000) {
+    await knex.raw(
+      `insert into bench.raw_events select * from json_populate_recordset(null::bench.raw_events, ?::json)`,
+      [JSON.stringify(rows.slice(i, i + 5000))],
+    );
+  }
+  const t4 = performance.now();
+  const bRate = rate(rows.length, t4 - t3);
+  console.log(`b. baseline INSERT … SELECT FROM json_populate_recordset (no COPY: pg-copy-streams not installed), 5,000 rows/statement: ${fmt(bRate)} rows/s (${Math.round(t4 - t3)} ms); peak RSS ${rss()}`);
+
+  // c. Naive per-event chained insert.
+  await knex.raw('create table bench.naive_events (like core.audit_events including all)');
+  await knex.raw('create table bench.naive_heads (like core.audit_heads including all)');
+  const naiveOrg = randomUUID();
+  await knex('bench.naive_heads').insert({ orgId: naiveOrg, seq: 0, chainHash: GENESIS_HASH, updatedAt: new Date() });
+  const t5 = performance.now();
+  for (let i = 0; i < NAIVE; i++) {
+    await knex.transaction(async (trx) => {
+      const head = await trx('bench.naive_heads').where({ orgId: naiveOrg }).forUpdate().first();
+      const sealedAt = toAuditTimestamp(new Date());
+      const record: AuditRecordInput = {
+        id: randomUUID(), orgId: naiveOrg, seq: Number(head.seq) + 1, eventType: inputs[i].eventType, occurredAt: sealedAt,
+        actor: { type: 'system', id: 'system' }, businessData: inputs[i].businessData,
+      };
+      const { sealed: [h], head: next } = sealBatch(head.chainHash, [record], sealedAt);
+      await trx('bench.naive_events').insert({
+        id: record.id, orgId: naiveOrg, seq: record.seq, eventType: record.eventType, occurredAt: sealedAt, actorType: 'system', actorId: 'system',
+        businessData: JSON.stringify(record.businessData), payloadHash: h.payloadHash, prevHash: h.prevHash, chainHash: h.chainHash, sealedAt,
+      });
+      await trx('bench.naive_heads').where({ orgId: naiveOrg }).update({ seq: next.seq, chainHash: next.chainHash, updatedAt: new Date() });
+    });
+  }
+  const t6 = performance.now();
+  const cRate = rate(NAIVE, t6 - t5);
+  console.log(`c. naive per-event chained insert (lock head, hash, insert, commit), first ${fmt(NAIVE)} events: ${fmt(cRate)} events/s (${Math.round(t6 - t5)} ms); peak RSS ${rss()}`);
+
+  // d. Hashing only, same input: in-line vs worker pool.
+  const sealedAt = toAuditTimestamp(new Date());
+  const byOrg = orgs.map((orgId) => inputs.filter((e) => e.orgId === orgId).map((e, k): AuditRecordInput => ({
+    id: randomUUID(), orgId, seq: k + 1, eventType: e.eventType, occurredAt: sealedAt, actor: { type: 'system', id: 'system' }, businessData: e.businessData,
+  })));
+  const t7 = performance.now();
+  const inline = byOrg.map((records) => sealBatch(GENESIS_HASH, records, sealedAt));
+  const t8 = performance.now();
+  const pool = createHashPool({ maxThreads: 2 });
+  await pool.seal(GENESIS_HASH, byOrg[0].slice(0, 10), sealedAt); // start the threads outside the timing
+  const t9 = performance.now();
+  const pooled = await Promise.all(byOrg.map((records) => pool.seal(GENESIS_HASH, records, sealedAt)));
+  const t10 = performance.now();
+  await pool.close();
+  if (pooled.some((p, i) => p.head.chainHash !== inline[i].head.chainHash)) throw new Error('pool and in-line disagree');
+  const dIn = rate(EVENTS, t8 - t7);
+  const dPool = rate(EVENTS, t10 - t9);
+  console.log(`d. hashing only: in-line single thread ${fmt(dIn)} records/s (${Math.round(t8 - t7)} ms) vs worker pool (2 threads) ${fmt(dPool)} records/s (${Math.round(t10 - t9)} ms), same heads; peak RSS ${rss()}`);
+
+  console.log('ratios:');
+  console.log(`  a / b (Aerie end to end vs bulk load of the same rows): ${(aRate / bRate).toFixed(2)}`);
+  console.log(`  a / c (Aerie vs naive per-event chaining):               ${(aRate / cRate).toFixed(1)}x`);
+  console.log(`  d pool / d in-line (hashing):                            ${(dPool / dIn).toFixed(2)}`);
+  console.log(`peak RSS of this process (kernel, database client, worker threads): ${rss()}`);
+} finally {
+  clearTimeout(deadline);
+  await kernel.close();
+  await db.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+}

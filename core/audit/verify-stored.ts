@@ -1,0 +1,170 @@
+import type { Knex } from 'knex';
+import type { JSONWebKeySet } from 'jose';
+import { GENESIS_HASH, chainHash, payloadHash, verifyAgainstCheckpoint, verifyCheckpoint, verifyRecords, type ChainBreak, type SealedAuditRecord } from './chain/index.ts';
+import { readChain, toSealedRecord } from './read-chain.ts';
+
+/**
+ * How the nearest checkpoint at or after a record judged it:
+ * - `matched` — signature valid, the records from this one to the checkpoint link and hash, and the
+ *   record at the checkpoint's seq has the signed chainHash and sealedAt;
+ * - `mismatch` — the records link but end in another chainHash (rows rewritten and re-hashed);
+ * - `chain_broken` — a record between this one and the checkpoint fails its own hashes or links;
+ * - `signature_invalid` — the stored checkpoint does not verify against the audit JWKS;
+ * - `pending` — no checkpoint covers the record yet (it is after the newest one).
+ * @see docs/audit.md "Verify one record"
+ */
+export type CheckpointStatus = 'matched' | 'mismatch' | 'chain_broken' | 'signature_invalid' | 'pending';
+
+/**
+ * Result of {@link verifyStoredRecord} (the body of `GET /api/v1/admin/audit/verify/{logId}`):
+ * `{ logId, orgId, seq, eventType, sealedAt, ok, payloadHash{ok,stored,recomputed},
+ * chainHash{ok,stored,recomputed}, link{ok,previousSeq,expected,stored},
+ * checkpoint{status, seq?, kid?, signedAt?, recordsChecked?, firstBroken?, detail} }`.
+ * `ok` is true when every check passed and the checkpoint `matched` or is `pending`.
+ * @see spec 01 "Audit" (`GET /verify/{logId}`), docs/audit.md
+ */
+export interface StoredRecordVerification {
+  logId: string;
+  orgId: string;
+  seq: number;
+  eventType: string;
+  sealedAt: string;
+  ok: boolean;
+  payloadHash: { ok: boolean; stored: string; recomputed: string | null };
+  chainHash: { ok: boolean; stored: string; recomputed: string | null };
+  link: { ok: boolean; previousSeq: number | null; expected: string | null; stored: string };
+  checkpoint: { status: CheckpointStatus; seq?: number; kid?: string; signedAt?: string; recordsChecked?: number; firstBroken?: ChainBreak; detail: string };
+}
+
+/**
+ * Verifies one sealed record as stored: its payloadHash and chainHash recomputed, its link to the
+ * previous record, and the nearest checkpoint at or after it (which catches a rewrite followed by
+ * re-hashing every later record).
+ * @param knex - database handle.
+ * @param record - the stored record (from `core.audit_events`).
+ * @param jwks - the platform audit JWKS.
+ * @returns {@link StoredRecordVerification}.
+ * @see spec 01 "Audit"
+ */
+export async function verifyStoredRecord(knex: Knex, record: SealedAuditRecord, jwks: JSONWebKeySet): Promise<StoredRecordVerification> {
+  const safe = (f: () => string) => { try { return f(); } catch { return null; } };
+  const recomputedPayload = safe(() => payloadHash(record));
+  const recomputedChain = safe(() => chainHash(record.prevHash, recomputedPayload ?? record.payloadHash));
+  const previous = record.seq > 1 ? (await readChain(knex, record.orgId, { fromSeq: record.seq - 1, toSeq: record.seq - 1 }))[0] : undefined;
+  const expected = record.seq === 1 ? GENESIS_HASH : previous?.chainHash ?? null;
+  const result: StoredRecordVerification = {
+    logId: record.id, orgId: record.orgId, seq: record.seq, eventType: record.eventType, sealedAt: record.sealedAt, ok: false,
+    payloadHash: { ok: recomputedPayload === record.payloadHash, stored: record.payloadHash, recomputed: recomputedPayload },
+    chainHash: { ok: recomputedChain === record.chainHash, stored: record.chainHash, recomputed: recomputedChain },
+    link: { ok: expected === record.prevHash, previousSeq: record.seq > 1 ? record.seq - 1 : null, expected, stored: record.prevHash },
+    checkpoint: await checkAgainstNextCheckpoint(knex, record, jwks),
+  };
+  result.ok = result.payloadHash.ok && result.chainHash.ok && result.link.ok && ['matched', 'pending'].includes(result.checkpoint.status);
+  return result;
+}
+
+async function checkAgainstNextCheckpoint(knex: Knex, record: SealedAuditRecord, jwks: JSONWebKeySet): Promise<StoredRecordVerification['checkpoint']> {
+  const row = await knex('core.audit_checkpoints').where({ orgId: record.orgId }).andWhere('seq', '>=', record.seq).orderBy('seq').orderBy('id').first();
+  if (!row) return { status: 'pending', detail: 'no checkpoint covers this record yet; it is protected by the hash links only' };
+  const base = { seq: Number(row.seq), kid: row.kid as string, signedAt: new Date(row.createdAt).toISOString() };
+  let claims;
+  try {
+    claims = await verifyCheckpoint(row.jws, jwks);
+  } catch (err) {
+    return { status: 'signature_invalid', ...base, detail: (err as Error).message };
+  }
+  if (claims.orgId !== record.orgId) return { status: 'signature_invalid', ...base, detail: 'the checkpoint is signed for another organization' };
+  const run = await readChain(knex, record.orgId, { fromSeq: record.seq, toSeq: claims.seq });
+  const links = verifyRecords(run, record.seq === 1 ? { startPrevHash: GENESIS_HASH } : {});
+  if (!links.ok) return { status: 'chain_broken', ...base, recordsChecked: links.checked, firstBroken: links.firstBroken, detail: links.firstBroken!.detail };
+  const match = verifyAgainstCheckpoint(run, claims);
+  if (!match.ok) {
+    return { status: 'mismatch', ...base, recordsChecked: run.length, detail: `${match.reason}: records between seq ${record.seq} and ${claims.seq} were rewritten and re-hashed` };
+  }
+  return { status: 'matched', ...base, recordsChecked: run.length, detail: `records seq ${record.seq}..${claims.seq} end in the signed chainHash` };
+}
+
+/**
+ * Outcome of {@link verifyStoredChain}: `{ ok, checked, checkpointsMatched, coveredThroughSeq,
+ * headSeq, firstBroken? }`; `firstBroken` is `{ seq, id, reason, detail, record? }` where `reason`
+ * is a chain break reason, `checkpoint_mismatch` (the record at the checkpoint's seq; the rewrite
+ * lies between the previous matched checkpoint and it) or `checkpoint_invalid`.
+ * @see docs/audit.md "CLI"
+ */
+export interface StoredChainReport {
+  ok: boolean;
+  checked: number;
+  checkpointsMatched: number;
+  coveredThroughSeq: number | null;
+  headSeq: number;
+  firstBroken?: { seq: number; id?: string; reason: string; detail: string; record?: SealedAuditRecord };
+}
+
+/**
+ * Walks an organization's whole stored chain from `fromSeq` (pages of 5,000) with its checkpoints
+ * and stops at the first broken record.
+ * @param knex - database handle.
+ * @param orgId - organization id.
+ * @param jwks - the platform audit JWKS.
+ * @param fromSeq - first seq to check (default 1); its prevHash is taken as given unless it is 1.
+ * @returns {@link StoredChainReport}.
+ * @see spec 01 "Audit"
+ */
+export async function verifyStoredChain(knex: Knex, orgId: string, jwks: JSONWebKeySet, fromSeq = 1): Promise<StoredChainReport> {
+  const head = await knex('core.audit_heads').where({ orgId }).first();
+  const report: StoredChainReport = { ok: false, checked: 0, checkpointsMatched: 0, coveredThroughSeq: null, headSeq: head ? Number(head.seq) : 0 };
+  const cps = new Map<number, Array<{ jws: string }>>();
+  for (const row of await knex('core.audit_checkpoints').where({ orgId }).andWhere('seq', '>=', fromSeq).orderBy('seq')) {
+    const seq = Number(row.seq);
+    cps.set(seq, [...(cps.get(seq) ?? []), { jws: row.jws }]);
+  }
+  let prev: string | undefined = fromSeq === 1 ? GENESIS_HASH : undefined;
+  let next = fromSeq;
+  for (;;) {
+    const page = await readChain(knex, orgId, { fromSeq: next, limit: 5000 });
+    if (!page.length) break;
+    const links = verifyRecords(page, prev ? { startPrevHash: prev } : {});
+    if (!links.ok) {
+      const at = links.checked;
+      report.checked += at;
+      report.firstBroken = { ...links.firstBroken!, record: page[at] };
+      return report;
+    }
+    for (const record of page) {
+      for (const { jws } of cps.get(record.seq) ?? []) {
+        let claims;
+        try {
+          claims = await verifyCheckpoint(jws, jwks);
+        } catch (err) {
+          report.firstBroken = { seq: record.seq, id: record.id, reason: 'checkpoint_invalid', detail: (err as Error).message, record };
+          return report;
+        }
+        const match = verifyAgainstCheckpoint([record], claims);
+        if (!match.ok || claims.orgId !== orgId) {
+          const from = report.coveredThroughSeq === null ? fromSeq : report.coveredThroughSeq + 1;
+          report.firstBroken = { seq: record.seq, id: record.id, reason: 'checkpoint_mismatch', record,
+            detail: `${match.ok ? 'org_mismatch' : match.reason}: records between seq ${from} and ${record.seq} were rewritten and re-hashed` };
+          return report;
+        }
+        report.checkpointsMatched++;
+        report.coveredThroughSeq = record.seq;
+      }
+    }
+    report.checked += page.length;
+    prev = page.at(-1)!.chainHash;
+    next = page.at(-1)!.seq + 1;
+  }
+  if (report.checked && next - 1 < report.headSeq) {
+    report.firstBroken = { seq: next, reason: 'seq_gap', detail: `chain ends at seq ${next - 1} but the head says ${report.headSeq}` };
+    return report;
+  }
+  report.ok = true;
+  return report;
+}
+
+/** Reads one stored record by id, or undefined. */
+export async function findStoredRecord(knex: Knex, id: string): Promise<SealedAuditRecord | undefined> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+  const row = await knex('core.audit_events').where({ id }).first();
+  return row ? toSealedRecord(row) : undefined;
+}

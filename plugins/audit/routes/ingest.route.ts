@@ -1,0 +1,49 @@
+import { reply, route, type AuditService, type Clock, type Database, type RouteDef } from '../../../core/index.ts';
+import { auditErrors } from '../errors.ts';
+
+/** Event-type prefixes only the platform itself writes. */
+export const RESERVED_PREFIXES = ['seal.', 'auth.'];
+/** Largest `businessData` of one ingested event (canonical JSON bytes). */
+export const MAX_BUSINESS_DATA_BYTES = 16_384;
+/** How far an `occurredAt` may lie in the future or the past. */
+const MAX_SKEW_MS = 5 * 60_000;
+const MAX_AGE_MS = 90 * 86_400_000;
+
+type Body = { events: Array<{ eventType: string; occurredAt?: string; businessData?: Record<string, unknown> }> };
+
+/**
+ * `POST /api/public/v1/audit/events` (organization API key, `apiKey` scheme): up to 1,000
+ * application events, all validated first (400 names the first bad index; nothing is written),
+ * then appended with one statement; the actor is the key (`apiKey`), an app-group-scoped key tags
+ * every event with its app group. Answers 202 `{ accepted, ids }` (ids in request order; the events
+ * are sealed on the organization's chain by the sealer moments later).
+ * @see spec 01 "Audit", docs/audit.md "Ingestion"
+ */
+export function ingestRoute(db: Database, audit: AuditService, clock: Clock): RouteDef {
+  return route<Body>({
+    method: 'POST', path: '/api/public/v1/audit/events', auth: 'apiKey', body: 'audit/ingest.body',
+    summary: 'Ingest a batch of application audit events (up to 1,000)', tags: ['audit'],
+    handler: async ({ body, principal }) => {
+      const orgId = principal!.orgId!;
+      const appGroupId = (principal as { appGroupId?: string }).appGroupId;
+      const now = clock.now().getTime();
+      const events = body.events.map((e, i) => {
+        const at = `events[${i}]`;
+        if (RESERVED_PREFIXES.some((p) => e.eventType.startsWith(p))) throw auditErrors.invalid(`${at}.eventType`, `must not start with ${RESERVED_PREFIXES.join(' or ')}`);
+        const occurredAt = e.occurredAt ? new Date(e.occurredAt) : undefined;
+        if (occurredAt && (occurredAt.getTime() > now + MAX_SKEW_MS || occurredAt.getTime() < now - MAX_AGE_MS)) {
+          throw auditErrors.invalid(`${at}.occurredAt`, 'must be within the last 90 days and not in the future');
+        }
+        const json = JSON.stringify(e.businessData ?? {});
+        if (Buffer.byteLength(json) > MAX_BUSINESS_DATA_BYTES) throw auditErrors.invalid(`${at}.businessData`, `must be at most ${MAX_BUSINESS_DATA_BYTES} bytes`);
+        if (json.includes('\\u0000')) throw auditErrors.invalid(`${at}.businessData`, 'must not contain NUL characters');
+        if (Object.keys(e.businessData ?? {}).some((k) => k.startsWith('_'))) {
+          throw auditErrors.invalid(`${at}.businessData`, 'top-level keys starting with _ are reserved');
+        }
+        return { orgId, eventType: e.eventType, occurredAt, appGroupId, actor: { type: 'apiKey' as const, id: principal!.id }, businessData: e.businessData ?? {} };
+      });
+      const { ids } = await db.transaction((trx) => audit.appendMany(trx, events));
+      return reply(202, { accepted: ids.length, ids });
+    },
+  });
+}

@@ -1,0 +1,113 @@
+import { notFound, route, type Clock, type Database, type GrantsProvider, type HandlerInput, type OrgContext, type RouteDef } from '../../../core/index.ts';
+import { toSealedRecord } from '../../../core/audit/read-chain.ts';
+import type { EntitlementsService, OrganizationsService } from '../../orgs/api.ts';
+import { auditErrors } from '../errors.ts';
+import { applyVisibility, isVisible, resolveVisibility, type AuditVisibility } from '../visibility.ts';
+
+/** Longest span of one query, in days. @see spec 01 "Limits" */
+export const MAX_SPAN_DAYS = 90;
+const DAY_MS = 86_400_000;
+
+export interface QueryDeps {
+  db: Database;
+  clock: Clock;
+  organizations: OrganizationsService;
+  entitlements: EntitlementsService;
+  grants: () => GrantsProvider | undefined;
+}
+
+type Q = { orgSlug: string; scope?: 'mine' | 'all'; eventTypes?: string; from?: string; to?: string; cursor?: string; limit?: number; id?: string };
+
+/** The caller's organization named by `orgSlug` (404 when not an active member). */
+async function orgOf(deps: QueryDeps, { query, principal }: HandlerInput<unknown, Q>): Promise<OrgContext> {
+  const org = await deps.organizations.resolveContext(query.orgSlug, principal);
+  if (!org?.member) throw notFound();
+  return org;
+}
+
+async function visibilityOf(deps: QueryDeps, input: HandlerInput<unknown, Q>, org: OrgContext): Promise<AuditVisibility> {
+  return resolveVisibility(input.query.scope ?? 'mine', input.principal!, org, deps.grants(), () => deps.entitlements.hasFeature(org.org.id, 'feature.audit.view_all'));
+}
+
+/** Start of the plan's retention window (`null` = unlimited). */
+async function windowStart(deps: QueryDeps, orgId: string): Promise<{ start: Date | null; days: number | null }> {
+  const days = await deps.entitlements.retentionDays(orgId);
+  return { days, start: days === null ? null : new Date(deps.clock.now().getTime() - days * DAY_MS) };
+}
+
+/** The public shape of a sealed event. */
+function toItem(row: Record<string, unknown>) {
+  const r = toSealedRecord(row);
+  return { id: r.id, seq: r.seq, eventType: r.eventType, occurredAt: r.occurredAt, actor: r.actor, appGroupId: r.appGroupId ?? null, businessData: r.businessData, sealedAt: r.sealedAt };
+}
+
+const encodeCursor = (occurredAt: string, seq: number) => Buffer.from(JSON.stringify({ o: occurredAt, s: seq })).toString('base64url');
+function decodeCursor(cursor: string): { o: string; s: number } {
+  try {
+    const c = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (typeof c.o === 'string' && !Number.isNaN(Date.parse(c.o)) && Number.isSafeInteger(c.s)) return c;
+  } catch { /* fall through */ }
+  throw auditErrors.invalid('cursor', 'is not a cursor this server issued');
+}
+
+/**
+ * `GET /api/v1/admin/audit/query?orgSlug&scope&eventTypes&from&to&cursor&limit` →
+ * `{ items, nextCursor, window: { from, to, windowStartUtc, retentionDays, clipped } }` newest first;
+ * `GET /api/v1/admin/audit/query/detail?orgSlug&id[&scope]` → one event with its hashes (404 when
+ * not visible or outside the retention window). Scope table, 90-day span (400
+ * `QUERY_SPAN_TOO_LONG`), `payment.*` to the owner only, retention clipping by plan.
+ * @see spec 01 "Audit", "Limits"; docs/audit.md "Query"
+ */
+export function queryRoutes(deps: QueryDeps): RouteDef[] {
+  return [
+    route<unknown, Q>({
+      method: 'GET', path: '/api/v1/admin/audit/query', auth: 'session', query: 'audit/query.query',
+      summary: 'Query sealed audit events of an organization', tags: ['audit'],
+      handler: async (input) => {
+        const org = await orgOf(deps, input);
+        const v = await visibilityOf(deps, input, org);
+        const { query } = input;
+        const now = deps.clock.now();
+        const to = query.to ? new Date(query.to) : now;
+        const from = query.from ? new Date(query.from) : new Date(to.getTime() - MAX_SPAN_DAYS * DAY_MS);
+        if (from > to) throw auditErrors.invalid('from', 'must not be after to');
+        const spanDays = (to.getTime() - from.getTime()) / DAY_MS;
+        if (spanDays > MAX_SPAN_DAYS) throw auditErrors.spanTooLong(Math.ceil(spanDays));
+        const retention = await windowStart(deps, org.org.id);
+        const clipped = retention.start !== null && from < retention.start;
+        const effectiveFrom = clipped ? retention.start! : from;
+        const limit = query.limit ?? 100;
+        const types = (query.eventTypes ?? '').split(',').map((t) => t.trim()).filter(Boolean);
+        const q = deps.db.knex('core.audit_events').where({ orgId: org.org.id }).andWhere('occurredAt', '>=', effectiveFrom).andWhere('occurredAt', '<=', to);
+        applyVisibility(q, v);
+        if (types.length) q.whereIn('eventType', types);
+        if (query.cursor) {
+          const c = decodeCursor(query.cursor);
+          q.where((w) => w.where('occurredAt', '<', new Date(c.o)).orWhere((e) => e.where('occurredAt', '=', new Date(c.o)).andWhere('seq', '<', c.s)));
+        }
+        const rows = await q.orderBy([{ column: 'occurredAt', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(limit + 1);
+        const items = rows.slice(0, limit).map(toItem);
+        const last = items.at(-1);
+        return {
+          items,
+          nextCursor: rows.length > limit && last ? encodeCursor(last.occurredAt, last.seq) : null,
+          window: { from: effectiveFrom.toISOString(), to: to.toISOString(), windowStartUtc: retention.start?.toISOString() ?? null, retentionDays: retention.days, clipped },
+        };
+      },
+    }),
+    route<unknown, Q>({
+      method: 'GET', path: '/api/v1/admin/audit/query/detail', auth: 'session', query: 'audit/detail.query',
+      summary: 'One sealed audit event with its hashes', tags: ['audit'],
+      handler: async (input) => {
+        const org = await orgOf(deps, input);
+        const v = await visibilityOf(deps, input, org);
+        const row = await deps.db.knex('core.audit_events').where({ orgId: org.org.id, id: input.query.id }).first();
+        if (!row) throw notFound();
+        const record = toSealedRecord(row);
+        const retention = await windowStart(deps, org.org.id);
+        if (!isVisible(record, v) || (retention.start && new Date(record.occurredAt) < retention.start)) throw notFound();
+        return { ...toItem(row), payloadHash: record.payloadHash, prevHash: record.prevHash, chainHash: record.chainHash };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,27 @@
+import { notFound, route, type Database, type RouteDef } from '../../../core/index.ts';
+import { findStoredRecord, verifyStoredRecord } from '../../../core/audit/verify-stored.ts';
+import { auditJwks } from '../../../core/audit/platform-audit-key.ts';
+import type { OrganizationsService } from '../../orgs/api.ts';
+
+/**
+ * `GET /api/v1/admin/audit/verify/{logId}` (session): Owner/Admin of the record's organization
+ * only (404 otherwise, and for `payment.*` unless Owner), answers {@link verifyStoredRecord}'s
+ * shape: payloadHash, chainHash, the link to the previous record and the nearest checkpoint.
+ * @see spec 01 "Audit"; docs/audit.md "Verify one record"
+ */
+export function verifyRoute(db: Database, organizations: OrganizationsService): RouteDef {
+  return route<unknown, unknown, { logId: string }>({
+    method: 'GET', path: '/api/v1/admin/audit/verify/{logId}', auth: 'session', params: 'audit/log-id.params',
+    summary: 'Verify one sealed audit record (hashes, link, checkpoint)', tags: ['audit'],
+    handler: async ({ params, principal }) => {
+      const record = await findStoredRecord(db.knex, params.logId);
+      if (!record) throw notFound();
+      const org = await organizations.findById(record.orgId);
+      const ctx = org ? await organizations.resolveContext(org.slug, principal) : null;
+      const role = ctx?.member?.role;
+      if (role !== 'Owner' && role !== 'Admin') throw notFound();
+      if (record.eventType.startsWith('payment.') && role !== 'Owner') throw notFound();
+      return verifyStoredRecord(db.knex, record, await auditJwks(db.knex));
+    },
+  });
+}

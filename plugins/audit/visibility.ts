@@ -1,0 +1,68 @@
+import type { Knex } from 'knex';
+import type { GrantsProvider, OrgContext, Principal } from '../../core/index.ts';
+import { auditErrors } from './errors.ts';
+
+/** Per-system grant → event-type prefix. @see spec 01 "Audit" */
+export const SYSTEM_PREFIXES: Readonly<Record<string, string>> = {
+  agent: 'agent.',
+  project_mgmt: 'org.project.',
+  reporting: 'reporting.',
+  payment: 'payment.',
+};
+
+const SYSTEM_GRANT = /^org\.audit_event_log\.list_system:system=([a-z_]+)$/;
+
+/**
+ * What a caller may see in one organization's audit events:
+ * `{ wholeOrg, prefixes, self, owner }` — `self` is the caller's account id (own events are
+ * always visible); `owner` alone sees `payment.*`, on every path.
+ * @see spec 01 "Audit" (the `scope` table)
+ */
+export interface AuditVisibility {
+  wholeOrg: boolean;
+  prefixes: string[];
+  self: string;
+  owner: boolean;
+}
+
+/**
+ * Resolves the visibility for `scope` (`mine` default, `all`): `all` is the whole organization for
+ * Owner/Admin, granted systems plus own for per-system grant holders, 403 `PERMISSION_DENIED`
+ * otherwise; then 403 `UPGRADE_REQUIRED` (`feature.audit.view_all`) below Pro.
+ * @param grants - the kernel's grants provider (rbac when enabled, else orgs: Owner/Admin = all).
+ * @see spec 01 "Audit"
+ */
+export async function resolveVisibility(
+  scope: 'mine' | 'all', principal: Principal, org: OrgContext, grants: GrantsProvider | undefined, hasViewAll: () => Promise<boolean>,
+): Promise<AuditVisibility> {
+  const role = org.member?.role;
+  const owner = role === 'Owner';
+  const self = principal.accountId ?? principal.id;
+  if (scope === 'mine') return { wholeOrg: false, prefixes: [], self, owner };
+  const ownerOrAdmin = role === 'Owner' || role === 'Admin';
+  const held = grants ? await grants(principal, org) : ownerOrAdmin ? 'all' : [];
+  const prefixes = held === 'all' ? [] : held.map((g) => SYSTEM_GRANT.exec(g)?.[1]).filter((k): k is string => !!k && k in SYSTEM_PREFIXES).map((k) => SYSTEM_PREFIXES[k]);
+  if (!ownerOrAdmin && prefixes.length === 0) throw auditErrors.permissionDenied('org.audit_event_log.list');
+  if (!(await hasViewAll())) throw auditErrors.upgradeRequired('feature.audit.view_all');
+  return { wholeOrg: ownerOrAdmin, prefixes: [...new Set(prefixes)], self, owner };
+}
+
+/** Adds the visibility filter to a query of `core.audit_events` (already filtered by `org_id`). */
+export function applyVisibility(q: Knex.QueryBuilder, v: AuditVisibility): Knex.QueryBuilder {
+  if (!v.wholeOrg) {
+    q.where((w) => {
+      w.where((s) => s.where('actorType', 'account').andWhere('actorId', v.self));
+      for (const prefix of v.prefixes) w.orWhere('eventType', 'like', `${prefix}%`);
+    });
+  }
+  if (!v.owner) q.whereNot('eventType', 'like', 'payment.%');
+  return q;
+}
+
+/** The same rule for one record already read (detail, verify). */
+export function isVisible(record: { eventType: string; actor: { type: string; id: string } }, v: AuditVisibility): boolean {
+  if (!v.owner && record.eventType.startsWith('payment.')) return false;
+  if (v.wholeOrg) return true;
+  if (record.actor.type === 'account' && record.actor.id === v.self) return true;
+  return v.prefixes.some((p) => record.eventType.startsWith(p));
+}
