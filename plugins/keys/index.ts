@@ -1,0 +1,54 @@
+import { coreExtensions, coreRefs, definePlugin } from '../../core/index.ts';
+import { orgsExtensions } from '../orgs/api.ts';
+import { keysExtensions, keysRefs } from './api.ts';
+import { SigningKeysService } from './signing-keys.service.ts';
+import { ApiKeysService } from './api-keys.service.ts';
+import { MachineTokensService } from './machine-tokens.service.ts';
+import { KeyStatusService } from './key-status.service.ts';
+import { keysInternalRefs } from './internal-refs.ts';
+import { apiKeyAuthScheme } from './api-key.auth.ts';
+import { machineTokenAuthScheme } from './machine-token.auth.ts';
+import { wellKnownRoutes } from './routes/well-known.route.ts';
+import { signingKeyRoutes } from './routes/signing-key.route.ts';
+import { apiKeyRoutes } from './routes/api-keys.route.ts';
+import { m2mTokenRoutes } from './routes/m2m-token.route.ts';
+
+/** Expired revocation markers are swept this often (they are also swept on every revocation). */
+const MARKER_SWEEP_MS = 10 * 60 * 1000;
+
+export default definePlugin({
+  id: 'keys',
+  deps: {
+    config: coreRefs.config, audit: coreRefs.audit,
+    signingKeys: keysRefs.signingKeys, apiKeys: keysRefs.apiKeys, machineTokens: keysRefs.machineTokens,
+    keyStatus: keysInternalRefs.keyStatus,
+  },
+  register(reg) {
+    reg.service(keysInternalRefs.keyStatus, KeyStatusService);
+    reg.service(keysRefs.signingKeys, SigningKeysService);
+    reg.service(keysRefs.apiKeys, ApiKeysService);
+    reg.service(keysRefs.machineTokens, MachineTokensService);
+  },
+  async init({ config, audit, signingKeys, apiKeys, machineTokens, keyStatus }, ctx) {
+    apiKeys.useExtensions(ctx.extensions(keysExtensions.serviceAccounts), ctx.extensions(keysExtensions.appGroups), audit);
+    signingKeys.useAudit(audit);
+    // The organization's signing key is made in its creation transaction.
+    ctx.extend(orgsExtensions.onCreate, async (org, trx) => {
+      await signingKeys.createFor(org, trx);
+    });
+    ctx.authScheme(apiKeyAuthScheme(apiKeys));
+    ctx.authScheme(machineTokenAuthScheme(machineTokens));
+    const grants = ctx.extensions(coreExtensions.grants);
+    ctx.routes(
+      ...wellKnownRoutes(config, signingKeys),
+      ...signingKeyRoutes(signingKeys),
+      ...apiKeyRoutes(apiKeys, () => grants.at(-1)),
+      ...m2mTokenRoutes(machineTokens),
+    );
+    await keyStatus.start(ctx.logger);
+    ctx.onShutdown(() => keyStatus.stop());
+    const sweep = setInterval(() => void apiKeys.purgeExpiredMarkers().catch((err) => ctx.logger.warn({ err }, 'revocation marker sweep failed')), MARKER_SWEEP_MS);
+    sweep.unref();
+    ctx.onShutdown(() => clearInterval(sweep));
+  },
+});

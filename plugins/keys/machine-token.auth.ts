@@ -1,0 +1,26 @@
+import type { AuthScheme } from '../../core/index.ts';
+import type { MachineTokensService } from './machine-tokens.service.ts';
+
+const ORG_PATH = /^\/api\/org\/([^/]+)(?:\/|$)/;
+const JWT_SHAPE = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
+
+/**
+ * The `machineToken` auth scheme: `Authorization: Bearer <machine token>` on `/api/org/{slug}/*`.
+ * Enforces that the token is a live RS256 machine token of `{slug}`'s organization (see
+ * {@link MachineTokensService.authenticate}); the principal carries `orgId` and the token's
+ * `scopes`, so the organization resolver accepts it only on its own organization and scope checks
+ * use what the token holds. Other bearer values are left to other schemes.
+ * @see spec 01 "Machine token rules"
+ */
+export function machineTokenAuthScheme(tokens: MachineTokensService): AuthScheme {
+  return {
+    name: 'machineToken',
+    async authenticate(req) {
+      const header = req.headers.authorization;
+      const token = typeof header === 'string' ? JWT_SHAPE.exec(header)?.[1] : undefined;
+      const slug = ORG_PATH.exec(req.path)?.[1];
+      if (!token || !slug) return null;
+      return tokens.authenticate(token, slug);
+    },
+  };
+}

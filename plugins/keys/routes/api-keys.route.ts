@@ -1,0 +1,94 @@
+import { reply, route, type GrantsProvider, type HandlerInput, type RouteDef, type RouteSeal } from '../../../core/index.ts';
+import { PermissionSet } from '../../../core/authz/index.ts';
+import type { ApiKeysService, NewApiKey } from '../api-keys.service.ts';
+import { requireOrganizationWideKey } from '../org-wide.ts';
+import { keysErrors } from '../errors.ts';
+import { DEFAULT_TOKEN_LIFETIME_SECONDS } from '../token-lifetime.ts';
+
+const BASE = '/api/org/{slug}/settings/keys/api-keys';
+
+type CreateBody = NewApiKey & { assertionResponseJson?: unknown };
+
+/**
+ * A ceiling above 300 s needs the organization owner (403 for anyone else, checked here so it comes
+ * before the seal) and the owner's passkey seal with purpose `api_key.long_lifetime` bound to the
+ * organization slug (401 `STEPUP_REQUIRED` / `STEPUP_FAILED`). Ceilings up to 300 s need neither.
+ * @see spec 01 "Machine token rules" 4
+ */
+export const longLifetimeSeal: RouteSeal = {
+  purpose: 'api_key.long_lifetime',
+  subject: (i) => String((i.params as { slug: string }).slug),
+  assertionField: 'assertionResponseJson',
+  when: (i: HandlerInput<CreateBody>) => {
+    if (!needsLongLifetimeSeal(i.body)) return false;
+    if (i.org?.member?.role !== 'Owner') throw keysErrors.ownerOnlyLongLifetime();
+    return true;
+  },
+};
+
+function needsLongLifetimeSeal(body: CreateBody): boolean {
+  return (body.maxTokenLifetimeSeconds ?? 0) > DEFAULT_TOKEN_LIFETIME_SECONDS;
+}
+
+/**
+ * Organization API keys under `/api/org/{slug}/settings/keys/api-keys`: create (value shown once),
+ * list (never values; session or machine token with `org.api_key.list`), rotate, revoke.
+ * @see spec 01 "Organization API key", "Machine tokens"
+ */
+export function apiKeyRoutes(apiKeys: ApiKeysService, grants: () => GrantsProvider | undefined): RouteDef[] {
+  return [
+    route<CreateBody, unknown, { slug: string }>({
+      method: 'POST', path: BASE, auth: 'session', org: true, scope: 'org.api_key.create', params: 'keys/slug.params',
+      body: 'keys/create-api-key.body', status: 201, seal: longLifetimeSeal,
+      summary: 'Create an API key (the value is shown once)', tags: ['keys'],
+      handler: async ({ body, principal, org, seal }) => {
+        // The kernel verified the seal before this handler; never create a long-lived key without one.
+        if (needsLongLifetimeSeal(body) && !seal) throw keysErrors.stepUpRequired();
+        const scopes = body.scopes ?? [];
+        if (scopes.length > 0) {
+          const held = await grants()?.(principal!, org!) ?? [];
+          if (held !== 'all') {
+            const perms = new PermissionSet(held);
+            const missing = scopes.find((s) => !safeHas(perms, s));
+            if (missing) throw keysErrors.grantNotHeld(missing);
+          }
+        }
+        const { assertionResponseJson: _seal, ...input } = body;
+        const { key, value } = await apiKeys.create(org!.org.id, principal!.accountId ?? null, { ...input, scopes });
+        return reply(201, { ...key, apiKey: value }, { 'cache-control': 'no-store' });
+      },
+    }),
+    route({
+      method: 'GET', path: BASE, auth: ['session', 'machineToken'], org: true, scope: 'org.api_key.list', params: 'keys/slug.params',
+      summary: "The organization's API keys (never their values)", tags: ['keys'],
+      handler: async ({ principal, org }) => {
+        requireOrganizationWideKey(principal);
+        return { apiKeys: await apiKeys.list(org!.org.id) };
+      },
+    }),
+    route<unknown, unknown, { slug: string; keyId: string }>({
+      method: 'POST', path: `${BASE}/{keyId}/rotate`, auth: 'session', org: true, scope: 'org.api_key.rotate', params: 'keys/key-id.params',
+      summary: 'Give an API key a new value (the old one stops working at once)', tags: ['keys'],
+      handler: async ({ params, org }) => {
+        const { key, value } = await apiKeys.rotate(org!.org.id, params.keyId);
+        return reply(200, { ...key, apiKey: value }, { 'cache-control': 'no-store' });
+      },
+    }),
+    route<unknown, unknown, { slug: string; keyId: string }>({
+      method: 'DELETE', path: `${BASE}/{keyId}`, auth: 'session', org: true, scope: 'org.api_key.revoke', params: 'keys/key-id.params',
+      summary: 'Revoke an API key and cut off the machine tokens it issued', tags: ['keys'],
+      handler: async ({ params, org }) => {
+        await apiKeys.revoke(org!.org.id, params.keyId);
+      },
+    }),
+  ];
+}
+
+/** A malformed requested scope is not held (the service then answers 400 for it). */
+function safeHas(perms: PermissionSet, scope: string): boolean {
+  try {
+    return perms.has(scope);
+  } catch {
+    return true;
+  }
+}

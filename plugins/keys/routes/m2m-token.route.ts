@@ -1,0 +1,17 @@
+import { reply, route, type RouteDef } from '../../../core/index.ts';
+import type { MachineTokenRequest, MachineTokensService } from '../machine-tokens.service.ts';
+
+/**
+ * `POST /api/m2m/token {orgSlug, apiKey, scope?, lifetimeSeconds?}` →
+ * `{accessToken, tokenType: 'Bearer', expiresIn, org}` (`Cache-Control: no-store`).
+ * @see spec 01 "Machine tokens", "Machine token response"
+ */
+export function m2mTokenRoutes(tokens: MachineTokensService): RouteDef[] {
+  return [
+    route<MachineTokenRequest>({
+      method: 'POST', path: '/api/m2m/token', auth: 'public', body: 'keys/m2m-token.body',
+      summary: 'Exchange an organization API key for a machine token', tags: ['keys'],
+      handler: async ({ body }) => reply(200, await tokens.issue(body), { 'cache-control': 'no-store', pragma: 'no-cache' }),
+    }),
+  ];
+}

@@ -1,0 +1,27 @@
+import { route, type RouteDef } from '../../../core/index.ts';
+import type { SigningKeysService } from '../signing-keys.service.ts';
+import { keysErrors } from '../errors.ts';
+
+const SCOPE = 'org.signing_key.rotate';
+
+/**
+ * `POST /api/org/{slug}/settings/keys/signing-key/rotate` (Owner/Admin): a new RSA-2048 key; the old
+ * one leaves the JWKS at once and every token it signed stops verifying.
+ * @returns `{ kid, retiredKid, issuer, jwksUri }`
+ * @see spec 01 "Organization lifecycle and settings"
+ */
+export function signingKeyRoutes(signingKeys: SigningKeysService): RouteDef[] {
+  return [
+    route({
+      method: 'POST', path: '/api/org/{slug}/settings/keys/signing-key/rotate', auth: 'session', org: true, scope: SCOPE, params: 'keys/slug.params',
+      summary: "Rotate the organization's signing key (old tokens stop verifying at once)", tags: ['keys'],
+      handler: async ({ org }) => {
+        const role = org!.member?.role;
+        if (role !== 'Owner' && role !== 'Admin') throw keysErrors.ownerOrAdminOnly(SCOPE);
+        const { kid, retiredKid } = await signingKeys.rotate({ id: org!.org.id, slug: org!.org.slug });
+        const issuer = signingKeys.issuer(org!.org.slug);
+        return { kid, retiredKid, issuer, jwksUri: `${issuer}/.well-known/jwks.json` };
+      },
+    }),
+  ];
+}

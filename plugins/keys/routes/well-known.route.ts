@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import { notFound, reply, route, type AerieConfig, type RouteDef } from '../../../core/index.ts';
+import type { SigningKeysService } from '../signing-keys.service.ts';
+import { JWS_ALG } from '../signing-keys.service.ts';
+
+/**
+ * Seconds clients may cache the JWKS. Short, because a rotated key leaves the set at once and
+ * verifiers that cache longer keep accepting it that much longer.
+ */
+export const JWKS_MAX_AGE_SECONDS = 60;
+
+/**
+ * Each organization is an issuer, `{base_url}/api/public/orgs/{slug}`:
+ * `GET {iss}/.well-known/jwks.json` (RFC 7517; `kid`, `use: sig`, `alg: RS256`; `Cache-Control` and
+ * `ETag`, answering `If-None-Match` with 304) and `GET {iss}/.well-known/openid-configuration`
+ * (issuer, jwks_uri, token endpoint, algorithms). Unknown organizations get 404.
+ * @see spec 01 "End-user token", docs/api/keys.md
+ */
+export function wellKnownRoutes(config: AerieConfig, signingKeys: SigningKeysService): RouteDef[] {
+  return [
+    route<unknown, unknown, { slug: string }>({
+      method: 'GET', path: '/api/public/orgs/{slug}/.well-known/jwks.json', auth: 'public', params: 'keys/slug.params',
+      summary: "The organization's JSON Web Key Set", tags: ['keys'],
+      handler: async ({ params, request }) => {
+        const jwks = await signingKeys.jwks(params.slug);
+        if (!jwks) throw notFound('Organization not found.');
+        const body = JSON.stringify(jwks);
+        const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+        const headers = { 'cache-control': `public, max-age=${JWKS_MAX_AGE_SECONDS}, must-revalidate`, etag, 'content-type': 'application/jwk-set+json' };
+        if (request.headers['if-none-match'] === etag) return reply(304, undefined, headers);
+        return reply(200, body, headers);
+      },
+    }),
+    route<unknown, unknown, { slug: string }>({
+      method: 'GET', path: '/api/public/orgs/{slug}/.well-known/openid-configuration', auth: 'public', params: 'keys/slug.params',
+      summary: "The organization's issuer metadata", tags: ['keys'],
+      handler: async ({ params }) => {
+        if (!(await signingKeys.jwks(params.slug))) throw notFound('Organization not found.');
+        const issuer = signingKeys.issuer(params.slug);
+        return reply(200, {
+          issuer,
+          jwks_uri: `${issuer}/.well-known/jwks.json`,
+          token_endpoint: `${config.baseUrl}/api/m2m/token`,
+          grant_types_supported: ['client_credentials'],
+          token_endpoint_auth_methods_supported: ['aerie_api_key'],
+          scopes_supported: [],
+          subject_types_supported: ['public'],
+          id_token_signing_alg_values_supported: [JWS_ALG],
+          access_token_signing_alg_values_supported: [JWS_ALG],
+        }, { 'cache-control': 'public, max-age=3600' });
+      },
+    }),
+  ];
+}

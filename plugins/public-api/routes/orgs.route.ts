@@ -1,0 +1,47 @@
+import { notFound, route, type RouteDef } from '../../../core/index.ts';
+import { requireOrganizationWideKey, type ApiKeyPrincipal } from '../../keys/api.ts';
+import type { OrganizationDirectory } from '../organization-directory.ts';
+
+/**
+ * The public organization API (`X-Api-Key`): `POST /orgs/by-owner` (a list, empty for "no account"
+ * and "owns nothing"), `POST /orgs/match`, `POST /orgs/by-id` (404 when absent) and
+ * `GET /orgs/operators` (active Owner/Admin members of the key's organization; app-group-scoped keys
+ * get 401).
+ * @see spec 01 "Public organization API"
+ */
+export function orgRoutes(directory: OrganizationDirectory): RouteDef[] {
+  return [
+    route<{ ownerEmail: string }>({
+      method: 'POST', path: '/api/public/v1/orgs/by-owner', auth: 'apiKey', body: 'public-api/by-owner.body',
+      summary: 'Organizations owned by an email', tags: ['public-v1'],
+      handler: async ({ body }) => directory.ownedBy(body.ownerEmail),
+    }),
+    route<{ ownerEmail: string; orgName: string }>({
+      method: 'POST', path: '/api/public/v1/orgs/match', auth: 'apiKey', body: 'public-api/match.body',
+      summary: 'The organization an email owns under a name', tags: ['public-v1'],
+      handler: async ({ body }) => {
+        const org = await directory.match(body.ownerEmail, body.orgName);
+        if (!org) throw notFound('No organization of that owner has that name.');
+        return org;
+      },
+    }),
+    route<{ orgId: string }>({
+      method: 'POST', path: '/api/public/v1/orgs/by-id', auth: 'apiKey', body: 'public-api/by-id.body',
+      summary: 'An organization by id', tags: ['public-v1'],
+      handler: async ({ body }) => {
+        const org = await directory.byId(body.orgId);
+        if (!org) throw notFound('Organization not found.');
+        return org;
+      },
+    }),
+    route({
+      method: 'GET', path: '/api/public/v1/orgs/operators', auth: 'apiKey',
+      summary: "The key's organization's active owners and admins", tags: ['public-v1'],
+      handler: async ({ principal }) => {
+        requireOrganizationWideKey(principal);
+        const orgId = (principal as ApiKeyPrincipal).orgId;
+        return { orgId, operators: await directory.operators(orgId) };
+      },
+    }),
+  ];
+}

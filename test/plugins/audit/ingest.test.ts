@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestAerie } from '../../helpers/harness.ts';
+import { readChain } from '../../../core/audit/read-chain.ts';
+import { verifyRecords } from '../../../core/audit/chain/index.ts';
+
+describe('audit ingestion: POST /api/public/v1/audit/events with an organization API key', () => {
+  let aerie: TestAerie;
+  let key: string;
+  let keyId: string;
+  let orgId: string;
+
+  beforeAll(async () => {
+    aerie = await TestAerie.start({ plugins: ['accounts', 'orgs', 'keys', 'audit'] });
+    const owner = await aerie.signIn('owner@example.com');
+    expect((await aerie.request('POST', '/api/org/create', { token: owner, body: { name: 'Acme', slug: 'acme' } })).status).toBe(201);
+    orgId = (await aerie.sql(`select id from orgs.organizations where slug = 'acme'`))[0].id;
+    const apiKeys = aerie.kernel.container.resolve<{ create(orgId: string, by: string | null, input: { name: string }): Promise<{ key: { id: string }; value: string }> }>('keys.apiKeys');
+    const created = await apiKeys.create(orgId, null, { name: 'ingest' });
+    key = created.value;
+    keyId = created.key.id;
+  });
+  afterAll(() => aerie?.close());
+
+  const post = (body: unknown, headers: Record<string, string> = { 'x-api-key': key }) => aerie.request('POST', '/api/public/v1/audit/events', { body, headers });
+
+  it('accepts 1,000 events in one batch, returns their ids in order, and seals them on the chain', async () => {
+    const events = Array.from({ length: 1000 }, (_, i) => ({ eventType: 'app.order.placed', businessData: { i } }));
+    const res = await post({ events });
+    expect(res.status).toBe(202);
+    expect(res.body.accepted).toBe(1000);
+    expect(res.body.ids).toHaveLength(1000);
+    await aerie.kernel.auditSealer.drain();
+    const rows = await aerie.sql(`select id, actor_type, actor_id, business_data from core.audit_events where event_type = 'app.order.placed' order by seq`);
+    expect(rows.map((r) => r.id)).toEqual(res.body.ids);
+    expect(rows[999]).toMatchObject({ actor_type: 'apiKey', actor_id: keyId, business_data: { i: 999 } });
+    expect(verifyRecords(await readChain(aerie.kernel.db.knex, orgId)).ok).toBe(true);
+  });
+
+  it('refuses the whole batch on one bad event, over 1,000 events, reserved types, and without a key', async () => {
+    const before = (await aerie.sql(`select count(*)::int as n from core.audit_outbox`))[0].n;
+    const bad: Array<[unknown, number]> = [
+      [{ events: Array.from({ length: 1001 }, () => ({ eventType: 'app.x' })) }, 400],
+      [{ events: [{ eventType: 'app.ok' }, { eventType: 'Not Valid' }] }, 400],
+      [{ events: [{ eventType: 'seal.lifecycle.registered' }] }, 400],
+      [{ events: [{ eventType: 'app.x', businessData: { _humanSeal: {} } }] }, 400],
+      [{ events: [{ eventType: 'app.x', occurredAt: '2999-01-01T00:00:00.000Z' }] }, 400],
+      [{ events: [{ eventType: 'app.x', extra: 1 }] }, 400],
+      [{ events: [] }, 400],
+    ];
+    for (const [body, status] of bad) expect((await post(body)).status).toBe(status);
+    expect((await post({ events: [{ eventType: 'app.x' }] }, {})).status).toBe(401);
+    expect((await post({ events: [{ eventType: 'app.x' }] }, { 'x-api-key': 'ah_live_nope' })).status).toBe(401);
+    expect((await aerie.sql(`select count(*)::int as n from core.audit_outbox`))[0].n).toBe(before);
+  });
+});
