@@ -31,3 +31,5 @@ export { SealBindingError } from './seals/binding.ts';
 export type { SealBinding, SealField } from './seals/binding.ts';
 export type { SealProof } from './seals/seal-proof.ts';
 export type { AuditService, AuditEventInput, AuditActorRef } from './audit/audit-service.types.ts';
+/** core.authz: scope expressions, permission sets, narrowing, separation of duties. */
+export * from './authz/index.ts';

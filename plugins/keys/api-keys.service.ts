@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { coreRefs, inject, injectable, type AuditService, type Clock, type CryptoService, type Database } from '../../core/index.ts';
-import { parseScope, formatScope } from '../../core/authz/index.ts';
+import { parseScope, formatScope } from '../../core/index.ts';
 import { keysRefs, type ApiKeyDto, type ApiKeyPrincipal, type AppGroupDirectory, type ServiceAccountDirectory } from './api.ts';
 import { keysInternalRefs } from './internal-refs.ts';
 import { keysErrors } from './errors.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { coreRefs, inject, injectable, type Clock } from '../../core/index.ts';
-import { narrowScopes } from '../../core/authz/index.ts';
+import { narrowScopes } from '../../core/index.ts';
 import { keysRefs, type MachinePrincipal } from './api.ts';
 import { keysInternalRefs } from './internal-refs.ts';
 import { API_KEY_PREFIX, isUuid, type ApiKeysService } from './api-keys.service.ts';

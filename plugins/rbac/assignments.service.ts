@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { coreRefs, inject, injectable, permissionDenied, type AuditService, type Clock, type Database } from '../../core/index.ts';
-import { checkAssignment, findSodConflicts, hasUnfilledValue, parseScope, PermissionSet, type SodConflict } from '../../core/authz/index.ts';
+import { checkAssignment, findSodConflicts, hasUnfilledValue, parseScope, PermissionSet, type SodConflict } from '../../core/index.ts';
 import { orgsRefs, type MembershipDto, type MembershipsService } from '../orgs/api.ts';
 import { rbacRefs } from './api.ts';
 import type { RolesService } from './roles.service.ts';

@@ -1,5 +1,5 @@
 import { AerieError, conflict, notFound } from '../../core/index.ts';
-import type { SodConflict } from '../../core/authz/index.ts';
+import type { SodConflict } from '../../core/index.ts';
 
 /**
  * 403 `SOD_CONFLICT`: an assignment would leave a member holding both halves of a forbidden pair.

@@ -1,5 +1,5 @@
 import { coreRefs, inject, injectable, permissionDenied, type Database, type OrgContext, type Principal } from '../../core/index.ts';
-import { PermissionSet, type ScopeContext } from '../../core/authz/index.ts';
+import { PermissionSet, type ScopeContext } from '../../core/index.ts';
 import { DEFAULT_MEMBER_GRANTS } from './default-grants.ts';
 
 /** Most members' permission sets kept built (by membership id); a hit still reads fresh grants first. */

@@ -8,7 +8,7 @@
  *
  * @see spec 01 "Role and permission" (guest compile table)
  */
-import { formatScope, parseScope, UNFILLED_VALUE, type ScopeExpression } from '../../core/authz/index.ts';
+import { formatScope, parseScope, UNFILLED_VALUE, type ScopeExpression } from '../../core/index.ts';
 
 const PLACEHOLDER = /^\{([a-z][a-z0-9_]{0,39})\}$/;
 

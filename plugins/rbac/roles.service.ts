@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { coreRefs, inject, injectable, permissionDenied, type AuditService, type Clock, type Database } from '../../core/index.ts';
-import type { PermissionSet } from '../../core/authz/index.ts';
+import type { PermissionSet } from '../../core/index.ts';
 import { ScopeCatalog } from './scope-catalog.ts';
 import { isPresetKey, PRESET_ROLES, presetRoleId, presetTemplateId } from './presets.ts';
 import { parseTemplate, templateCeiling, variablesOf } from './role-compile.ts';

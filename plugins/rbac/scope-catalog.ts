@@ -16,7 +16,7 @@
  *
  * @see spec 01 "Role and permission" ("The service's own namespace is restricted to a whitelist of resources")
  */
-import { parseScope, type ScopeExpression } from '../../core/authz/index.ts';
+import { parseScope, type ScopeExpression } from '../../core/index.ts';
 import { rbacErrors } from './errors.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { reply, route, type GrantsProvider, type HandlerInput, type RouteDef, type RouteSeal } from '../../../core/index.ts';
-import { PermissionSet } from '../../../core/authz/index.ts';
+import { PermissionSet } from '../../../core/index.ts';
 import type { ApiKeysService, NewApiKey } from '../api-keys.service.ts';
 import { requireOrganizationWideKey } from '../org-wide.ts';
 import { keysErrors } from '../errors.ts';
