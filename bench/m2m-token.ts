@@ -37,7 +37,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
-import pg from 'pg';
+import { createTestDatabase } from '../test/helpers/pg-databases.ts';
 
 const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const SELF = fileURLToPath(import.meta.url);
@@ -119,7 +119,7 @@ async function main(): Promise<void> {
   const adminUrl = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL;
   if (!adminUrl) throw new Error('set TEST_DATABASE_URL (eval "$(bash .ci/pg-server.sh)") or DATABASE_URL to a PostgreSQL server');
   const started = Date.now();
-  const db = await createDatabase(adminUrl);
+  const db = await createTestDatabase(adminUrl);
   cleanups.push(db.drop);
   const dataDir = mkdtempSync(join(tmpdir(), 'aerie-bench-'));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -334,24 +334,6 @@ async function signIn(base: string, dataDir: string, email: string): Promise<str
   return verified.sessionToken as string;
 }
 
-async function createDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `aerie_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
