@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import pino from 'pino';
+import { TestAerie } from '../../helpers/harness.ts';
+import { coreRefs } from '../../../core/core-refs.ts';
+import type { AuditService } from '../../../core/audit/audit-service.types.ts';
+import { AuditSealer } from '../../../core/audit/sealer.ts';
+import { readChain } from '../../../core/audit/read-chain.ts';
+import { createHashPool, verifyRecords, type HashPool } from '../../../core/audit/chain/index.ts';
+import { systemClock } from '../../../core/clock.ts';
+
+/** A pool whose worker fails: by throwing, or by the thread going away mid-task. */
+function failingPool(kind: 'throws' | 'exits'): () => HashPool {
+  return () => {
+    const real = createHashPool({ maxThreads: 1 });
+    return {
+      threads: 1,
+      seal: async () => {
+        if (kind === 'exits') {
+          await real.destroy();
+          throw new Error('worker thread exited mid-batch');
+        }
+        throw new Error('worker threw mid-batch');
+      },
+      sealJson: async () => {
+        throw new Error('unused');
+      },
+      close: () => real.close().catch(() => undefined),
+      destroy: () => real.destroy(),
+    };
+  };
+}
+
+describe('core.audit sealer faults', () => {
+  let aerie: TestAerie;
+  let audit: AuditService;
+  beforeAll(async () => {
+    aerie = await TestAerie.start({ plugins: ['accounts', 'orgs'] });
+    audit = aerie.kernel.container.resolve<AuditService>(coreRefs.audit.id);
+    // The kernel's own background sealer must not seal these events while the faulty one fails.
+    await aerie.kernel.auditSealer.stop();
+  });
+  afterAll(() => aerie?.close());
+
+  it.each(['throws', 'exits'] as const)('keeps the events in the outbox when the worker %s, and a later run seals them once', async (kind) => {
+    const orgId = randomUUID();
+    const db = aerie.kernel.db;
+    const { ids } = await db.transaction((trx) => audit.appendMany(trx, Array.from({ length: 40 }, (_, i) => ({ orgId, eventType: 'test.fault', businessData: { i } }))));
+    const logger = pino({ level: 'silent' });
+    const faulty = new AuditSealer(db, systemClock, logger, { poolThreshold: 1, pool: failingPool(kind) });
+    await expect(faulty.drain()).rejects.toThrow(/mid-batch/);
+    await faulty.stop().catch(() => undefined);
+    expect(await aerie.sql('select count(*)::int as n from core.audit_outbox where org_id = ?', [orgId])).toEqual([{ n: 40 }]);
+    expect(await aerie.sql('select count(*)::int as n from core.audit_events where org_id = ?', [orgId])).toEqual([{ n: 0 }]);
+
+    const healthy = new AuditSealer(db, systemClock, logger);
+    expect(await healthy.drain()).toBe(40);
+    await healthy.stop();
+    const chain = await readChain(db.knex, orgId);
+    expect(chain.map((r) => r.id).sort()).toEqual([...ids].sort());
+    expect(chain.map((r) => r.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+    expect(verifyRecords(chain).ok).toBe(true);
+    expect(await aerie.sql('select count(*)::int as n from core.audit_outbox where org_id = ?', [orgId])).toEqual([{ n: 0 }]);
+  });
+});
