@@ -72,9 +72,9 @@ export class ApiKeysService {
   private readonly byHash = new LruMap<string, KeyRecord>(KEY_CACHE_SIZE);
   private serviceAccounts: readonly ServiceAccountDirectory[] = [];
   private appGroups: readonly AppGroupDirectory[] = [];
-  private audit?: AuditService;
 
   constructor(
+    @inject(coreRefs.audit.id) private readonly audit: AuditService,
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.crypto.id) private readonly crypto: CryptoService,
     @inject(coreRefs.clock.id) private readonly clock: Clock,
@@ -87,11 +87,10 @@ export class ApiKeysService {
     });
   }
 
-  /** Wires the directories (live extension arrays) and the audit chain at init. */
-  useExtensions(serviceAccounts: readonly ServiceAccountDirectory[], appGroups: readonly AppGroupDirectory[], audit?: AuditService): void {
+  /** Wires the directories (live extension arrays) at init. */
+  useExtensions(serviceAccounts: readonly ServiceAccountDirectory[], appGroups: readonly AppGroupDirectory[]): void {
     this.serviceAccounts = serviceAccounts;
     this.appGroups = appGroups;
-    this.audit = audit;
   }
 
   /**
@@ -114,7 +113,7 @@ export class ApiKeysService {
         appGroupId: input.appGroupId ?? null, scopes: JSON.stringify(scopes), maxTokenLifetimeSeconds: input.maxTokenLifetimeSeconds ?? null,
         serviceAccountId: input.serviceAccountId ?? null, createdBy, createdAt: now,
       }).returning(COLUMNS);
-      await this.audit?.append(trx, {
+      await this.audit.append(trx, {
         orgId, eventType: 'org.api_key.created',
         businessData: { keyId: inserted.id, name: inserted.name, appGroupId: inserted.appGroupId, scopes, maxTokenLifetimeSeconds: inserted.maxTokenLifetimeSeconds, serviceAccountId: inserted.serviceAccountId },
       });
@@ -148,7 +147,7 @@ export class ApiKeysService {
       const [updated]: ApiKeyRow[] = await trx('keys.api_keys').where({ orgId, id: keyId }).whereNull('revokedAt')
         .update({ keyHash: this.crypto.sha256Hex(value), hint: value.slice(-4), rotatedAt: this.clock.now() }).returning(COLUMNS);
       if (!updated) throw keysErrors.apiKeyNotFound();
-      await this.audit?.append(trx, { orgId, eventType: 'org.api_key.rotated', businessData: { keyId, name: updated.name } });
+      await this.audit.append(trx, { orgId, eventType: 'org.api_key.rotated', businessData: { keyId, name: updated.name } });
       await this.keyStatus.announce(trx, { type: 'rotated', keyId });
       return updated;
     });
@@ -173,7 +172,7 @@ export class ApiKeysService {
       await trx('keys.api_keys').where({ id: keyId }).update({ revokedAt: now });
       const expiresAt = new Date(now.getTime() + revocationMarkerSeconds(row.maxTokenLifetimeSeconds) * 1000);
       await trx('keys.api_key_revocations').insert({ keyId, orgId, revokedAt: now, expiresAt });
-      await this.audit?.append(trx, { orgId, eventType: 'org.api_key.revoked', businessData: { keyId, name: row.name } });
+      await this.audit.append(trx, { orgId, eventType: 'org.api_key.revoked', businessData: { keyId, name: row.name } });
       const revoked: KeyChange = { type: 'revoked', keyId, expiresAt: expiresAt.getTime() };
       await this.keyStatus.announce(trx, revoked);
       return revoked;

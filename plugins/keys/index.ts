@@ -19,7 +19,7 @@ const MARKER_SWEEP_MS = 10 * 60 * 1000;
 export default definePlugin({
   id: 'keys',
   deps: {
-    config: coreRefs.config, audit: coreRefs.audit,
+    config: coreRefs.config,
     signingKeys: keysRefs.signingKeys, apiKeys: keysRefs.apiKeys, machineTokens: keysRefs.machineTokens,
     keyStatus: keysInternalRefs.keyStatus,
   },
@@ -29,9 +29,8 @@ export default definePlugin({
     reg.service(keysRefs.apiKeys, ApiKeysService);
     reg.service(keysRefs.machineTokens, MachineTokensService);
   },
-  async init({ config, audit, signingKeys, apiKeys, machineTokens, keyStatus }, ctx) {
-    apiKeys.useExtensions(ctx.extensions(keysExtensions.serviceAccounts), ctx.extensions(keysExtensions.appGroups), audit);
-    signingKeys.useAudit(audit);
+  async init({ config, signingKeys, apiKeys, machineTokens, keyStatus }, ctx) {
+    apiKeys.useExtensions(ctx.extensions(keysExtensions.serviceAccounts), ctx.extensions(keysExtensions.appGroups));
     // The organization's signing key is made in its creation transaction.
     ctx.extend(orgsExtensions.onCreate, async (org, trx) => {
       await signingKeys.createFor(org, trx);

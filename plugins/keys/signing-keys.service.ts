@@ -76,9 +76,9 @@ export class SigningKeysService {
   private readonly verifiers = new LruMap<string, Verifier>(KEY_CACHE_SIZE);
   /** Active key per organization id, used while the key-status view is in sync. */
   private readonly active = new LruMap<string, ActiveKey>(KEY_CACHE_SIZE);
-  private audit?: AuditService;
 
   constructor(
+    @inject(coreRefs.audit.id) private readonly audit: AuditService,
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.crypto.id) private readonly crypto: CryptoService,
     @inject(coreRefs.clock.id) private readonly clock: Clock,
@@ -96,10 +96,6 @@ export class SigningKeysService {
     });
   }
 
-  /** Records `org.signing_key.rotated` on the audit chain when `core.audit` is available. */
-  useAudit(audit: AuditService | undefined): void {
-    this.audit = audit;
-  }
 
   /** `{base_url}/api/public/orgs/{slug}`: the organization as token issuer. */
   issuer(slug: string): string {
@@ -226,7 +222,7 @@ export class SigningKeysService {
         .update({ retiredAt: this.clock.now() }).returning('kid');
       const kid = await this.insertKey(org, trx);
       const retiredKid = retired[0]?.kid ?? null;
-      await this.audit?.append(trx, { orgId: org.id, eventType: 'org.signing_key.rotated', businessData: { kid, retiredKid } });
+      await this.audit.append(trx, { orgId: org.id, eventType: 'org.signing_key.rotated', businessData: { kid, retiredKid } });
       if (retiredKid) await this.keyStatus.announce(trx, { type: 'retired', kid: retiredKid, orgId: org.id });
       return { kid, retiredKid };
     });

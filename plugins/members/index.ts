@@ -13,16 +13,15 @@ const responsesRef = createServiceRef<InvitationResponseService>('members.invita
 
 export default definePlugin({
   id: 'members',
-  deps: { audit: coreRefs.audit, invitations: membersRefs.invitations, members: membersRefs.members, responses: responsesRef, permissions: rbacRefs.permissions },
+  deps: { invitations: membersRefs.invitations, members: membersRefs.members, responses: responsesRef, permissions: rbacRefs.permissions },
   register(reg) {
     reg.service(membersRefs.invitations, InvitationsService);
     reg.service(membersRefs.members, MembersService);
     reg.service(responsesRef, InvitationResponseService);
   },
-  init({ audit, invitations, members, responses, permissions }, ctx) {
-    invitations.configure(audit, ctx.extensions(membersExtensions.companyDomains));
-    responses.configure(audit, ctx.extensions(membersExtensions.directorAccepted));
-    members.useAudit(audit);
+  init({ invitations, members, responses, permissions }, ctx) {
+    invitations.configure(ctx.extensions(membersExtensions.companyDomains));
+    responses.configure(ctx.extensions(membersExtensions.directorAccepted));
     ctx.routes(
       // Fixed paths before `/{connectedIdId}`: the router tries routes in order.
       ...invitationRoutes(invitations, permissions),

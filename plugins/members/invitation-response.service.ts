@@ -30,10 +30,10 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; error: Error };
  */
 @injectable()
 export class InvitationResponseService {
-  private audit?: AuditService;
   private directorHooks: readonly DirectorHook[] = [];
 
   constructor(
+    @inject(coreRefs.audit.id) private readonly audit: AuditService,
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.clock.id) private readonly clock: Clock,
     @inject(coreRefs.crypto.id) private readonly crypto: CryptoService,
@@ -45,9 +45,8 @@ export class InvitationResponseService {
     @inject(rbacRefs.assignments.id) private readonly assignments: AssignmentsService,
   ) {}
 
-  /** Wires the audit chain and the director hooks (live extension array). */
-  configure(audit: AuditService | undefined, directorHooks: readonly DirectorHook[]): void {
-    this.audit = audit;
+  /** Wires the director hooks (live extension array). */
+  configure(directorHooks: readonly DirectorHook[]): void {
     this.directorHooks = directorHooks;
   }
 
@@ -108,7 +107,7 @@ export class InvitationResponseService {
       if (!row.ok) return row;
       const now = this.clock.now();
       await trx('members.invitations').where({ id: row.value.id }).update({ status: 'declined', respondedAt: now, updatedAt: now });
-      await this.audit?.append(trx, { orgId: row.value.orgId, eventType: 'org.member.invitation_declined', businessData: { invitationId: row.value.id, email: row.value.email } });
+      await this.audit.append(trx, { orgId: row.value.orgId, eventType: 'org.member.invitation_declined', businessData: { invitationId: row.value.id, email: row.value.email } });
       return row;
     });
     if (!outcome.ok) throw outcome.error;
@@ -126,7 +125,7 @@ export class InvitationResponseService {
     if (status === 'expired') {
       if (row.status === 'pending') {
         await trx('members.invitations').where({ id: row.id }).update({ status: 'expired', updatedAt: this.clock.now() });
-        await this.audit?.append(trx, { orgId: row.orgId, eventType: 'org.member.invitation_expired', businessData: { invitationId: row.id, email: row.email } });
+        await this.audit.append(trx, { orgId: row.orgId, eventType: 'org.member.invitation_expired', businessData: { invitationId: row.id, email: row.email } });
       }
       return { ok: false, error: membersErrors.invitationExpired() };
     }
@@ -149,7 +148,7 @@ export class InvitationResponseService {
     await trx('members.profiles').insert({ membershipId: member.id, title: null, ...profile }).onConflict('membership_id').merge(profile);
     await trx('members.invitations').where({ id: row.id }).update({ status: 'accepted', respondedAt: now, membershipId: member.id, updatedAt: now });
     const isDirector = isDirectorRoleKey(row.roleKey);
-    await this.audit?.append(trx, {
+    await this.audit.append(trx, {
       orgId: row.orgId, eventType: 'org.member.invitation_accepted', actor: { type: 'account', id: accountId },
       businessData: { invitationId: row.id, connectedIdId: member.id, accountId, roleId: row.roleId, roleKey: row.roleKey, membershipType },
     });
@@ -160,7 +159,7 @@ export class InvitationResponseService {
         boardChairman: row.boardChairman ?? false, boardSharePercent: row.boardSharePercent === null ? null : Number(row.boardSharePercent), invitedBy: row.invitedBy,
       };
       for (const hook of this.directorHooks) await hook(director, trx);
-      await this.audit?.append(trx, { orgId: row.orgId, eventType: 'org.member.director_accepted', actor: { type: 'account', id: accountId }, businessData: { ...director } });
+      await this.audit.append(trx, { orgId: row.orgId, eventType: 'org.member.director_accepted', actor: { type: 'account', id: accountId }, businessData: { ...director } });
     }
     return { member, type: membershipType, roles: [assignment], director };
   }

@@ -43,10 +43,10 @@ type DomainSource = (orgId: string) => Promise<readonly string[]>;
  */
 @injectable()
 export class InvitationsService {
-  private audit?: AuditService;
   private domainSources: readonly DomainSource[] = [];
 
   constructor(
+    @inject(coreRefs.audit.id) private readonly audit: AuditService,
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.clock.id) private readonly clock: Clock,
     @inject(coreRefs.crypto.id) private readonly crypto: CryptoService,
@@ -58,9 +58,8 @@ export class InvitationsService {
     @inject(rbacRefs.roles.id) private readonly roles: RolesService,
   ) {}
 
-  /** Wires the audit chain and the verified-domain sources (live extension array). */
-  configure(audit: AuditService | undefined, domainSources: readonly DomainSource[]): void {
-    this.audit = audit;
+  /** Wires the verified-domain sources (live extension array). */
+  configure(domainSources: readonly DomainSource[]): void {
     this.domainSources = domainSources;
   }
 
@@ -107,7 +106,7 @@ export class InvitationsService {
         status: 'pending', tokenHash: this.crypto.sha256Hex(token), expiresAt: this.expiry(now), invitedBy: inviter.accountId,
         sendCount: 1, lastSentAt: now, createdAt: now, updatedAt: now,
       }).returning('*')) as InvitationRow[];
-      await this.audit?.append(trx, {
+      await this.audit.append(trx, {
         orgId: org.id, eventType: 'org.member.invited',
         businessData: {
           invitationId: created.id, email, roleId: role.roleId, roleKey: role.roleKey, reportingManagerId: created.reportingManagerId,
@@ -142,7 +141,7 @@ export class InvitationsService {
         status: 'pending', tokenHash: this.crypto.sha256Hex(token), expiresAt: this.expiry(now),
         sendCount: found.sendCount + 1, lastSentAt: now, updatedAt: now,
       }).returning('*')) as InvitationRow[];
-      await this.audit?.append(trx, { orgId: org.id, eventType: 'org.member.invitation_resent', businessData: { invitationId: found.id, email: found.email, previousStatus: status } });
+      await this.audit.append(trx, { orgId: org.id, eventType: 'org.member.invitation_resent', businessData: { invitationId: found.id, email: found.email, previousStatus: status } });
       return updated;
     }).catch((err: { code?: string; nativeError?: { code?: string } }) => {
       // Re-sending an expired invitation while a newer one is open for the address.
@@ -165,7 +164,7 @@ export class InvitationsService {
       const status = effectiveStatus(found, now);
       if (status !== 'pending' && status !== 'expired') throw membersErrors.invitationNotPending(status);
       await trx('members.invitations').where({ id: found.id }).update({ status: 'cancelled', respondedAt: now, updatedAt: now });
-      await this.audit?.append(trx, { orgId, eventType: 'org.member.invitation_cancelled', businessData: { invitationId, email: found.email, previousStatus: status } });
+      await this.audit.append(trx, { orgId, eventType: 'org.member.invitation_cancelled', businessData: { invitationId, email: found.email, previousStatus: status } });
     });
   }
 
@@ -179,7 +178,7 @@ export class InvitationsService {
   /** Writes `expired` on a pending row past its expiry, with its audit event (inside `trx`). */
   async markExpired(trx: Knex.Transaction, row: InvitationRow): Promise<void> {
     await trx('members.invitations').where({ id: row.id, status: 'pending' }).update({ status: 'expired', updatedAt: this.clock.now() });
-    await this.audit?.append(trx, { orgId: row.orgId, eventType: 'org.member.invitation_expired', businessData: { invitationId: row.id, email: row.email } });
+    await this.audit.append(trx, { orgId: row.orgId, eventType: 'org.member.invitation_expired', businessData: { invitationId: row.id, email: row.email } });
   }
 
   private expiry(now: Date): Date {

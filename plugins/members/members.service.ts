@@ -63,9 +63,9 @@ interface ProfileRow {
  */
 @injectable()
 export class MembersService {
-  private audit?: AuditService;
 
   constructor(
+    @inject(coreRefs.audit.id) private readonly audit: AuditService,
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.clock.id) private readonly clock: Clock,
     @inject(accountsRefs.accounts.id) private readonly accounts: AccountsService,
@@ -73,10 +73,6 @@ export class MembersService {
     @inject(rbacRefs.assignments.id) private readonly assignments: AssignmentsService,
   ) {}
 
-  /** Wires the audit chain (when the kernel has one). */
-  useAudit(audit?: AuditService): void {
-    this.audit = audit;
-  }
 
   /** Members of `orgId` (every status unless filtered), oldest first. */
   async list(orgId: string, status?: MembershipDto['status']): Promise<MemberDto[]> {
@@ -108,7 +104,7 @@ export class MembersService {
       if (patch.Status === 'active' && target.status !== 'active') {
         if (target.status === 'revoked') throw membersErrors.memberRevoked();
         await this.memberships.setStatus(orgId, id, 'active', trx);
-        await this.audit?.append(trx, { orgId, eventType: 'org.member.reactivated', businessData: { connectedIdId: id, accountId: target.accountId } });
+        await this.audit.append(trx, { orgId, eventType: 'org.member.reactivated', businessData: { connectedIdId: id, accountId: target.accountId } });
         changes.push('Status');
       }
       const profile: Partial<ProfileRow> = {};
@@ -130,7 +126,7 @@ export class MembersService {
         changes.push(...Object.keys(profile));
       }
       if (changes.length > 0) {
-        await this.audit?.append(trx, { orgId, eventType: 'org.member.updated', businessData: { connectedIdId: id, accountId: target.accountId, changes, ...(patch.Role ? { role: patch.Role } : {}) } });
+        await this.audit.append(trx, { orgId, eventType: 'org.member.updated', businessData: { connectedIdId: id, accountId: target.accountId, changes, ...(patch.Role ? { role: patch.Role } : {}) } });
       }
     });
     return this.get(orgId, id);
@@ -142,7 +138,7 @@ export class MembersService {
       const target = await this.target(trx, orgId, id, actor, true);
       if (target.status !== 'active') throw membersErrors.memberNotActive(target.status);
       await this.memberships.setStatus(orgId, id, 'suspended', trx);
-      await this.audit?.append(trx, { orgId, eventType: 'org.member.suspended', businessData: { connectedIdId: id, accountId: target.accountId } });
+      await this.audit.append(trx, { orgId, eventType: 'org.member.suspended', businessData: { connectedIdId: id, accountId: target.accountId } });
     });
     return this.get(orgId, id);
   }
@@ -154,7 +150,7 @@ export class MembersService {
       if (target.status === 'revoked') throw membersErrors.memberNotActive(target.status);
       await this.memberships.setStatus(orgId, id, 'revoked', trx);
       await this.assignments.clear(trx, orgId, id);
-      await this.audit?.append(trx, { orgId, eventType: 'org.member.revoked', businessData: { connectedIdId: id, accountId: target.accountId } });
+      await this.audit.append(trx, { orgId, eventType: 'org.member.revoked', businessData: { connectedIdId: id, accountId: target.accountId } });
     });
     return this.get(orgId, id);
   }
@@ -167,7 +163,7 @@ export class MembersService {
       await trx('members.profiles').where({ orgId, membershipId: id }).delete();
       await trx('members.profiles').where({ orgId, reportingManagerId: id }).update({ reportingManagerId: null });
       await this.memberships.remove(orgId, id, trx);
-      await this.audit?.append(trx, { orgId, eventType: 'org.member.deleted', businessData: { connectedIdId: id, accountId: target.accountId } });
+      await this.audit.append(trx, { orgId, eventType: 'org.member.deleted', businessData: { connectedIdId: id, accountId: target.accountId } });
     });
   }
 

@@ -72,19 +72,15 @@ interface AssignmentRow {
  */
 @injectable()
 export class AssignmentsService {
-  private audit?: AuditService;
 
   constructor(
+    @inject(coreRefs.audit.id) private readonly audit: AuditService,
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.clock.id) private readonly clock: Clock,
     @inject(rbacRefs.roles.id) private readonly roles: RolesService,
     @inject(orgsRefs.memberships.id) private readonly memberships: MembershipsService,
   ) {}
 
-  /** Wires the audit chain (when the kernel has one). */
-  useAudit(audit?: AuditService): void {
-    this.audit = audit;
-  }
 
   /**
    * Runs `fn` in a transaction; when it throws {@link SodConflictError}, the refusal is sealed as
@@ -95,9 +91,8 @@ export class AssignmentsService {
     try {
       return await this.db.transaction(fn);
     } catch (err) {
-      if (err instanceof SodConflictError && this.audit) {
-        const audit = this.audit;
-        await this.db.transaction((trx) => audit.append(trx, { orgId: err.audit.orgId, eventType: 'auth.sod.assignment_blocked', businessData: err.audit.businessData }));
+      if (err instanceof SodConflictError) {
+        await this.db.transaction((trx) => this.audit.append(trx, { orgId: err.audit.orgId, eventType: 'auth.sod.assignment_blocked', businessData: err.audit.businessData }));
       }
       throw err;
     }
@@ -158,7 +153,7 @@ export class AssignmentsService {
       }).returning('*')) as AssignmentRow[];
     }
     const membershipType = await this.recompute(trx, orgId, membershipId);
-    await this.audit?.append(trx, {
+    await this.audit.append(trx, {
       orgId, eventType: 'org.role.assigned',
       businessData: { connectedIdId: membershipId, connectedIdRoleId: row.id, accountId: member.accountId, roleId, roleKey: role.roleKey, variables, permissions: grants, resnapshot: !!existing, membershipType },
     });
@@ -195,7 +190,7 @@ export class AssignmentsService {
       await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`rbac.member:${row.membershipId}`]);
       await trx('rbac.role_assignments').where({ id: row.id }).delete();
       const membershipType = await this.recompute(trx, orgId, row.membershipId);
-      await this.audit?.append(trx, {
+      await this.audit.append(trx, {
         orgId, eventType: 'org.role.unassigned',
         businessData: { connectedIdId: row.membershipId, connectedIdRoleId: row.id, roleId, roleKey: role.roleKey, membershipType },
       });
@@ -244,11 +239,10 @@ export class AssignmentsService {
     return plain.flatMap((m) => findSodConflicts(access.get(m.id)!.Grants).map((conflict) => ({ connectedIdId: m.id, accountId: m.accountId, conflict })));
   }
 
-  /** Seals one `auth.sod.conflict_detected` per finding (a scan). No-op without the audit chain. */
+  /** Seals one `auth.sod.conflict_detected` per finding (a scan). */
   async recordFindings(orgId: string, findings: ReadonlyArray<{ connectedIdId: string; accountId: string; conflict: SodConflict }>): Promise<void> {
-    const audit = this.audit;
-    if (!audit || findings.length === 0) return;
-    await this.db.transaction((trx) => audit.appendMany(trx, findings.map((f) => ({
+    if (findings.length === 0) return;
+    await this.db.transaction((trx) => this.audit.appendMany(trx, findings.map((f) => ({
       orgId, eventType: 'auth.sod.conflict_detected',
       businessData: { connectedIdId: f.connectedIdId, accountId: f.accountId, a: f.conflict.a, b: f.conflict.b },
     }))));

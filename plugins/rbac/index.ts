@@ -12,17 +12,16 @@ import { roleMemberRoutes } from './routes/role-members.route.ts';
 
 export default definePlugin({
   id: 'rbac',
-  deps: { audit: coreRefs.audit, roles: rbacRefs.roles, assignments: rbacRefs.assignments, permissions: rbacRefs.permissions },
+  deps: { roles: rbacRefs.roles, assignments: rbacRefs.assignments, permissions: rbacRefs.permissions },
   register(reg) {
     reg.service(rbacRefs.roles, RolesService);
     reg.service(rbacRefs.assignments, AssignmentsService);
     reg.service(rbacRefs.permissions, PermissionsService);
   },
-  init({ audit, roles, assignments, permissions }, ctx) {
+  init({ roles, assignments, permissions }, ctx) {
     const catalog = new ScopeCatalog(ctx.plugins);
     for (const skipped of catalog.skipped) ctx.logger.warn(`scope left out of the catalog: ${skipped}`);
-    roles.configure(catalog, audit);
-    assignments.useAudit(audit);
+    roles.configure(catalog);
     // Presets are made in the creation transaction; older organizations get them on first use.
     ctx.extend(orgsExtensions.onCreate, async (org, trx) => roles.ensurePresets(org.id, trx));
     // rbac initialises after orgs, so this provider is the one route `scope` checks use.

@@ -70,19 +70,18 @@ interface TemplateRow {
 @injectable()
 export class RolesService {
   private catalog = new ScopeCatalog([]);
-  private audit?: AuditService;
   /** Organizations known to have their presets (process-local; creation is idempotent anyway). */
   private readonly presetsReady = new Set<string>();
 
   constructor(
+    @inject(coreRefs.audit.id) private readonly audit: AuditService,
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.clock.id) private readonly clock: Clock,
   ) {}
 
-  /** Wires the catalog of enabled plugins' scopes and the audit chain (when the kernel has one). */
-  configure(catalog: ScopeCatalog, audit?: AuditService): void {
+  /** Wires the catalog of enabled plugins' scopes. */
+  configure(catalog: ScopeCatalog): void {
     this.catalog = catalog;
-    this.audit = audit;
   }
 
   /** The scope catalog roles draw from. */
@@ -160,7 +159,7 @@ export class RolesService {
         id: randomUUID(), orgId, roleKey: input.RoleKey, name: input.Name.trim(), description: input.Description ?? null,
         requiresApproval: input.RequiresApproval ?? false, isPreset: false, isActive: true, createdAt: now, updatedAt: now,
       }).returning('*')) as RoleRow[];
-      await this.audit?.append(trx, { orgId, eventType: 'org.role.created', businessData: { roleId: created.id, roleKey: created.roleKey, name: created.name } });
+      await this.audit.append(trx, { orgId, eventType: 'org.role.created', businessData: { roleId: created.id, roleKey: created.roleKey, name: created.name } });
       return created;
     }).catch(uniqueViolation(() => rbacErrors.roleKeyTaken(input.RoleKey)));
     return toDto(row, []);
@@ -187,7 +186,7 @@ export class RolesService {
       if (patch.RequiresApproval !== undefined) changes.requiresApproval = patch.RequiresApproval;
       if (patch.IsActive !== undefined) changes.isActive = patch.IsActive;
       const [updated] = (await trx('rbac.roles').where({ orgId, id: roleId }).update({ ...changes, updatedAt: this.clock.now() }).returning('*')) as RoleRow[];
-      await this.audit?.append(trx, { orgId, eventType: 'org.role.updated', businessData: { roleId, roleKey: updated.roleKey, changes: Object.keys(changes) } });
+      await this.audit.append(trx, { orgId, eventType: 'org.role.updated', businessData: { roleId, roleKey: updated.roleKey, changes: Object.keys(changes) } });
       return updated;
     }).catch(uniqueViolation(() => rbacErrors.roleKeyTaken(patch.RoleKey ?? '')));
     return toDto(row, await this.templatesOf(orgId, roleId));
@@ -206,7 +205,7 @@ export class RolesService {
       const [{ n }] = (await trx('rbac.role_assignments').where({ orgId, roleId }).count({ n: '*' })) as Array<{ n: number | string }>;
       if (Number(n) > 0) throw rbacErrors.roleInUse(Number(n));
       await trx('rbac.roles').where({ orgId, id: roleId }).delete();
-      await this.audit?.append(trx, { orgId, eventType: 'org.role.deleted', businessData: { roleId, roleKey: role.roleKey } });
+      await this.audit.append(trx, { orgId, eventType: 'org.role.deleted', businessData: { roleId, roleKey: role.roleKey } });
     });
   }
 
@@ -232,7 +231,7 @@ export class RolesService {
         id: randomUUID(), orgId, roleId, scope: template.scope, baseScope, createdAt: this.clock.now(),
       }).returning('*')) as TemplateRow[];
       await trx('rbac.roles').where({ id: roleId }).update({ updatedAt: this.clock.now() });
-      await this.audit?.append(trx, { orgId, eventType: 'org.permission.created', businessData: { roleId, roleKey: role.roleKey, templateId: created.id, scope: created.scope } });
+      await this.audit.append(trx, { orgId, eventType: 'org.permission.created', businessData: { roleId, roleKey: role.roleKey, templateId: created.id, scope: created.scope } });
       return created;
     }).catch(uniqueViolation(() => rbacErrors.permissionExists(template.scope)));
     return templateDto(row);
@@ -249,7 +248,7 @@ export class RolesService {
       if (role.isPreset) throw rbacErrors.presetRole(role.roleKey, 'permissions');
       await trx('rbac.permission_templates').where({ id: templateId }).delete();
       await trx('rbac.roles').where({ id: roleId }).update({ updatedAt: this.clock.now() });
-      await this.audit?.append(trx, { orgId, eventType: 'org.permission.deleted', businessData: { roleId, roleKey: role.roleKey, templateId, scope: template.scope } });
+      await this.audit.append(trx, { orgId, eventType: 'org.permission.deleted', businessData: { roleId, roleKey: role.roleKey, templateId, scope: template.scope } });
     });
   }
 
