@@ -33,3 +33,13 @@ export type { SealProof } from './seals/seal-proof.ts';
 export type { AuditService, AuditEventInput, AuditActorRef } from './audit/audit-service.types.ts';
 /** core.authz: scope expressions, permission sets, narrowing, separation of duties. */
 export * from './authz/index.ts';
+/**
+ * Audit chain tools for the `audit` plugin's routes: the platform audit key and its JWKS, stored
+ * record verification, the row → record mapping. @see docs/audit.md
+ */
+export { loadOrCreateAuditKey, auditJwks } from './audit/platform-audit-key.ts';
+export { findStoredRecord, verifyStoredRecord } from './audit/verify-stored.ts';
+export type { StoredRecordVerification, CheckpointStatus } from './audit/verify-stored.ts';
+export { toSealedRecord } from './audit/read-chain.ts';
+/** For plugin command-line tools: the configuration and `core.crypto` without booting Aerie. */
+export { cliEnvironment, type CliEnvironment } from './cli/cli-environment.ts';

@@ -8,7 +8,7 @@ import { pluginsCommand } from './plugins.command.ts';
 import { registerSealCommands } from '../seals/verify-proof.command.ts';
 import { registerBoxCommands } from '../../appliance/simulator/commands.ts';
 import { registerRoostCommands } from '../../plugins/roost/keygen.command.ts';
-import { registerAuditCommands } from '../../plugins/audit/audit.command.ts';
+import { registerAuditCommands } from './audit.command.ts';
 
 /** Builds the `aerie` command line. */
 export function buildProgram(): Command {

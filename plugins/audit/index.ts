@@ -1,5 +1,4 @@
-import { coreExtensions, coreRefs, definePlugin } from '../../core/index.ts';
-import { loadOrCreateAuditKey } from '../../core/audit/platform-audit-key.ts';
+import { coreExtensions, coreRefs, definePlugin, loadOrCreateAuditKey } from '../../core/index.ts';
 import { orgsRefs } from '../orgs/api.ts';
 import { jwksRoute } from './routes/jwks.route.ts';
 import { queryRoutes } from './routes/query.route.ts';

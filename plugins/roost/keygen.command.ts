@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../../core/config/load-config.ts';
-import { resolveMasterKey } from '../../core/crypto/master-key.ts';
-import { EnvelopeCipher } from '../../core/crypto/envelope.ts';
+import { cliEnvironment } from '../../core/index.ts';
 import { generateRearmKey, REARM_KEY_FILE } from './rearm-key.ts';
 
 /** `aerie roost keygen [--force]`: makes the re-arm signing key under the data dir and prints its fingerprint. */
@@ -12,9 +10,8 @@ export function registerRoostCommands(program: Command): Command {
     .description(`generate the re-arm signing key into <dataDir>/${REARM_KEY_FILE} (envelope-encrypted)`)
     .option('--force', 'replace an existing key (boxes pinned to the old key must be re-pinned)')
     .action((opts: { force?: boolean }) => {
-      const config = loadConfig();
-      const cipher = new EnvelopeCipher(resolveMasterKey(config.masterKey, config.dataDir));
-      const key = generateRearmKey(config.dataDir, cipher, opts.force === true);
+      const { config, crypto } = cliEnvironment();
+      const key = generateRearmKey(config.dataDir, crypto.envelope, opts.force === true);
       process.stdout.write(`re-arm key written; fingerprint ${key.publicDocument.fingerprint}\n${key.publicDocument.publicKeyPem}`);
     });
   return program;

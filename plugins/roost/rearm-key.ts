@@ -3,7 +3,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { p256 } from '@noble/curves/nist.js';
 import { rearmPublicKeyDocument, type RearmPublicKeyDocument } from '../../appliance/pin.ts';
-import type { EnvelopeCipher } from '../../core/crypto/envelope.ts';
+import type { CryptoService } from '../../core/index.ts';
+
+type EnvelopeCipher = CryptoService['envelope'];
 
 /** Where `aerie roost keygen` keeps the re-arm key, envelope-encrypted, under the data dir. */
 export const REARM_KEY_FILE = 'roost/rearm-key.json';

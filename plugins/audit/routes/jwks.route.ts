@@ -1,5 +1,4 @@
-import { reply, route, type Database, type RouteDef } from '../../../core/index.ts';
-import { auditJwks } from '../../../core/audit/platform-audit-key.ts';
+import { auditJwks, reply, route, type Database, type RouteDef } from '../../../core/index.ts';
 
 /**
  * `GET /api/public/audit/.well-known/jwks.json` (public): the platform audit JWKS that verifies

@@ -1,5 +1,4 @@
-import { notFound, route, type Clock, type Database, type GrantsProvider, type HandlerInput, type OrgContext, type RouteDef } from '../../../core/index.ts';
-import { toSealedRecord } from '../../../core/audit/read-chain.ts';
+import { notFound, route, toSealedRecord, type Clock, type Database, type GrantsProvider, type HandlerInput, type OrgContext, type RouteDef } from '../../../core/index.ts';
 import type { EntitlementsService, OrganizationsService } from '../../orgs/api.ts';
 import { auditErrors } from '../errors.ts';
 import { applyVisibility, isVisible, resolveVisibility, type AuditVisibility } from '../visibility.ts';

@@ -1,6 +1,4 @@
-import { notFound, route, type Database, type RouteDef } from '../../../core/index.ts';
-import { findStoredRecord, verifyStoredRecord } from '../../../core/audit/verify-stored.ts';
-import { auditJwks } from '../../../core/audit/platform-audit-key.ts';
+import { auditJwks, findStoredRecord, notFound, route, verifyStoredRecord, type Database, type RouteDef } from '../../../core/index.ts';
 import type { OrganizationsService } from '../../orgs/api.ts';
 
 /**

@@ -8,7 +8,7 @@ import { coreRefs } from '../../../core/core-refs.ts';
 import type { AuditService } from '../../../core/audit/audit-service.types.ts';
 import { readChain } from '../../../core/audit/read-chain.ts';
 import { chainHash, payloadHash } from '../../../core/audit/chain/index.ts';
-import { registerAuditCommands } from '../../../plugins/audit/audit.command.ts';
+import { registerAuditCommands } from '../../../core/cli/audit.command.ts';
 
 describe('audit: signed checkpoints, verify one record, CLI verify/export/verify-file', () => {
   let aerie: TestAerie;

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import type { Knex } from 'knex';
 import type { JSONWebKeySet } from 'jose';
-import { registerAuditFileCommands, loadJwks } from '../../core/audit/chain/index.ts';
-import type { AuditCheckpointer } from '../../core/audit/checkpointer.ts';
-import { exportDay } from '../../core/audit/export-day.ts';
-import { auditJwks } from '../../core/audit/platform-audit-key.ts';
-import { verifyStoredChain } from '../../core/audit/verify-stored.ts';
+import { registerAuditFileCommands, loadJwks } from '../audit/chain/index.ts';
+import type { AuditCheckpointer } from '../audit/checkpointer.ts';
+import { exportDay } from '../audit/export-day.ts';
+import { auditJwks } from '../audit/platform-audit-key.ts';
+import { verifyStoredChain } from '../audit/verify-stored.ts';
 
 /** What the commands need from a booted Aerie (tests pass their own). */
 export interface AuditCliContext {
@@ -16,7 +16,7 @@ export interface AuditCliContext {
 
 /** Boots Aerie from the environment (as `aerie migrate` does). */
 async function bootFromEnv(): Promise<AuditCliContext> {
-  const { Kernel } = await import('../../core/kernel.ts');
+  const { Kernel } = await import('../kernel.ts');
   const kernel = await Kernel.boot();
   return { knex: kernel.db.knex, checkpointer: kernel.auditCheckpointer, close: () => kernel.close() };
 }

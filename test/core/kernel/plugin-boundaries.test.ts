@@ -1,0 +1,62 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * ARCHITECTURE.md "Plugins": a plugin reaches the kernel only through `core/index.ts` and another
+ * plugin only through that plugin's `api.ts`, so the kernel can change inside and a plugin can be
+ * left out without breaking the others at import time.
+ */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const PLUGINS = join(ROOT, 'plugins');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []);
+}
+
+/** Relative module specifiers of static imports, re-exports and dynamic imports. */
+function specifiers(code: string): string[] {
+  const found: string[] = [];
+  for (const m of code.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)'(\.{1,2}\/[^']+)'/g)) found.push(m[1]);
+  return found;
+}
+
+/** Why `target` may not be imported from `file`, or null when it may. */
+function violation(file: string, target: string): string | null {
+  const rel = relative(ROOT, target).split(sep);
+  const plugin = relative(PLUGINS, file).split(sep)[0];
+  if (rel[0] === 'core') return rel.join('/') === 'core/index.ts' ? null : 'kernel internals (import core/index.ts)';
+  if (rel[0] === 'plugins' && rel[1] !== plugin) return rel[2] === 'api.ts' && rel.length === 3 ? null : `plugin ${rel[1]} internals (import plugins/${rel[1]}/api.ts)`;
+  return null;
+}
+
+describe('plugin import boundaries', () => {
+  it('finds the plugins and their imports', () => {
+    const files = sources(PLUGINS);
+    expect(files.length).toBeGreaterThan(50);
+    expect(files.flatMap((f) => specifiers(readFileSync(f, 'utf8'))).some((s) => s.endsWith('core/index.ts'))).toBe(true);
+  });
+
+  it('flags a deep kernel import and a foreign plugin internal, allows core/index.ts and api.ts', () => {
+    const file = join(PLUGINS, 'audit', 'routes', 'x.ts');
+    expect(violation(file, join(ROOT, 'core/audit/read-chain.ts'))).toMatch(/kernel internals/);
+    expect(violation(file, join(ROOT, 'plugins/orgs/models/organization.model.ts'))).toMatch(/plugin orgs internals/);
+    expect(violation(file, join(ROOT, 'core/index.ts'))).toBeNull();
+    expect(violation(file, join(ROOT, 'plugins/orgs/api.ts'))).toBeNull();
+    expect(violation(file, join(ROOT, 'plugins/audit/errors.ts'))).toBeNull();
+  });
+
+  it('no plugin imports kernel internals or another plugin\'s internals', () => {
+    const bad: string[] = [];
+    for (const file of sources(PLUGINS)) {
+      if (file.includes(`${sep}fixtures${sep}`)) continue;
+      for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+        const why = violation(file, resolve(dirname(file), spec));
+        if (why) bad.push(`${relative(ROOT, file)} → ${spec}: ${why}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+});
