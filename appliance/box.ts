@@ -14,6 +14,7 @@
 import { fromHex, toHex } from './bytes.ts';
 import { loadRecord, saveRecord, type BoxMode, type BoxRecord, type BoxState } from './box-record.ts';
 import type { BoxHardware } from './hardware.ts';
+import type { P256Suite } from './p256.ts';
 import type { PinnedKey } from './pin.ts';
 import { refusalLine, REFUSALS, type RefusalCode } from './refusal-codes.ts';
 import { BOX_ID_PATTERN } from './ticket-format.ts';
@@ -77,13 +78,14 @@ function statusOf(r: BoxRecord): BoxStatus {
 /**
  * Build the box over its hardware and attach the tamper input.
  * @param hw - storage, RNG, clock (seconds), tamper input and output
+ * @param p256 - the ticket signature verifier: `nobleP256` (Node) or `ellipticP256` (Espruino, no BigInt)
  * @returns the box commands; state lives only in `hw.storage`
  * @example
- * const box = createBox(hw);
+ * const box = createBox(hw, nobleP256);
  * box.nonce();            // prints "NONCE 3f…"
  * box.rearm(ticketText);  // prints "ARMED DEMO-0001" or "REFUSED <CODE>: …"
  */
-export function createBox(hw: BoxHardware): Box {
+export function createBox(hw: BoxHardware, p256: P256Suite): Box {
   const now = () => Math.floor(hw.now());
   const refuse = (code: RefusalCode): { ok: false; code: RefusalCode } => {
     hw.print(refusalLine(code));
@@ -152,7 +154,7 @@ export function createBox(hw: BoxHardware): Box {
       if (r.state !== 'erased') return refuse('NOT_ERASED');
       if (r.mode !== 'demo') return refuse('PRODUCTION_BOX');
       const t = now();
-      const verdict = verifyTicket(ticket, { publicKey: fromHex(r.key), boxId: r.id, now: t });
+      const verdict = verifyTicket(ticket, { publicKey: fromHex(r.key), boxId: r.id, now: t, p256 });
       if (!verdict.ok) return refuse(verdict.code);
       const n = verdict.payload.nonce;
       if (r.spent.indexOf(n) >= 0) return refuse('NONCE_REPLAYED');

@@ -1,32 +1,70 @@
 /**
- * `npm run appliance:build`: bundle the box for Espruino and pass it through the `espruino`
- * command-line tools offline, producing `appliance/dist/roost.js`, the file an owner flashes.
+ * `npm run appliance:build`: bundle the box for Espruino, lower it to ES5 and pass it through the
+ * `espruino` command-line tools offline, producing `appliance/dist/roost.js`, the file an owner
+ * flashes.
  *
- * 1. esbuild bundles `espruino/main.ts` (and `@noble/curves`) into one self-contained script,
- *    `var roost = (() => { … })();`, ES2015 syntax (BigInt and `**` kept, see docs/appliance.md);
- * 2. `espruino -n --board appliance/board.json -o dist/roost.js dist/roost.bundle.js` runs the
+ * 1. esbuild bundles `espruino/main.ts` into one script, `var roost = (() => { … })();`. The
+ *    board's crypto is `elliptic` (only `curve/short`) + `bn.js` + `hash.js` (SHA-256), all ES5
+ *    and free of `BigInt` (Espruino has none); `@noble/curves` is not in the bundle. `bn.js`'s
+ *    optional `require('buffer')` is replaced by an empty module and `inherits` by its
+ *    browser (plain ES5) file, so nothing is left for the board to `require` but `Storage`.
+ * 2. SWC lowers the bundle to ES5 and minifies it (`jsc.target: 'es5'`). esbuild cannot lower
+ *    `let`/`const`/classes/arrow functions below ES2015, and TypeScript 7 no longer has an ES5
+ *    target; Espruino is ES5 plus only parts of ES2015. The result must parse as ES5 (acorn,
+ *    `ecmaVersion: 5`), or the build fails. This is `roost.bundle.js`.
+ * 3. `espruino -n --board appliance/board.json -o dist/roost.js dist/roost.bundle.js` runs the
  *    Espruino upload pipeline without a device (module resolution against the board's built-in
  *    modules, code transforms) and writes exactly what would be sent to the board.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
+import { transform } from '@swc/core';
+import { parse } from 'acorn';
+import { build, type Plugin } from 'esbuild';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
 /** Where the build writes by default. */
 export const DEFAULT_OUT_DIR = join(HERE, 'dist');
 
+/** The third-party code in the bundle and its licenses, written at the end of the artifact. */
+const LICENSE_FOOTER =
+  '/* roost bundles: elliptic, bn.js, hash.js (MIT, (c) Fedor Indutny), minimalistic-crypto-utils (MIT), ' +
+  'minimalistic-assert (ISC), inherits (ISC); see their package licenses. */';
+
+/** `bn.js` tries `require('buffer')` inside a try/catch; on the board there is no such module. */
+const noNodeBuffer: Plugin = {
+  name: 'no-node-buffer',
+  setup(b) {
+    b.onResolve({ filter: /^buffer$/ }, (args) => ({ path: args.path, namespace: 'roost-empty' }));
+    b.onLoad({ filter: /.*/, namespace: 'roost-empty' }, () => ({ contents: 'module.exports = {};', loader: 'js' }));
+  },
+};
+
+/**
+ * Whether `code` parses as an ES5 script (acorn, `ecmaVersion: 5`).
+ * @param code - JavaScript source
+ * @returns `null` when it does, else the parse error message (with line and column)
+ */
+export function es5SyntaxError(code: string): string | null {
+  try {
+    parse(code, { ecmaVersion: 5, sourceType: 'script' });
+    return null;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
 /** What a build produced. */
 export interface ApplianceBuild {
   /** The flashable script (`roost.js`). */
   outFile: string;
-  /** The esbuild bundle the espruino tools read (`roost.bundle.js`). */
+  /** The ES5 bundle the espruino tools read (`roost.bundle.js`). */
   bundleFile: string;
   /** Size of `outFile` in bytes. */
   bytes: number;
@@ -44,24 +82,40 @@ export async function buildAppliance(outDir: string = DEFAULT_OUT_DIR): Promise<
   mkdirSync(outDir, { recursive: true });
   const bundleFile = join(outDir, 'roost.bundle.js');
   const outFile = join(outDir, 'roost.js');
-  await build({
+  const bundled = await build({
     entryPoints: [join(HERE, 'espruino', 'main.ts')],
-    outfile: bundleFile,
+    write: false,
     bundle: true,
     format: 'iife',
     globalName: 'roost',
     platform: 'neutral',
     mainFields: ['module', 'main'],
-    // Espruino is ES5 plus parts of ES2015; esbuild cannot lower let/const/classes below ES2015.
-    // BigInt (noble) cannot be lowered at all, and `**` on BigInt must not become Math.pow.
-    target: 'es2015',
-    supported: { bigint: true, 'exponent-operator': true },
+    target: 'es2017', // SWC lowers the rest to ES5
+    alias: { inherits: 'inherits/inherits_browser.js' },
+    plugins: [noNodeBuffer],
     external: ['Storage'],
     charset: 'ascii',
-    minify: true,
-    legalComments: 'eof',
+    legalComments: 'none',
     logLevel: 'error',
   });
+  const lowered = await transform(bundled.outputFiles[0].text, {
+    isModule: false,
+    jsc: {
+      parser: { syntax: 'ecmascript' },
+      target: 'es5',
+      // The only for-of loops are esbuild's module helpers, over Object.getOwnPropertyNames()
+      // arrays: lower them to index loops rather than to Symbol.iterator calls.
+      assumptions: { iterableIsArray: true },
+      externalHelpers: false,
+      minify: { compress: true, mangle: true, format: { asciiOnly: true, comments: false } },
+    },
+    minify: true,
+    sourceMaps: false,
+  });
+  const es5 = lowered.code.trim() + '\n' + LICENSE_FOOTER + '\n';
+  const syntax = es5SyntaxError(es5);
+  if (syntax) throw new Error('bundle is not ES5: ' + syntax);
+  writeFileSync(bundleFile, es5);
   const cli = createRequire(import.meta.url).resolve('espruino/bin/espruino-cli.js');
   const board = join(HERE, 'board.json');
   await promisify(execFile)(process.execPath, [cli, '-n', '--board', board, '-o', outFile, bundleFile], {

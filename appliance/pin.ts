@@ -1,29 +1,16 @@
 /**
  * The server's re-arm public key as pinned into a box at provisioning: PEM (SPKI) → raw P-256
- * point, and the key fingerprint = SHA-256 of the SPKI DER, lowercase hex. Platform-free.
+ * point, and the key fingerprint = SHA-256 of the SPKI DER, lowercase hex. The Node-side API
+ * (`@noble/curves`); the box-side parsing it wraps is {@link ./pin-parse.ts}.
  *
  * @see spec 02 "Signing box re-arm" (`GET /api/roost/rearm-public-key` → `{alg:'ES256', publicKeyPem, fingerprint}`)
  */
 import { p256 } from '@noble/curves/nist.js';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { base64Decode, base64Encode, fromHex, toHex } from './bytes.ts';
+import { base64Encode, fromHex, toHex } from './bytes.ts';
+import { nobleP256 } from './p256-noble.ts';
+import { fingerprintOf, readPem, readSpki, SPKI_UNCOMPRESSED_PREFIX, type PinnedKey } from './pin-parse.ts';
 
-/**
- * DER prefixes of a P-256 SPKI: SEQUENCE { SEQUENCE { id-ecPublicKey, prime256v1 }, BIT STRING }.
- * A P-256 SPKI has exactly one encoding per point form, so a byte comparison is a full parse.
- */
-const SPKI_UNCOMPRESSED_PREFIX = '3059301306072a8648ce3d020106082a8648ce3d030107034200';
-const SPKI_COMPRESSED_PREFIX = '3039301306072a8648ce3d020106082a8648ce3d030107032200';
-
-/** A pinned key. */
-export interface PinnedKey {
-  /** SEC1 point bytes (65 bytes uncompressed `04‖X‖Y`, or 33 compressed). */
-  publicKey: Uint8Array;
-  /** The SPKI DER the fingerprint is taken over. */
-  spki: Uint8Array;
-  /** SHA-256 of {@link PinnedKey.spki}, 64 lowercase hex characters. */
-  fingerprint: string;
-}
+export type { PinnedKey };
 
 /** Thrown when a key is not a P-256 public key in SPKI form. `code` is `INVALID_PIN`. */
 export class PinError extends Error {
@@ -39,7 +26,12 @@ export class PinError extends Error {
  * @returns 64 lowercase hex characters
  */
 export function keyFingerprint(spki: Uint8Array): string {
-  return toHex(sha256(spki));
+  return fingerprintOf(spki, nobleP256);
+}
+
+function orThrow(r: PinnedKey | string): PinnedKey {
+  if (typeof r === 'string') throw new PinError(r);
+  return r;
 }
 
 /**
@@ -48,18 +40,7 @@ export function keyFingerprint(spki: Uint8Array): string {
  * @throws PinError when the bytes are not a P-256 SPKI or the point is invalid
  */
 export function pinFromSpki(spki: Uint8Array): PinnedKey {
-  const hex = toHex(spki);
-  let point = '';
-  if (hex.length === 182 && hex.indexOf(SPKI_UNCOMPRESSED_PREFIX) === 0) point = hex.substring(52);
-  else if (hex.length === 118 && hex.indexOf(SPKI_COMPRESSED_PREFIX) === 0) point = hex.substring(52);
-  else throw new PinError('not a P-256 SPKI public key');
-  const publicKey = fromHex(point);
-  try {
-    p256.Point.fromBytes(publicKey).assertValidity();
-  } catch (e) {
-    throw new PinError('point is not on P-256');
-  }
-  return { publicKey, spki, fingerprint: keyFingerprint(spki) };
+  return orThrow(readSpki(spki, nobleP256));
 }
 
 /**
@@ -68,15 +49,7 @@ export function pinFromSpki(spki: Uint8Array): PinnedKey {
  * @throws PinError when there is no such block or it is not a P-256 key
  */
 export function pinFromPem(pem: string): PinnedKey {
-  const m = /-----BEGIN PUBLIC KEY-----([A-Za-z0-9+/=\s]+)-----END PUBLIC KEY-----/.exec(String(pem));
-  if (!m) throw new PinError('no PUBLIC KEY block');
-  let der: Uint8Array;
-  try {
-    der = base64Decode(m[1]);
-  } catch (e) {
-    throw new PinError('PEM body is not base64');
-  }
-  return pinFromSpki(der);
+  return orThrow(readPem(pem, nobleP256));
 }
 
 /**

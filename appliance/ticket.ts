@@ -3,7 +3,8 @@
  *
  * Order of checks (each failure has its own code, see {@link REFUSALS}):
  * 1. shape: one `.`, two canonical unpadded base64url parts, a 64-byte signature (`MALFORMED`);
- * 2. ECDSA P-256 / SHA-256 signature over the payload bytes as received, pinned key (`BAD_SIGNATURE`);
+ * 2. ECDSA P-256 / SHA-256 signature over the payload bytes as received, pinned key (`BAD_SIGNATURE`),
+ *    checked by the injected {@link P256Suite} (`@noble/curves` in Node, `elliptic` on the board);
  * 3. payload is strict UTF-8 JSON with exactly the v1 keys (`MALFORMED`);
  * 4. `v` is 1 (`WRONG_VERSION`), `typ` is `roost-rearm` (`WRONG_TYPE`), `exp = iat + 600` (`BAD_LIFETIME`);
  * 5. `box` is this box (`WRONG_BOX`);
@@ -12,8 +13,8 @@
  *
  * @see spec 02 "Signing box re-arm"
  */
-import { p256 } from '@noble/curves/nist.js';
 import { base64urlDecode, utf8Decode } from './bytes.ts';
+import type { P256Suite } from './p256.ts';
 import { REFUSALS, type RefusalCode } from './refusal-codes.ts';
 import {
   CLOCK_TOLERANCE_SECONDS,
@@ -46,6 +47,11 @@ export interface VerifyContext {
   now: number;
   /** Clock tolerance in seconds, each way; default {@link CLOCK_TOLERANCE_SECONDS}. */
   toleranceSeconds?: number;
+  /**
+   * The signature verifier (accepts high-S, as ES256 generally does: the issuer may be OpenSSL
+   * rather than noble; refuses r or s of 0 or ≥ n), e.g. `nobleP256` or `ellipticP256`.
+   */
+  p256: P256Suite;
 }
 
 /** Result of {@link verifyTicket}: the payload, or the first refusal code. */
@@ -70,21 +76,6 @@ export function splitTicket(ticket: string): TicketParts | null {
   }
 }
 
-/**
- * Check an ECDSA P-256 signature over SHA-256 of `message`. High-S signatures are accepted, as
- * in ES256 generally (the issuer may be OpenSSL rather than noble); a throw counts as invalid.
- * @param signature - 64-byte `r‖s`
- * @param message - the signed bytes (hashed here with SHA-256)
- * @param publicKey - SEC1 point bytes
- */
-export function verifyP256(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
-  try {
-    return p256.verify(signature, message, publicKey, { prehash: true, lowS: false, format: 'compact' });
-  } catch (e) {
-    return false;
-  }
-}
-
 function fail(code: RefusalCode): TicketVerdict {
   return { ok: false, code };
 }
@@ -93,15 +84,15 @@ function fail(code: RefusalCode): TicketVerdict {
  * Verify a re-arm ticket against the pinned key, the box id and the clock.
  * Never throws: every failure is a {@link TicketVerdict} with a code from {@link REFUSALS}.
  * @param ticket - the ticket text as typed or received (not trimmed, not re-encoded)
- * @param ctx - pinned key, box id, clock (seconds) and tolerance (seconds)
+ * @param ctx - pinned key, box id, clock (seconds), tolerance (seconds) and the P-256 suite
  * @example
- * const v = verifyTicket(t, { publicKey, boxId: 'DEMO-0001', now: 1767225600 });
+ * const v = verifyTicket(t, { publicKey, boxId: 'DEMO-0001', now: 1767225600, p256: nobleP256 });
  * if (!v.ok) console.log(v.code);
  */
 export function verifyTicket(ticket: string, ctx: VerifyContext): TicketVerdict {
   const parts = splitTicket(ticket);
   if (!parts) return fail('MALFORMED');
-  if (!verifyP256(parts.signature, parts.payloadBytes, ctx.publicKey)) return fail('BAD_SIGNATURE');
+  if (!ctx.p256.verify(parts.signature, parts.payloadBytes, ctx.publicKey)) return fail('BAD_SIGNATURE');
   let payload: RearmPayload | null = null;
   try {
     payload = asRearmPayload(JSON.parse(utf8Decode(parts.payloadBytes)));

@@ -11,7 +11,8 @@
  * The tamper switch is the board button `BTN` (rising edge). At boot the box prints its status.
  */
 import { createBox, type BoxResult, type BoxStatus } from '../box.ts';
-import { pinFromPem } from '../pin.ts';
+import { ellipticP256 } from '../p256-elliptic.ts';
+import { readPem } from '../pin-parse.ts';
 import { refusalLine } from '../refusal-codes.ts';
 import { espruinoHardware } from './hardware.ts';
 
@@ -19,7 +20,8 @@ import { espruinoHardware } from './hardware.ts';
 declare const BTN: unknown;
 
 const hw = espruinoHardware(typeof BTN === 'undefined' ? undefined : BTN);
-const box = createBox(hw);
+// Espruino has no BigInt: the board verifies with elliptic/bn.js/hash.js (ES5), not noble.
+const box = createBox(hw, ellipticP256);
 
 /**
  * Provision the box (once): id, demo or production, and the server's re-arm public key PEM.
@@ -29,10 +31,8 @@ const box = createBox(hw);
  * @param fingerprint - optional expected key fingerprint; a different key is refused `INVALID_PIN`
  */
 export function provision(id: string, demo: boolean, pem: string, fingerprint?: string): BoxResult<BoxStatus> {
-  let pin;
-  try {
-    pin = pinFromPem(pem);
-  } catch (e) {
+  const pin = readPem(pem, ellipticP256);
+  if (typeof pin === 'string') {
     hw.print(refusalLine('INVALID_PIN'));
     return { ok: false, code: 'INVALID_PIN' };
   }

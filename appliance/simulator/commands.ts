@@ -12,6 +12,7 @@
  */
 import type { Command } from 'commander';
 import { createBox, type Box, type BoxResult } from '../box.ts';
+import { nobleP256 } from '../p256-noble.ts';
 import { loadRecord } from '../box-record.ts';
 import { refusalLine } from '../refusal-codes.ts';
 import { fileHardware, type SimulatedHardware } from './file-hardware.ts';
@@ -54,7 +55,7 @@ export function registerBoxCommands(program: Command, options: BoxCommandOptions
   const open = (cmd: Command): { hw: SimulatedHardware; box: Box } => {
     const dir: string = cmd.optsWithGlobals().dir ?? options.dir ?? process.env.AERIE_BOX_DIR ?? DEFAULT_BOX_DIR;
     const hw = fileHardware({ dir, now: options.now, randomBytes: options.randomBytes, print });
-    return { hw, box: createBox(hw) };
+    return { hw, box: createBox(hw, nobleP256) };
   };
   const finish = (result: BoxResult<unknown>) => {
     if (!result.ok) setExitCode(1);

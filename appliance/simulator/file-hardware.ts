@@ -79,7 +79,7 @@ export function fileStorage(file: string): BoxStorage {
  * @param opts - storage directory, and optional clock (seconds), random source and printer
  * @example
  * const hw = fileHardware({ dir: './data/roost-box' });
- * const box = createBox(hw);
+ * const box = createBox(hw, nobleP256);
  * hw.trip(); // box prints "TAMPER DEMO-0001 erased"
  */
 export function fileHardware(opts: FileHardwareOptions): SimulatedHardware {

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { BOX_RECORD_NAME, SPENT_NONCES_KEPT } from '../../appliance/box-record.ts';
 import { createBox } from '../../appliance/box.ts';
+import { nobleP256 } from '../../appliance/p256-noble.ts';
 import { memoryStorage } from '../../appliance/hardware.ts';
 import { issueTicket } from '../../appliance/ticket-issuer.ts';
 import { countingHex, makeBox, makeKey, T0 } from './helpers.ts';
@@ -127,7 +128,7 @@ describe('box state machine', () => {
       now: () => T0 + 0.9,
       onTamper: (h) => void (tamper = h),
       print: (l) => void lines.push(l),
-    });
+    }, nobleP256);
     box.provision({ id: ID, demo: true, pin: key.pin });
     tamper();
     expect(box.nonce()).toEqual({ ok: true, value: '07'.repeat(16) });

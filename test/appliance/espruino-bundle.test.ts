@@ -1,16 +1,17 @@
 /**
  * The shipped artifact itself: `appliance/dist/roost.js` (built first when missing or stale) runs
  * in a bare `vm` context that has only JavaScript built-ins plus a fake Espruino (`E`, `require`
- * answering `Storage`, `getTime`, `setWatch`, `BTN`, `console`), and re-arms with a ticket.
+ * answering `Storage`, `getTime`, `setWatch`, `BTN`, `console`), with `BigInt` deleted (Espruino
+ * has none), and re-arms with a server-issued ticket. It must also parse as ES5.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createContext, runInContext, type Context } from 'node:vm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildAppliance, DEFAULT_OUT_DIR } from '../../appliance/build.ts';
+import { buildAppliance, DEFAULT_OUT_DIR, es5SyntaxError } from '../../appliance/build.ts';
 import { issueTicket } from '../../appliance/ticket-issuer.ts';
-import { makeKey, T0 } from './helpers.ts';
+import { makeKey, signWithNode, T0 } from './helpers.ts';
 
 const APPLIANCE = join(__dirname, '../../appliance');
 const ARTIFACT = join(DEFAULT_OUT_DIR, 'roost.js');
@@ -36,8 +37,21 @@ interface Board {
   roost: { provision: Function; status: Function; nonce: Function; rearm: Function; tamper: Function };
 }
 
-/** Power a fake board on with the given flash contents and run the artifact on it. */
-function boot(files: Record<string, string> = {}, withBigInt = true): Board {
+/** Espruino has no BigInt: every boot below runs without it. */
+const NO_BIGINT = ['BigInt'];
+/**
+ * Stricter than Espruino needs: ES2015+ globals the bundle must not depend on either. Espruino
+ * lacks some of these and has others; removing them all shows the bundle works either way
+ * (bn.js then takes its no-`Math.imul` path).
+ */
+const NO_ES2015_GLOBALS = ['BigInt', 'Symbol', 'Map', 'Set', 'WeakMap', 'WeakSet', 'Reflect', 'Proxy', 'Promise', 'Math.imul'];
+
+/**
+ * Power a fake board on with the given flash contents and run the artifact on it.
+ * @param files - the board's Storage
+ * @param remove - globals deleted from the context before the artifact runs
+ */
+function boot(files: Record<string, string> = {}, remove: string[] = NO_BIGINT): Board {
   const out: string[] = [];
   const clock = { t: T0 };
   const watch: Board['watch'] = {};
@@ -57,7 +71,8 @@ function boot(files: Record<string, string> = {}, withBigInt = true): Board {
     BTN: 'C13',
     console: { log: (...a: unknown[]) => void out.push(a.join(' ')) },
   });
-  if (!withBigInt) runInContext('delete globalThis.BigInt', ctx);
+  for (const g of remove) runInContext('delete globalThis.' + g, ctx);
+  expect(runInContext(remove.map((g) => 'typeof globalThis.' + g).join('+","+'), ctx)).toBe(remove.map(() => 'undefined').join());
   runInContext(code, ctx, { filename: 'roost.js' });
   return { ctx, out, files, clock, watch, roost: runInContext('roost', ctx) };
 }
@@ -77,11 +92,22 @@ describe('Espruino artifact (appliance/dist/roost.js) in a bare vm', () => {
       b.ctx,
     );
     expect(seen).toBe(Array(8).fill('undefined').join());
-    expect(code.startsWith('"use strict";var roost=')).toBe(true);
+    expect(runInContext('typeof BigInt', b.ctx)).toBe('undefined');
+    expect(code).toMatch(/^"use strict";.*var roost=/);
   });
 
-  it('boots, provisions, trips the tamper pin, issues a nonce and re-arms with a ticket', () => {
-    const b = boot();
+  it('is ES5 (acorn, ecmaVersion 5) and carries no BigInt code (noble is not bundled)', () => {
+    expect(es5SyntaxError(code)).toBeNull();
+    expect(es5SyntaxError('let x = 1;')).toMatch(/Unexpected|reserved/i);
+    expect(code).not.toMatch(/BigInt|noble/);
+    expect(code).not.toMatch(/=>|\bconst |\blet |\bclass /);
+  });
+
+  it.each([
+    ['without BigInt', NO_BIGINT],
+    ['without BigInt, Symbol, Map, Set, WeakMap, WeakSet, Reflect, Proxy, Promise, Math.imul', NO_ES2015_GLOBALS],
+  ])('%s: boots, provisions, trips the tamper pin, issues a nonce and re-arms with a server-issued ticket', (_label, remove) => {
+    const b = boot({}, remove);
     expect(b.out).toEqual(['REFUSED NOT_PROVISIONED: box is not provisioned']);
     expect(b.watch).toMatchObject({ pin: 'C13', opts: { repeat: true, edge: 'rising', debounce: 50 } });
     const pem = key.pem.replace(/\n/g, '');
@@ -100,7 +126,7 @@ describe('Espruino artifact (appliance/dist/roost.js) in a bare vm', () => {
     expect(b.out.at(-1)).toBe('ARMED DEMO-0001 by owner-1 for acme');
 
     // Reboot with the same flash: state survives; the used ticket is now a replay.
-    const again = boot(b.files);
+    const again = boot(b.files, remove);
     expect(again.out).toEqual(['BOX DEMO-0001 demo armed since ' + (T0 + 30) + ' key ' + key.pin.fingerprint]);
     again.watch.fn!();
     again.roost.nonce();
@@ -108,9 +134,10 @@ describe('Espruino artifact (appliance/dist/roost.js) in a bare vm', () => {
     expect(again.out.at(-1)).toBe('REFUSED NONCE_REPLAYED: nonce was already used');
   });
 
-  it('refuses on the device: wrong key, flipped signature byte, wrong pin at provisioning', () => {
+  it('refuses on the device: wrong pin at provisioning, another key, flipped signature or payload byte', () => {
     const b = boot();
     expect(plain(b.roost.provision('DEMO-0001', true, key.pem, 'ab'.repeat(32)))).toEqual({ ok: false, code: 'INVALID_PIN' });
+    expect(plain(b.roost.provision('DEMO-0001', true, 'not a pem'))).toEqual({ ok: false, code: 'INVALID_PIN' });
     b.roost.provision('DEMO-0001', true, key.pem);
     b.roost.tamper();
     const nonce = plain(b.roost.nonce()).value;
@@ -122,10 +149,24 @@ describe('Espruino artifact (appliance/dist/roost.js) in a bare vm', () => {
     sig[40] ^= 0x80;
     expect(plain(b.roost.rearm(p + '.' + sig.toString('base64url')))).toEqual({ ok: false, code: 'BAD_SIGNATURE' });
     expect(b.out.at(-1)).toBe('REFUSED BAD_SIGNATURE: signature does not verify with the pinned key');
-    expect(plain(b.roost.rearm(good)).ok).toBe(true);
+    const payload = Buffer.from(p, 'base64url');
+    payload[payload.indexOf('acme')] ^= 0x01; // "acme" -> "`cme": still JSON, no longer signed
+    expect(plain(b.roost.rearm(payload.toString('base64url') + '.' + s))).toEqual({ ok: false, code: 'BAD_SIGNATURE' });
+    const highS = Buffer.from(s, 'base64url');
+    const n = BigInt('0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551');
+    const flippedS = n - BigInt('0x' + highS.subarray(32).toString('hex'));
+    Buffer.from(flippedS.toString(16).padStart(64, '0'), 'hex').copy(highS, 32);
+    expect(plain(b.roost.rearm(p + '.' + Buffer.from(new Uint8Array(64)).toString('base64url')))).toEqual({ ok: false, code: 'BAD_SIGNATURE' });
+    // n - s verifies as well as s (high-S accepted, as documented in ticket.ts): the box re-arms
+    expect(plain(b.roost.rearm(p + '.' + highS.toString('base64url'))).ok).toBe(true);
   });
 
-  it('needs BigInt: without it the artifact cannot even load (Espruino has no BigInt)', () => {
-    expect(() => boot({}, false)).toThrow(/BigInt is not defined/);
+  it('re-arms with a ticket signed by Node crypto (ieee-p1363), a second implementation', () => {
+    const b = boot();
+    b.roost.provision('DEMO-0001', true, key.pem);
+    b.roost.tamper();
+    const nonce = plain(b.roost.nonce()).value;
+    const ticket = signWithNode(JSON.stringify({ v: 1, typ: 'roost-rearm', box: 'DEMO-0001', nonce, org: 'acme', by: 'u', iat: T0, exp: T0 + 600 }), key);
+    expect(plain(b.roost.rearm(ticket)).ok).toBe(true);
   });
 });

@@ -4,6 +4,8 @@ import { p256 } from '@noble/curves/nist.js';
 import { base64urlEncode, toHex, utf8Encode } from '../../appliance/bytes.ts';
 import { createBox, type Box } from '../../appliance/box.ts';
 import type { BoxHardware } from '../../appliance/hardware.ts';
+import { nobleP256 } from '../../appliance/p256-noble.ts';
+import type { P256Suite } from '../../appliance/p256.ts';
 import { pemFromPoint, pinFromPem, type PinnedKey } from '../../appliance/pin.ts';
 
 /** A P-256 key pair in the shapes the tests need. */
@@ -56,8 +58,9 @@ export interface TestBox {
  * Build a box over memory storage; random bytes are 0x01, 0x02, … so nonces are predictable.
  * @param records - shared storage records (pass the same object to model a reboot)
  * @param random - replace the counting random source
+ * @param p256 - the crypto suite the box verifies with (default noble)
  */
-export function makeBox(records?: Record<string, string>, random?: (n: number) => Uint8Array): TestBox {
+export function makeBox(records?: Record<string, string>, random?: (n: number) => Uint8Array, p256: P256Suite = nobleP256): TestBox {
   const recs = records ?? {};
   const lines: string[] = [];
   const clock = { now: T0 };
@@ -79,7 +82,7 @@ export function makeBox(records?: Record<string, string>, random?: (n: number) =
     print: (line: string) => void lines.push(line),
     trip: () => handlers.forEach((h) => h()),
   };
-  return { box: createBox(hw), hw, records: recs, lines, clock };
+  return { box: createBox(hw, p256), hw, records: recs, lines, clock };
 }
 
 /**

@@ -1,8 +1,12 @@
 /**
  * Every refusal the box can give, each with its own code, printed on the box output.
- * Each scenario starts from a provisioned demo box that was tampered and issued a nonce.
+ * Each scenario starts from a provisioned demo box that was tampered and issued a nonce, once
+ * with each P-256 suite (noble for Node, elliptic for the Espruino board).
  */
 import { describe, expect, it } from 'vitest';
+import { ellipticP256 } from '../../appliance/p256-elliptic.ts';
+import { nobleP256 } from '../../appliance/p256-noble.ts';
+import type { P256Suite } from '../../appliance/p256.ts';
 import { REFUSALS, refusalLine, type RefusalCode } from '../../appliance/refusal-codes.ts';
 import { issueTicket } from '../../appliance/ticket-issuer.ts';
 import { makeBox, makeKey, signRaw, T0, type TestBox } from './helpers.ts';
@@ -17,8 +21,8 @@ interface Ctx extends TestBox {
   payload: (over?: Record<string, unknown>) => Record<string, unknown>;
 }
 
-function erasedDemo(demo = true): Ctx {
-  const t = makeBox();
+function erasedDemo(demo = true, p256: P256Suite = nobleP256): Ctx {
+  const t = makeBox(undefined, undefined, p256);
   t.box.provision({ id: ID, demo, pin: key.pin });
   t.hw.trip();
   const n = t.box.nonce();
@@ -85,9 +89,12 @@ const scenarios: Scenario[] = [
   ['bad box id at provisioning', 'INVALID_BOX_ID', (c) => { const u = makeBox(); const r = u.box.provision({ id: 'demo-1', demo: true, pin: key.pin }); c.lines.push(...u.lines); return r; }],
 ];
 
-describe('refusals', () => {
+describe.each([
+  ['noble', nobleP256],
+  ['elliptic', ellipticP256],
+] as const)('refusals (%s suite)', (_suite, p256) => {
   it.each(scenarios)('%s → %s', (_label, code, run) => {
-    const c = erasedDemo();
+    const c = erasedDemo(true, p256);
     const result = run(c);
     expect(result).toEqual({ ok: false, code });
     expect(c.lines[c.lines.length - 1]).toBe(refusalLine(code));
@@ -95,7 +102,7 @@ describe('refusals', () => {
   });
 
   it('a refusal changes nothing: the box stays erased and its nonce still works', () => {
-    const c = erasedDemo();
+    const c = erasedDemo(true, p256);
     const before = JSON.stringify(c.records);
     expect(c.box.rearm(flip(c.good(), 1)).ok).toBe(false);
     expect(c.box.rearm(c.good({ box: 'DEMO-0002' })).ok).toBe(false);
@@ -109,7 +116,7 @@ describe('refusals', () => {
     ['exp + 60 s', T0 + 660, true],
     ['exp + 61 s', T0 + 661, false],
   ])('clock tolerance is 60 s each way: box clock at %s accepted=%s', (_l, now, ok) => {
-    const c = erasedDemo();
+    const c = erasedDemo(true, p256);
     c.clock.now = now;
     expect(c.box.rearm(c.good()).ok).toBe(ok);
   });

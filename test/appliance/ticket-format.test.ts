@@ -5,6 +5,8 @@
 import { createHash, verify as nodeVerify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { issueTicket, TicketClaimsError } from '../../appliance/ticket-issuer.ts';
+import { ellipticP256 } from '../../appliance/p256-elliptic.ts';
+import { nobleP256 } from '../../appliance/p256-noble.ts';
 import { verifyTicket } from '../../appliance/ticket.ts';
 import { makeKey, signWithNode, T0 } from './helpers.ts';
 
@@ -43,7 +45,7 @@ describe('issueTicket', () => {
     expect(JSON.parse(Buffer.from(p, 'base64url').toString('utf8')).org).toBe('café-ß');
     const ok = nodeVerify('sha256', Buffer.from(p, 'base64url'), { key: key.nodePublic, dsaEncoding: 'ieee-p1363' }, Buffer.from(s, 'base64url'));
     expect(ok).toBe(true);
-    expect(verifyTicket(ticket, { publicKey: key.publicKey, boxId: 'DEMO-0001', now: T0 })).toMatchObject({ ok: true, payload: { by: 'ユーザー' } });
+    expect(verifyTicket(ticket, { publicKey: key.publicKey, boxId: 'DEMO-0001', now: T0, p256: nobleP256 })).toMatchObject({ ok: true, payload: { by: 'ユーザー' } });
   });
 
   it.each([
@@ -72,7 +74,7 @@ describe('issueTicket', () => {
 });
 
 describe('verifyTicket against a second implementation', () => {
-  it('accepts a ticket signed by Node crypto, including high-S signatures', () => {
+  it('accepts a ticket signed by Node crypto, including high-S signatures (noble and elliptic suites)', () => {
     const payload = JSON.stringify({ v: 1, typ: 'roost-rearm', box: 'DEMO-0001', nonce: NONCE, org: 'acme', by: 'u1', iat: T0, exp: T0 + 600 });
     const n = BigInt('0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551');
     let sawHighS = false;
@@ -80,7 +82,9 @@ describe('verifyTicket against a second implementation', () => {
       const ticket = signWithNode(payload, key);
       const s = BigInt('0x' + Buffer.from(ticket.split('.')[1], 'base64url').subarray(32).toString('hex'));
       if (s > n / 2n) sawHighS = true;
-      expect(verifyTicket(ticket, { publicKey: key.publicKey, boxId: 'DEMO-0001', now: T0 }).ok).toBe(true);
+      for (const p256 of [nobleP256, ellipticP256]) {
+        expect(verifyTicket(ticket, { publicKey: key.publicKey, boxId: 'DEMO-0001', now: T0, p256 }).ok).toBe(true);
+      }
     }
     expect(sawHighS).toBe(true);
   });
