@@ -27,7 +27,8 @@
  *
  * Run: eval "$(bash .ci/pg-server.sh)"; node --import tsx bench/m2m-token.ts; bash .ci/pg-server.sh stop $PGTMP
  * (uses `TEST_DATABASE_URL` or `DATABASE_URL`: a role that may create databases). Options:
- * `--seconds N` per timed run (default 4), `--rounds N` (default 3), `--connections N` (default 32).
+ * `--seconds N` per timed run (default 4), `--rounds N` (default 3), `--connections N` (default 32),
+ * `--profile DIR` (a V8 CPU profile of the Aerie process, written when it stops).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
@@ -48,6 +49,8 @@ const arg = (name: string, fallback: number) => {
 const SECONDS = arg('seconds', 4);
 const ROUNDS = arg('rounds', 3);
 const CONNECTIONS = arg('connections', 32);
+/** `--profile DIR`: write a V8 CPU profile of the Aerie process into DIR (`--cpu-prof`). */
+const PROFILE_DIR = process.argv.includes('--profile') ? resolve(process.argv[process.argv.indexOf('--profile') + 1]) : undefined;
 const WARMUP_SECONDS = 2;
 /** `getconf CLK_TCK` on Linux. */
 const CLOCK_TICKS = 100;
@@ -132,7 +135,7 @@ async function main(): Promise<void> {
   const aeriePid = await startChild(join(REPO, 'core/cli/aerie.mjs'), ['serve'], {
     PORT: String(aeriePort), AERIE_HOST: '127.0.0.1', AERIE_BASE_URL: base, DATABASE_URL: db.url, AERIE_DATA_DIR: dataDir,
     AERIE_MASTER_KEY: randomBytes(32).toString('base64'), AERIE_LOG_LEVEL: 'warn', AERIE_PLUGIN_PATHS: pluginsDir,
-  }, `${base}/readyz`);
+  }, `${base}/readyz`, PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []);
   const oidcPort = await freePort();
   const oidcPid = await startChild(SELF, ['--oidc-peer', String(oidcPort)], {}, undefined, ['--import', 'tsx']);
 

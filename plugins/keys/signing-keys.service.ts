@@ -1,7 +1,7 @@
-import { createPrivateKey, createPublicKey, generateKeyPair, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, generateKeyPair, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Knex } from 'knex';
-import { calculateJwkThumbprint } from 'jose';
+import { calculateJwkThumbprint, importPKCS8, type CryptoKey } from 'jose';
 import { coreRefs, inject, injectable, type AerieConfig, type AuditService, type Clock, type CryptoService, type Database } from '../../core/index.ts';
 import { orgsRefs, type OrganizationsService } from '../orgs/api.ts';
 import { keysInternalRefs } from './internal-refs.ts';
@@ -35,7 +35,8 @@ export interface Signer {
   orgId: string;
   slug: string;
   issuer: string;
-  privateKey: KeyObject;
+  /** The private key as a WebCrypto key, imported once (jose signs with it without converting). */
+  privateKey: CryptoKey;
 }
 
 /** An organization's active signing key. */
@@ -172,7 +173,7 @@ export class SigningKeysService {
     const pem = this.crypto.envelope.decryptText(row.privateKeyEnc, aad(row.orgId, kid));
     const signer: Signer = {
       kid, orgId: row.orgId, slug: row.orgSlug, issuer: this.issuer(row.orgSlug),
-      privateKey: createPrivateKey(pem),
+      privateKey: await importPKCS8(pem, JWS_ALG),
     };
     this.signers.set(kid, signer);
     return signer;
