@@ -13,18 +13,17 @@ import { systemClock } from '../../../core/clock.ts';
 function failingPool(kind: 'throws' | 'exits'): () => HashPool {
   return () => {
     const real = createHashPool({ maxThreads: 1 });
+    const fail = async () => {
+      if (kind === 'exits') {
+        await real.destroy();
+        throw new Error('worker thread exited mid-batch');
+      }
+      throw new Error('worker threw mid-batch');
+    };
     return {
       threads: 1,
-      seal: async () => {
-        if (kind === 'exits') {
-          await real.destroy();
-          throw new Error('worker thread exited mid-batch');
-        }
-        throw new Error('worker threw mid-batch');
-      },
-      sealJson: async () => {
-        throw new Error('unused');
-      },
+      seal: fail,
+      sealJson: fail,
       close: () => real.close().catch(() => undefined),
       destroy: () => real.destroy(),
     };

@@ -63,6 +63,8 @@ describe('core.audit: outbox in the caller transaction, sealed into per-organiza
     await Promise.all([pooled.drain(), inline.drain()]);
     await pooled.stop();
     await inline.stop();
+    // A drain returns once the rest is locked by another sealer: wait for the kernel's in-flight batch too.
+    await aerie.kernel.auditSealer.drain();
     const chain = await readChain(db().knex, orgC);
     expect(chain).toHaveLength(300);
     expect(new Set(chain.map((r) => r.id)).size).toBe(300);
