@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createContext, runInContext, type Context } from 'node:vm';
+import { parse, type Node } from 'acorn';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildAppliance, DEFAULT_OUT_DIR, es5SyntaxError } from '../../appliance/build.ts';
 import { issueTicket } from '../../appliance/ticket-issuer.ts';
@@ -79,6 +80,31 @@ function boot(files: Record<string, string> = {}, remove: string[] = NO_BIGINT):
 
 const plain = (v: unknown) => JSON.parse(JSON.stringify(v));
 
+/**
+ * Names used before their function declaration in the same scope, outside nested functions.
+ * Espruino's feature table lists no function hoisting, so such a use could fail on a board.
+ * (Calls made through an earlier function into a later declaration are not caught.)
+ */
+function usesBeforeDeclaration(source: string): string[] {
+  const found: string[] = [];
+  type AnyNode = Node & Record<string, unknown>;
+  const scope = (stmts: AnyNode[]) => {
+    const declaredAt = new Map<string, number>();
+    for (const st of stmts) if (st.type === 'FunctionDeclaration') declaredAt.set((st.id as { name: string }).name, st.start);
+    const visit = (n: AnyNode) => {
+      if (n.type === 'FunctionDeclaration' || n.type === 'FunctionExpression') return scope((n.body as { body: AnyNode[] }).body);
+      if (n.type === 'Identifier' && declaredAt.has(n.name as string) && n.start < declaredAt.get(n.name as string)!) found.push(n.name as string);
+      for (const k in n) {
+        const v = n[k] as AnyNode | AnyNode[] | null;
+        for (const c of Array.isArray(v) ? v : [v]) if (c && typeof c === 'object' && typeof c.type === 'string') visit(c);
+      }
+    };
+    stmts.forEach(visit);
+  };
+  scope((parse(source, { ecmaVersion: 5 }) as unknown as { body: AnyNode[] }).body);
+  return found;
+}
+
 beforeAll(async () => {
   if (!existsSync(ARTIFACT) || statSync(ARTIFACT).mtimeMs < newestSource(APPLIANCE)) await buildAppliance();
   code = readFileSync(ARTIFACT, 'utf8');
@@ -101,6 +127,12 @@ describe('Espruino artifact (appliance/dist/roost.js) in a bare vm', () => {
     expect(es5SyntaxError('let x = 1;')).toMatch(/Unexpected|reserved/i);
     expect(code).not.toMatch(/BigInt|noble/);
     expect(code).not.toMatch(/=>|\bconst |\blet |\bclass /);
+  });
+
+  it('uses no function declaration before it is declared (Espruino lists no function hoisting)', () => {
+    expect(usesBeforeDeclaration('f(); function f() {}')).toEqual(['f']);
+    expect(usesBeforeDeclaration('function f() {} f(); var g = function () { h(); }; function h() {}')).toEqual([]);
+    expect(usesBeforeDeclaration(code)).toEqual([]);
   });
 
   it.each([
