@@ -6,6 +6,8 @@ export const membersErrors = {
   invitationNotFound: () => notFound('No invitation matches this token or id.', 'INVITATION_NOT_FOUND'),
   invitationExpired: () => new AerieError(410, 'INVITATION_EXPIRED', 'The invitation expired. Ask for a new one.'),
   invitationNotPending: (status: string) => conflict(`The invitation was already ${status}.`, 'INVITATION_NOT_PENDING', { status }),
+  resendTooSoon: (retryAfterSeconds: number) =>
+    new AerieError(429, 'RATE_LIMITED', 'This invitation was just sent. Try again later.', { retryAfterSeconds }),
   invitationPending: (invitationId: string) =>
     conflict('An open invitation for this address exists; re-send it instead.', 'INVITATION_PENDING', { invitationId }),
   alreadyMember: (status: string) => conflict(`This person is already a member (${status}).`, 'ALREADY_MEMBER', { status }),

@@ -17,6 +17,9 @@ export const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
 /** Random bytes of an invitation token: 256 bits (base64url, 43 characters). */
 export const INVITATION_TOKEN_BYTES = 32;
 
+/** A re-send waits this many seconds after the invitation's previous send (429 `RATE_LIMITED` sooner). */
+export const RESEND_INTERVAL_SECONDS = 60;
+
 /** Invitation states. */
 export type InvitationStatus = 'pending' | 'accepted' | 'declined' | 'cancelled' | 'expired';
 

@@ -9,7 +9,7 @@ import { DIRECTOR_ORG_TYPES, isDirectorRoleKey, rbacRefs, type AssignmentsServic
 import { companyDomainsOf, isCompanyEmail } from './company-email.ts';
 import { invitationMail } from './invitation-mail.ts';
 import {
-  effectiveStatus, INVITATION_TOKEN_BYTES, INVITATION_TTL_SECONDS, invitationDto, type InvitationDto, type InvitationRow,
+  effectiveStatus, INVITATION_TOKEN_BYTES, INVITATION_TTL_SECONDS, invitationDto, RESEND_INTERVAL_SECONDS, type InvitationDto, type InvitationRow,
 } from './invitation-record.ts';
 import { membersErrors } from './errors.ts';
 
@@ -124,7 +124,9 @@ export class InvitationsService {
 
   /**
    * Re-sends a `pending` or `expired` invitation with a new token and expiry (the old token stops
-   * working). @throws 404 `INVITATION_NOT_FOUND`, 409 `INVITATION_NOT_PENDING`
+   * working). At most one send per {@link RESEND_INTERVAL_SECONDS} per invitation.
+   * @throws 404 `INVITATION_NOT_FOUND`, 409 `INVITATION_NOT_PENDING`, 429 `RATE_LIMITED` with
+   *   `retryAfterSeconds` (nothing changes, nothing is mailed)
    */
   async resend(org: OrgContext['org'], ref: { InvitationId?: string; Email?: string }): Promise<InvitationDto> {
     const token = this.crypto.randomToken(INVITATION_TOKEN_BYTES);
@@ -137,6 +139,8 @@ export class InvitationsService {
       if (!found) throw membersErrors.invitationNotFound();
       const status = effectiveStatus(found, now);
       if (status !== 'pending' && status !== 'expired') throw membersErrors.invitationNotPending(status);
+      const waited = (now.getTime() - new Date(found.lastSentAt).getTime()) / 1000;
+      if (waited < RESEND_INTERVAL_SECONDS) throw membersErrors.resendTooSoon(Math.ceil(RESEND_INTERVAL_SECONDS - waited));
       const [updated] = (await trx('members.invitations').where({ id: found.id }).update({
         status: 'pending', tokenHash: this.crypto.sha256Hex(token), expiresAt: this.expiry(now),
         sendCount: found.sendCount + 1, lastSentAt: now, updatedAt: now,

@@ -150,6 +150,26 @@ describe('members: invitations (send, resend, cancel, accept, decline, accept-wi
     expect((await accept(rex, second)).status).toBe(200);
   });
 
+  it('re-sending within 60 s of the last send: 429 RATE_LIMITED with retryAfterSeconds, and nothing changes', async () => {
+    const sent = await invite(aerie, owner, 'acme', { Email: 'quick@example.com', RoleId: guestRole });
+    const resend = () => aerie.request('POST', '/api/org/acme/members/invite/resend', { token: owner, body: { InvitationId: sent.body.InvitationId } });
+    const before = await row(sent.body.InvitationId);
+    const eventsBefore = (await auditEvents(aerie, 'acme', 'org.member.invitation_resent')).length;
+    clock.advance(45);
+    const early = await resend();
+    expect(early.status).toBe(429);
+    expect(early.body).toMatchObject({ error: 'RATE_LIMITED', retryAfterSeconds: 15 });
+    expect(await row(sent.body.InvitationId)).toEqual(before);
+    expect(invitationMails(aerie, 'quick@example.com')).toHaveLength(1);
+    expect(await auditEvents(aerie, 'acme', 'org.member.invitation_resent')).toHaveLength(eventsBefore);
+    clock.advance(15);
+    const ok = await resend();
+    expect(ok.status).toBe(200);
+    expect(ok.body.SendCount).toBe(2);
+    expect((await resend()).body).toMatchObject({ error: 'RATE_LIMITED', retryAfterSeconds: 60 });
+    expect(invitationMails(aerie, 'quick@example.com')).toHaveLength(2);
+  });
+
   it('expires after 7 days: 410 INVITATION_EXPIRED, written as expired; a re-send revives it', async () => {
     const sent = await invite(aerie, owner, 'acme', { Email: 'eve@example.com', RoleId: guestRole });
     const Token = invitationToken(aerie, 'eve@example.com');
