@@ -76,7 +76,8 @@ export interface ApplianceBuild {
  * Build the Espruino artifact.
  * @param outDir - output directory; default `appliance/dist`
  * @returns paths, size and digest of the artifact
- * @throws Error when esbuild fails or the espruino tool exits non-zero or writes nothing
+ * @throws Error when esbuild or SWC fails, the bundle does not parse as ES5, or the espruino tool
+ *   exits non-zero or writes nothing
  */
 export async function buildAppliance(outDir: string = DEFAULT_OUT_DIR): Promise<ApplianceBuild> {
   mkdirSync(outDir, { recursive: true });
@@ -104,7 +105,8 @@ export async function buildAppliance(outDir: string = DEFAULT_OUT_DIR): Promise<
       parser: { syntax: 'ecmascript' },
       target: 'es5',
       // The only for-of loops are esbuild's module helpers, over Object.getOwnPropertyNames()
-      // arrays: lower them to index loops rather than to Symbol.iterator calls.
+      // arrays: lower them to index loops rather than to Symbol.iterator calls. Code bundled for
+      // the board must therefore not use for-of or spread on anything but arrays and strings.
       assumptions: { iterableIsArray: true },
       externalHelpers: false,
       minify: { compress: true, mangle: true, format: { asciiOnly: true, comments: false } },
