@@ -13,8 +13,14 @@ export interface SealerOptions {
   intervalMs?: number;
   /** An organization's batch at least this long is hashed in the worker pool; shorter ones in-line. Default 256. */
   poolThreshold?: number;
-  /** Creates the worker pool on first need (tests and small deployments may never need it). */
+  /** Creates the worker pool (at `start()` when `warmPool`, else on first need). */
   pool?: () => HashPool;
+  /**
+   * Create the pool at `start()` and warm every thread in the background, so the first large
+   * batch does not wait 0.5–1 s for thread start-up. Default true; a failed warm-up is logged
+   * and the pool is used (and retried by piscina) as usual.
+   */
+  warmPool?: boolean;
   /** Called after each committed transaction with the heads it advanced (checkpoint signing). */
   onSealed?: (heads: Array<ChainHead & { sealedAt: string }>) => Promise<void>;
 }
@@ -44,8 +50,11 @@ export class AuditSealer {
     private readonly options: SealerOptions = {},
   ) {}
 
-  /** Starts polling the outbox. */
+  /** Starts polling the outbox; warms the hash pool first unless `warmPool` is false. */
   start(): void {
+    if (this.options.pool && this.options.warmPool !== false) {
+      this.hashPool().warm?.().catch((err: unknown) => this.logger.warn({ err }, 'audit hash pool warm-up failed'));
+    }
     const tick = async () => {
       if (this.stopped) return;
       try {
@@ -83,7 +92,10 @@ export class AuditSealer {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.drain();
-    await this.pool?.close();
+    // A drain after stop (a second stop at shutdown) creates a fresh pool on need and closes it.
+    const pool = this.pool;
+    this.pool = undefined;
+    await pool?.close();
   }
 
   /** One transaction: at most `batchSize` outbox rows sealed. @returns how many. */

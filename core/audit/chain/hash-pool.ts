@@ -10,16 +10,22 @@
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { AuditRecordInput } from './audit-record.ts';
-import type { SealBatchResult } from './chain-hash.ts';
+import { GENESIS_HASH, type SealBatchResult } from './chain-hash.ts';
 import { unpackSealResult, type PackedSealResult } from './packed-result.ts';
 import type { SealChainTask } from '../../../workers/seal-chain.ts';
+
+// The warm-up task: one synthetic record, never stored.
+const WARM_AT = '2000-01-01T00:00:00.000Z';
+const WARM_RECORDS = JSON.stringify([{ id: 'warm-up', orgId: 'warm-up', seq: 1, eventType: 'pool.warm', occurredAt: WARM_AT, actor: { type: 'system', id: 'warm-up' }, businessData: {} }]);
 
 /** Absolute path of the worker bootstrap. @see spec 01 "Audit" */
 export const SEAL_CHAIN_WORKER = fileURLToPath(new URL('../../../workers/seal-chain.worker.mjs', import.meta.url));
 
 /**
- * Options of {@link createHashPool}: `minThreads` (default 1), `maxThreads` (default 2),
- * `idleTimeout` in ms before an idle thread above `minThreads` exits (default 30 000).
+ * Options of {@link createHashPool}: `minThreads` (default: `maxThreads`, so warmed threads stay
+ * up between bursts — a thread's start-up, loading tsx and the task module, costs 0.5–1 s),
+ * `maxThreads` (default 2), `idleTimeout` in ms before an idle thread above `minThreads` exits
+ * (default 30 000).
  *
  * @see spec 01 "Audit"
  */
@@ -41,6 +47,9 @@ export interface HashPoolOptions {
  * - `sealJson(prevHash, recordsJson, sealedAt)` — the same for records already held as JSON array text
  *   (e.g. outbox rows selected as `json_agg(...)::text`): the calling thread does no work per record.
  *   Results come back packed (`./packed-result.ts`) and are rebuilt into the `sealBatch` shape.
+ * - `warm()` — start every thread (piscina starts only `minThreads` itself, the others on demand)
+ *   and run one tiny seal on each, so the first real batch waits for no start-up; resolves when
+ *   all are ready. Optional in the interface so test doubles need not implement it.
  * - `close()` — finish queued tasks, then stop the threads (graceful shutdown).
  * - `destroy()` — stop the threads now; pending tasks reject.
  *   After either, `seal`/`sealJson` reject with "hash pool is closed".
@@ -51,6 +60,7 @@ export interface HashPoolOptions {
 export interface HashPool {
   seal(prevHash: string, records: AuditRecordInput[], sealedAt: string): Promise<SealBatchResult>;
   sealJson(prevHash: string, recordsJson: string, sealedAt: string): Promise<SealBatchResult>;
+  warm?(): Promise<void>;
   close(): Promise<void>;
   destroy(): Promise<void>;
   readonly threads: number;
@@ -70,7 +80,7 @@ export interface HashPool {
  */
 export function createHashPool(options: HashPoolOptions = {}): HashPool {
   const maxThreads = options.maxThreads ?? 2;
-  const minThreads = options.minThreads ?? Math.min(1, maxThreads);
+  const minThreads = options.minThreads ?? maxThreads;
   if (!Number.isInteger(maxThreads) || maxThreads < 1 || !Number.isInteger(minThreads) || minThreads < 1 || minThreads > maxThreads) {
     throw new RangeError(`hash pool: need 1 <= minThreads (${minThreads}) <= maxThreads (${maxThreads})`);
   }
@@ -91,6 +101,10 @@ export function createHashPool(options: HashPoolOptions = {}): HashPool {
     threads: maxThreads,
     seal: async (prevHash, records, sealedAt) => run(prevHash, JSON.stringify(records), sealedAt),
     sealJson: (prevHash, recordsJson, sealedAt) => run(prevHash, recordsJson, sealedAt),
+    // One task per thread, all in flight together: piscina starts a thread for each queued task.
+    warm: async () => {
+      await Promise.all(Array.from({ length: maxThreads }, () => run(GENESIS_HASH, WARM_RECORDS, WARM_AT)));
+    },
     close: () => {
       stopped = true;
       return piscina.close();
