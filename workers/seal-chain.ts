@@ -19,6 +19,8 @@ import { packSealResult, type PackedSealResult } from '../core/audit/chain/packe
  * `records` may be the JSON text of the array: posting one string to a thread costs ~0.3 µs per
  * record against ~8 µs for structured-cloning the objects, and JSON is the payload's own data
  * model, so the hashes are the same either way.
+ * `seqOffset` (optional, default 0) is added to every record's `seq` after parsing, for JSON text
+ * numbered within its batch (1, 2, …) before the organization's head was known.
  *
  * @see spec 01 "Audit"
  */
@@ -26,10 +28,12 @@ export interface SealChainTask {
   prevHash: string;
   sealedAt: string;
   records: AuditRecordInput[] | string;
+  seqOffset?: number;
 }
 
 /**
- * Seal one batch: `sealBatch(task.prevHash, task.records, task.sealedAt)` (parsing `records` first when it is JSON text).
+ * Seal one batch: `sealBatch(task.prevHash, task.records, task.sealedAt)` (parsing `records` first
+ * when it is JSON text, then adding `seqOffset` to each `seq`; object records are not modified).
  *
  * @param task - {@link SealChainTask}.
  * @returns `{ sealed: {id, payloadHash, prevHash, chainHash}[], head: {orgId, seq, chainHash} }`.
@@ -38,7 +42,14 @@ export interface SealChainTask {
  * @see spec 01 "Audit"
  */
 export default function sealChain(task: SealChainTask): SealBatchResult {
-  const records = typeof task.records === 'string' ? (JSON.parse(task.records) as AuditRecordInput[]) : task.records;
+  const offset = task.seqOffset ?? 0;
+  let records = task.records;
+  if (typeof records === 'string') {
+    records = JSON.parse(records) as AuditRecordInput[];
+    if (offset !== 0) for (const r of records) r.seq += offset;
+  } else if (offset !== 0) {
+    records = records.map((r) => ({ ...r, seq: r.seq + offset }));
+  }
   return sealBatch(task.prevHash, records, task.sealedAt);
 }
 

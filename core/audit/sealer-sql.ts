@@ -8,86 +8,104 @@
  * @see ./sealer.ts, ARCHITECTURE.md "The audit chain"
  */
 import type { Knex } from 'knex';
-import type { SealBatchResult } from './chain/index.ts';
-
-/** Outbox rows taken by one sealing transaction: `position` (as text) and `orgId`. */
-export interface TakenRow {
-  position: string;
-  orgId: string;
-}
+import type { ChainHead, SealBatchResult } from './chain/index.ts';
 
 /**
- * One organization's records rendered by PostgreSQL.
+ * One organization's share of the rows a sealing transaction took, rendered by PostgreSQL.
  *
- * Shape: `{ orgId, count, records }` — `records` is the JSON array text of `AuditRecordInput`
- * objects in outbox order (`id, orgId, seq, eventType, occurredAt, actor {type, id}, appGroupId
- * (null when absent or empty), businessData`), `seq` continuing the organization's locked head,
- * timestamps as `YYYY-MM-DDTHH:mm:ss.sssZ` exactly like `toAuditTimestamp`.
+ * Shape: `{ orgId, count, positions, records }` — `positions` is the rows' outbox positions as a
+ * comma-separated list; `records` is the JSON array text of `AuditRecordInput` objects in outbox
+ * order (`id, orgId, seq, eventType, occurredAt, actor {type, id}, appGroupId (null when absent or
+ * empty), businessData`) with `seq` numbered 1, 2, … within the batch (add the organization's
+ * head `seq`), timestamps as `YYYY-MM-DDTHH:mm:ss.sssZ` exactly like `toAuditTimestamp`.
  */
 export interface RenderedBatch {
   orgId: string;
   count: number;
+  positions: string;
   records: string;
-}
-
-/**
- * Takes up to `limit` outbox rows in `position` order, `FOR UPDATE SKIP LOCKED` (rows another
- * sealer holds are skipped).
- * @returns the rows taken, lightest form (no payload).
- */
-export async function takeOutboxRows(trx: Knex.Transaction, limit: number): Promise<TakenRow[]> {
-  const { rows } = await trx.raw(
-    `select position::text as position, org_id::text as org from core.audit_outbox order by position limit ? for update skip locked`,
-    [limit],
-  );
-  return (rows as Array<{ position: string; org: string }>).map((r) => ({ position: r.position, orgId: r.org }));
 }
 
 // `occurred_at` has millisecond precision (timestamptz(3)), so `MS` renders it exactly. An empty
 // `app_group_id` is rendered as null (absent from the payload), as the record objects always had it.
-const RENDER = `select o.org_id::text as org, count(*)::int as n,
+// A CTE holding FOR UPDATE is never inlined: the lock and the limit apply to the outbox scan.
+const TAKE_AND_RENDER = `with taken as (
+  select position, id, org_id, event_type, occurred_at, actor_type, actor_id, app_group_id, business_data
+  from core.audit_outbox order by position limit ? for update skip locked
+), numbered as (
+  select t.*, row_number() over (partition by t.org_id order by t.position) as rn from taken t
+)
+select org_id::text as org, count(*)::int as n, string_agg(position::text, ',' order by position) as positions,
   json_agg(json_build_object(
-    'id', o.id, 'orgId', o.org_id, 'seq', h.seq + o.rn, 'eventType', o.event_type,
-    'occurredAt', to_char(o.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'actor', json_build_object('type', o.actor_type, 'id', o.actor_id),
-    'appGroupId', nullif(o.app_group_id, ''), 'businessData', o.business_data) order by o.rn)::text as records
-from (select b.*, row_number() over (partition by b.org_id order by b.position) as rn
-      from core.audit_outbox b where b.position = any(string_to_array(?, ',')::bigint[])) o
-join core.audit_heads h on h.org_id = o.org_id
-group by o.org_id, h.seq
-order by o.org_id`;
+    'id', id, 'orgId', org_id, 'seq', rn, 'eventType', event_type,
+    'occurredAt', to_char(occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'actor', json_build_object('type', actor_type, 'id', actor_id),
+    'appGroupId', nullif(app_group_id, ''), 'businessData', business_data) order by rn)::text as records
+from numbered group by org_id order by org_id`;
 
 /**
- * Renders the taken rows as each organization's records, numbered from its head. Every head must
- * already be locked by this transaction (the `seq` values read it).
- * @param positions - the taken rows' positions.
- * @returns one {@link RenderedBatch} per organization, in organization id order.
+ * Takes up to `limit` outbox rows in `position` order, `FOR UPDATE SKIP LOCKED` (rows another
+ * sealer holds are skipped), and renders them per organization — one statement.
+ * @returns one {@link RenderedBatch} per organization, in organization id order; `[]` when nothing is free.
  */
-export async function renderRecords(trx: Knex.Transaction, positions: string[]): Promise<RenderedBatch[]> {
-  const { rows } = await trx.raw(RENDER, [positions.join(',')]);
-  return (rows as Array<{ org: string; n: number; records: string }>).map((r) => ({ orgId: r.org, count: Number(r.n), records: r.records }));
+export async function takeAndRender(trx: Knex.Transaction, limit: number): Promise<RenderedBatch[]> {
+  const { rows } = await trx.raw(TAKE_AND_RENDER, [limit]);
+  return (rows as Array<{ org: string; n: number; positions: string; records: string }>).map((r) => ({
+    orgId: r.org, count: Number(r.n), positions: r.positions, records: r.records,
+  }));
 }
 
-const INSERT_SEALED = `insert into core.audit_events
+/**
+ * Locks the chain heads of `orgIds` (creating missing ones at seq 0 / genesis), in organization id
+ * order so that concurrent sealers never deadlock: new heads are inserted in that order first,
+ * then every head is locked `FOR UPDATE` in that order. Two statements whatever the count.
+ * @param orgIds - distinct organization ids.
+ * @returns each organization's head `{orgId, seq, chainHash}` as locked.
+ */
+export async function lockHeads(trx: Knex.Transaction, orgIds: string[], genesisHash: string): Promise<Map<string, ChainHead>> {
+  const list = [...orgIds].sort().join(',');
+  await trx.raw(
+    `insert into core.audit_heads (org_id, seq, chain_hash, updated_at)
+     select o, 0, ?, now() from unnest(string_to_array(?, ',')::uuid[]) as o order by o on conflict (org_id) do nothing`,
+    [genesisHash, list],
+  );
+  const { rows } = await trx.raw(
+    `select org_id::text as org, seq, chain_hash as hash from core.audit_heads
+     where org_id = any(string_to_array(?, ',')::uuid[]) order by org_id for update`,
+    [list],
+  );
+  const heads = new Map<string, ChainHead>();
+  for (const r of rows as Array<{ org: string; seq: number | string; hash: string }>) heads.set(r.org, { orgId: r.org, seq: Number(r.seq), chainHash: r.hash });
+  if (heads.size !== orgIds.length) throw new Error(`audit sealer: locked ${heads.size} chain heads of ${orgIds.length}`);
+  return heads;
+}
+
+const SEAL_ROWS = `with drained as (
+  delete from core.audit_outbox where position = any(string_to_array(?, ',')::bigint[])
+  returning id, org_id, event_type, occurred_at, actor_type, actor_id, app_group_id, business_data
+)
+insert into core.audit_events
   (id, org_id, seq, event_type, occurred_at, actor_type, actor_id, app_group_id, business_data, payload_hash, prev_hash, chain_hash, sealed_at)
-select o.id, o.org_id, s.seq, o.event_type, o.occurred_at, o.actor_type, o.actor_id, o.app_group_id, o.business_data,
+select d.id, d.org_id, s.seq, d.event_type, d.occurred_at, d.actor_type, d.actor_id, d.app_group_id, d.business_data,
   s.payload_hash, s.prev_hash, s.chain_hash, ?::timestamptz
-from json_to_recordset(?::json) as s(id uuid, seq bigint, payload_hash text, prev_hash text, chain_hash text)
-join core.audit_outbox o on o.id = s.id`;
+from drained d join json_to_recordset(?::json) as s(id uuid, seq bigint, payload_hash text, prev_hash text, chain_hash text) on s.id = d.id`;
 
 /**
- * Writes the sealed rows of every organization in one statement: each outbox row (still locked by
- * this transaction, so exactly what was hashed) with its `seq`, three hashes and `sealedAt`.
- * @param results - per organization, the first `seq` of its batch and the hashes `sealBatch` returned.
+ * Moves the taken rows from the outbox into the chain in one statement: deletes them (they are
+ * locked by this transaction, so exactly what was hashed) and inserts each with its `seq`, three
+ * hashes and `sealedAt`.
+ * @param positions - every taken row's position (comma-separated lists, one per organization).
+ * @param results - per organization, the hashes `sealBatch` returned (its records carry their final `seq`).
  * @param sealedAt - `YYYY-MM-DDTHH:mm:ss.sssZ`, the value that was hashed.
- * @returns rows inserted.
+ * @returns rows inserted (must equal the rows taken; the caller checks).
  */
-export async function insertSealed(trx: Knex.Transaction, results: Array<{ firstSeq: number; result: SealBatchResult }>, sealedAt: string): Promise<number> {
+export async function sealRows(trx: Knex.Transaction, positions: string[], results: SealBatchResult[], sealedAt: string): Promise<number> {
   const rows: Array<Record<string, unknown>> = [];
-  for (const { firstSeq, result } of results) {
+  for (const result of results) {
+    const firstSeq = result.head.seq - result.sealed.length + 1;
     result.sealed.forEach((s, i) => rows.push({ id: s.id, seq: firstSeq + i, payload_hash: s.payloadHash, prev_hash: s.prevHash, chain_hash: s.chainHash }));
   }
-  const res = await trx.raw(INSERT_SEALED, [sealedAt, JSON.stringify(rows)]);
+  const res = await trx.raw(SEAL_ROWS, [positions.join(','), sealedAt, JSON.stringify(rows)]);
   return Number(res.rowCount);
 }
 
@@ -102,9 +120,4 @@ export async function advanceHeads(trx: Knex.Transaction, heads: SealBatchResult
      from json_to_recordset(?::json) as v(org_id uuid, seq bigint, chain_hash text) where h.org_id = v.org_id`,
     [sealedAt, JSON.stringify(heads.map((h) => ({ org_id: h.orgId, seq: h.seq, chain_hash: h.chainHash })))],
   );
-}
-
-/** Deletes the drained outbox rows by position. */
-export async function deleteDrained(trx: Knex.Transaction, positions: string[]): Promise<void> {
-  await trx.raw(`delete from core.audit_outbox where position = any(string_to_array(?, ',')::bigint[])`, [positions.join(',')]);
 }

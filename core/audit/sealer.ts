@@ -1,9 +1,8 @@
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { GENESIS_HASH, sealBatch, toAuditTimestamp, type AuditRecordInput, type ChainHead, type HashPool, type SealBatchResult } from './chain/index.ts';
-import { advanceHeads, deleteDrained, insertSealed, renderRecords, takeOutboxRows, type RenderedBatch } from './sealer-sql.ts';
+import { advanceHeads, lockHeads, sealRows, takeAndRender, type RenderedBatch } from './sealer-sql.ts';
 
 /** Tuning of the sealer. */
 export interface SealerOptions {
@@ -27,12 +26,13 @@ export interface SealerOptions {
 
 /**
  * Drains `core.audit_outbox` into the per-organization hash chain (`core.audit_events`), one
- * transaction per batch: take rows `FOR UPDATE SKIP LOCKED` (several processes may run sealers),
- * lock each organization's chain head (in id order, so sealers never deadlock), have PostgreSQL
- * render each organization's records as JSON text (`./sealer-sql.ts`), hash the organizations
- * concurrently (the worker pool parses the text, so this thread builds no record objects; short
- * batches in-line), insert every sealed row with one statement, advance the heads, delete the
- * drained rows — about 5 + 2 × organizations round trips per batch, none per row.
+ * transaction per batch: take rows `FOR UPDATE SKIP LOCKED` (several processes may run sealers)
+ * while PostgreSQL renders each organization's records as JSON text, in one statement
+ * (`./sealer-sql.ts`); lock the organizations' chain heads (in id order, so sealers never
+ * deadlock; two statements); hash the organizations concurrently (the worker pool parses the
+ * text, so this thread builds no record objects; short batches in-line); move the rows from the
+ * outbox into the chain with one DELETE … RETURNING / INSERT statement; advance the heads with
+ * one — five statements per batch, none per row.
  * A crash at any point leaves either the outbox rows or the sealed rows — never both, never neither.
  * @see ARCHITECTURE.md "The audit chain", spec 01 "Audit"
  */
@@ -53,7 +53,10 @@ export class AuditSealer {
   /** Starts polling the outbox; warms the hash pool first unless `warmPool` is false. */
   start(): void {
     if (this.options.pool && this.options.warmPool !== false) {
-      this.hashPool().warm?.().catch((err: unknown) => this.logger.warn({ err }, 'audit hash pool warm-up failed'));
+      this.hashPool().warm?.().catch((err: unknown) => {
+        // stop() right after start() terminates threads still starting: expected, not a fault.
+        if (!this.stopped) this.logger.warn({ err }, 'audit hash pool warm-up failed');
+      });
     }
     const tick = async () => {
       if (this.stopped) return;
@@ -102,41 +105,34 @@ export class AuditSealer {
   async sealOnce(): Promise<number> {
     const heads: Array<ChainHead & { sealedAt: string }> = [];
     const n = await this.db.transaction(async (trx) => {
-      const taken = await takeOutboxRows(trx, this.options.batchSize ?? 2000);
-      if (taken.length === 0) return 0;
+      const batches = await takeAndRender(trx, this.options.batchSize ?? 2000);
+      if (batches.length === 0) return 0;
       const sealedAt = toAuditTimestamp(this.clock.now());
-      const prev = new Map<string, ChainHead>();
-      for (const orgId of [...new Set(taken.map((r) => r.orgId))].sort()) prev.set(orgId, await this.lockHead(trx, orgId));
-      const positions = taken.map((r) => r.position);
-      const batches = await renderRecords(trx, positions);
+      const prev = await lockHeads(trx, batches.map((b) => b.orgId), GENESIS_HASH);
       // Organizations are independent chains: their batches are hashed concurrently (pool threads).
-      const results = await Promise.all(batches.map(async (b) => {
-        const head = prev.get(b.orgId)!;
-        return { firstSeq: head.seq + 1, result: await this.hash(head.chainHash, b, sealedAt) };
-      }));
-      const inserted = await insertSealed(trx, results, sealedAt);
-      if (inserted !== taken.length) throw new Error(`audit sealer: sealed ${inserted} rows of ${taken.length} taken`);
-      await advanceHeads(trx, results.map((r) => r.result.head), sealedAt);
-      await deleteDrained(trx, positions);
-      for (const r of results) heads.push({ ...r.result.head, sealedAt });
-      return taken.length;
+      const results = await Promise.all(batches.map((b) => this.hash(prev.get(b.orgId)!, b, sealedAt)));
+      const taken = batches.reduce((sum, b) => sum + b.count, 0);
+      const inserted = await sealRows(trx, batches.map((b) => b.positions), results, sealedAt);
+      if (inserted !== taken) throw new Error(`audit sealer: sealed ${inserted} rows of ${taken} taken`);
+      await advanceHeads(trx, results.map((r) => r.head), sealedAt);
+      for (const r of results) heads.push({ ...r.head, sealedAt });
+      return taken;
     });
     if (heads.length && this.options.onSealed) await this.options.onSealed(heads);
     return n;
   }
 
-  private async lockHead(trx: Knex.Transaction, orgId: string): Promise<ChainHead> {
-    await trx.raw('insert into core.audit_heads (org_id, seq, chain_hash, updated_at) values (?, 0, ?, now()) on conflict (org_id) do nothing', [orgId, GENESIS_HASH]);
-    const head = await trx('core.audit_heads').where({ orgId }).forUpdate().first();
-    return { orgId, seq: Number(head.seq), chainHash: head.chainHash };
-  }
-
-  /** Hashes one organization's rendered batch: in the pool (the worker parses the JSON text) or, when short, in-line. */
-  private async hash(prevHash: string, batch: RenderedBatch, sealedAt: string): Promise<SealBatchResult> {
+  /**
+   * Hashes one organization's rendered batch from its locked head: in the pool (the worker parses
+   * the JSON text and offsets `seq`) or, when short, in-line.
+   */
+  private async hash(head: ChainHead, batch: RenderedBatch, sealedAt: string): Promise<SealBatchResult> {
     if (!this.options.pool || batch.count < (this.options.poolThreshold ?? 256)) {
-      return sealBatch(prevHash, JSON.parse(batch.records) as AuditRecordInput[], sealedAt);
+      const records = JSON.parse(batch.records) as AuditRecordInput[];
+      for (const r of records) r.seq += head.seq;
+      return sealBatch(head.chainHash, records, sealedAt);
     }
-    return this.hashPool().sealJson(prevHash, batch.records, sealedAt);
+    return this.hashPool().sealJson(head.chainHash, batch.records, sealedAt, head.seq);
   }
 
   private hashPool(): HashPool {

@@ -44,8 +44,10 @@ export interface HashPoolOptions {
  *   payload's data model, so hashes are identical to in-line `sealBatch`;
  *   the one divergence is non-JSON input: NaN/±Infinity arrive as `null` instead of being
  *   rejected — outbox rows come from `jsonb`, which cannot hold them.
- * - `sealJson(prevHash, recordsJson, sealedAt)` — the same for records already held as JSON array text
- *   (e.g. outbox rows selected as `json_agg(...)::text`): the calling thread does no work per record.
+ * - `sealJson(prevHash, recordsJson, sealedAt, seqOffset = 0)` — the same for records already held
+ *   as JSON array text (e.g. outbox rows selected as `json_agg(...)::text`): the calling thread
+ *   does no work per record. `seqOffset` is added to each parsed record's `seq` (text numbered
+ *   1, 2, … within its batch, offset by the organization's head `seq`).
  *   Results come back packed (`./packed-result.ts`) and are rebuilt into the `sealBatch` shape.
  * - `warm()` — start every thread (piscina starts only `minThreads` itself, the others on demand)
  *   and run one tiny seal on each, so the first real batch waits for no start-up; resolves when
@@ -59,7 +61,7 @@ export interface HashPoolOptions {
  */
 export interface HashPool {
   seal(prevHash: string, records: AuditRecordInput[], sealedAt: string): Promise<SealBatchResult>;
-  sealJson(prevHash: string, recordsJson: string, sealedAt: string): Promise<SealBatchResult>;
+  sealJson(prevHash: string, recordsJson: string, sealedAt: string, seqOffset?: number): Promise<SealBatchResult>;
   warm?(): Promise<void>;
   close(): Promise<void>;
   destroy(): Promise<void>;
@@ -93,14 +95,14 @@ export function createHashPool(options: HashPoolOptions = {}): HashPool {
   });
   // piscina would start new threads for a task posted after close/destroy; refuse instead.
   let stopped = false;
-  const run = async (prevHash: string, records: string, sealedAt: string) => {
+  const run = async (prevHash: string, records: string, sealedAt: string, seqOffset = 0) => {
     if (stopped) throw new Error('hash pool is closed');
-    return unpackSealResult(prevHash, await piscina.run({ prevHash, sealedAt, records }));
+    return unpackSealResult(prevHash, await piscina.run({ prevHash, sealedAt, records, seqOffset }));
   };
   return {
     threads: maxThreads,
     seal: async (prevHash, records, sealedAt) => run(prevHash, JSON.stringify(records), sealedAt),
-    sealJson: (prevHash, recordsJson, sealedAt) => run(prevHash, recordsJson, sealedAt),
+    sealJson: (prevHash, recordsJson, sealedAt, seqOffset) => run(prevHash, recordsJson, sealedAt, seqOffset),
     // One task per thread, all in flight together: piscina starts a thread for each queued task.
     warm: async () => {
       await Promise.all(Array.from({ length: maxThreads }, () => run(GENESIS_HASH, WARM_RECORDS, WARM_AT)));

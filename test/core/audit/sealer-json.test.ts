@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { TestAerie } from '../../helpers/harness.ts';
 import { coreRefs } from '../../../core/core-refs.ts';
 import type { AuditService } from '../../../core/audit/audit-service.types.ts';
-import { renderRecords, takeOutboxRows } from '../../../core/audit/sealer-sql.ts';
+import { lockHeads, takeAndRender } from '../../../core/audit/sealer-sql.ts';
 import { readChain } from '../../../core/audit/read-chain.ts';
 import {
   GENESIS_HASH, canonicalPayload, createHashPool, sealBatch, toAuditTimestamp, verifyRecords, type AuditRecordInput, type HashPool,
@@ -51,11 +51,11 @@ describe('sealer: PostgreSQL-rendered JSON text hashes exactly like the record o
     const orgId = randomUUID();
     await aerie.kernel.db.transaction((trx) => audit.appendMany(trx, tricky.map((e) => ({ orgId, ...e }))));
     await aerie.kernel.db.transaction(async (trx) => {
-      await trx.raw('insert into core.audit_heads (org_id, seq, chain_hash, updated_at) values (?, 0, ?, now())', [orgId, GENESIS_HASH]);
-      const taken = (await takeOutboxRows(trx, 10_000)).filter((r) => r.orgId === orgId);
-      const [rendered, ...others] = await renderRecords(trx, taken.map((r) => r.position));
+      const [rendered, ...others] = (await takeAndRender(trx, 10_000)).filter((b) => b.orgId === orgId);
       expect(others).toEqual([]);
       expect(rendered).toMatchObject({ orgId, count: tricky.length });
+      const heads = await lockHeads(trx, [orgId], GENESIS_HASH);
+      expect(heads.get(orgId)).toEqual({ orgId, seq: 0, chainHash: GENESIS_HASH });
       const rows = await trx('core.audit_outbox').where({ orgId }).orderBy('position');
       const objects = rows.map((row: any, i: number) => objectRecord(row, i + 1));
       const parsed = JSON.parse(rendered.records) as AuditRecordInput[];
@@ -68,6 +68,13 @@ describe('sealer: PostgreSQL-rendered JSON text hashes exactly like the record o
       expect(sealBatch(GENESIS_HASH, parsed, SEALED_AT)).toEqual(fromObjects);
       expect(await pool.sealJson(GENESIS_HASH, rendered.records, SEALED_AT)).toEqual(fromObjects);
       expect(await pool.seal(GENESIS_HASH, objects, SEALED_AT)).toEqual(fromObjects);
+
+      // A later batch: text numbered from 1, offset by the head's seq in the worker.
+      const first = sealBatch(GENESIS_HASH, objects.slice(0, 2), SEALED_AT);
+      const rest = JSON.stringify(parsed.slice(2).map((r, i) => ({ ...r, seq: i + 1 })));
+      const expected = sealBatch(first.head.chainHash, objects.slice(2), SEALED_AT);
+      expect(await pool.sealJson(first.head.chainHash, rest, SEALED_AT, 2)).toEqual(expected);
+      expect(expected.head.seq).toBe(tricky.length);
     });
   });
 
