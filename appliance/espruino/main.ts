@@ -16,7 +16,7 @@ import { readPem } from '../pin-parse.ts';
 import { refusalLine } from '../refusal-codes.ts';
 import { espruinoHardware } from './hardware.ts';
 
-/** The board's tamper pin (button 1 on Pico, Puck.js, MDBT42Q). */
+/** The tamper input: the board's button `BTN` (`BTN1`, the only button, on Bangle.js 2, see board.json). */
 declare const BTN: unknown;
 
 const hw = espruinoHardware(typeof BTN === 'undefined' ? undefined : BTN);
