@@ -16,8 +16,10 @@ export interface SealerOptions {
   pool?: () => HashPool;
   /**
    * Create the pool at `start()` and warm every thread in the background, so the first large
-   * batch does not wait 0.5–1 s for thread start-up. Default true; a failed warm-up is logged
-   * and the pool is used (and retried by piscina) as usual.
+   * batch does not wait 0.5–1 s for thread start-up. Default: true on a PostgreSQL server (where
+   * heavy ingestion happens), false on embedded PGlite (single process, small deployments and
+   * tests, which then create the pool only on first need). A failed warm-up is logged and the
+   * pool is used (and retried by piscina) as usual.
    */
   warmPool?: boolean;
   /** Called after each committed transaction with the heads it advanced (checkpoint signing). */
@@ -50,9 +52,9 @@ export class AuditSealer {
     private readonly options: SealerOptions = {},
   ) {}
 
-  /** Starts polling the outbox; warms the hash pool first unless `warmPool` is false. */
+  /** Starts polling the outbox; warms the hash pool first when `warmPool` (see {@link SealerOptions}). */
   start(): void {
-    if (this.options.pool && this.options.warmPool !== false) {
+    if (this.options.pool && (this.options.warmPool ?? this.db.kind === 'pg')) {
       this.hashPool().warm?.().catch((err: unknown) => {
         // stop() right after start() terminates threads still starting: expected, not a fault.
         if (!this.stopped) this.logger.warn({ err }, 'audit hash pool warm-up failed');

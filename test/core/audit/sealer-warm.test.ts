@@ -41,7 +41,7 @@ describe('audit sealer warms its hash pool at start', () => {
 
   it('creates and warms the pool at start(), before any batch, then seals through it', async () => {
     const calls: string[] = [];
-    const sealer = new AuditSealer(aerie.kernel.db, systemClock, pino({ level: 'silent' }), { poolThreshold: 1, intervalMs: 60_000, pool: recordingPool(calls) });
+    const sealer = new AuditSealer(aerie.kernel.db, systemClock, pino({ level: 'silent' }), { warmPool: true, poolThreshold: 1, intervalMs: 60_000, pool: recordingPool(calls) });
     sealer.start();
     expect(calls).toEqual(['create', 'warm']);
     await expect.poll(() => calls.includes('warmed'), { timeout: 20_000 }).toBe(true);
@@ -53,6 +53,14 @@ describe('audit sealer warms its hash pool at start', () => {
     const chain = await readChain(aerie.kernel.db.knex, orgId);
     expect(chain.map((r) => r.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(verifyRecords(chain).ok).toBe(true);
+  });
+
+  it('warms by default on a PostgreSQL server, not on embedded PGlite', async () => {
+    const calls: string[] = [];
+    const sealer = new AuditSealer(aerie.kernel.db, systemClock, pino({ level: 'silent' }), { intervalMs: 60_000, pool: recordingPool(calls) });
+    sealer.start();
+    expect(calls).toEqual(aerie.kernel.db.kind === 'pg' ? ['create', 'warm'] : []);
+    await sealer.stop();
   });
 
   it('does not create the pool at start() when warmPool is false', async () => {
