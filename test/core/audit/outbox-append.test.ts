@@ -1,17 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { TestAerie } from '../../helpers/harness.ts';
-import { coreRefs } from '../../../core/core-refs.ts';
+import type { TestAerie } from '../../helpers/harness.ts';
+import { startQuietAudit } from './quiet-audit.ts';
 import type { AuditService } from '../../../core/audit/audit-service.types.ts';
 
 describe('core.audit appendMany: one statement, the outbox holds exactly the events', () => {
   let aerie: TestAerie;
   let audit: AuditService;
   beforeAll(async () => {
-    aerie = await TestAerie.start({ plugins: ['accounts', 'orgs'] });
-    audit = aerie.kernel.container.resolve<AuditService>(coreRefs.audit.id);
-    // The outbox rows are what this suite asserts: keep the background sealer from draining them.
-    await aerie.kernel.auditSealer.stop();
+    ({ aerie, audit } = await startQuietAudit());
   });
   afterAll(() => aerie?.close());
 

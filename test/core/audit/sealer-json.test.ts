@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { TestAerie } from '../../helpers/harness.ts';
-import { coreRefs } from '../../../core/core-refs.ts';
+import type { TestAerie } from '../../helpers/harness.ts';
+import { startQuietAudit } from './quiet-audit.ts';
 import type { AuditService } from '../../../core/audit/audit-service.types.ts';
 import { lockHeads, takeAndRender } from '../../../core/audit/sealer-sql.ts';
 import { readChain } from '../../../core/audit/read-chain.ts';
@@ -37,9 +37,7 @@ describe('sealer: PostgreSQL-rendered JSON text hashes exactly like the record o
   let audit: AuditService;
   let pool: HashPool;
   beforeAll(async () => {
-    aerie = await TestAerie.start({ plugins: ['accounts', 'orgs'] });
-    audit = aerie.kernel.container.resolve<AuditService>(coreRefs.audit.id);
-    await aerie.kernel.auditSealer.stop();
+    ({ aerie, audit } = await startQuietAudit());
     pool = createHashPool({ maxThreads: 1 });
   });
   afterAll(async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { TestAerie } from '../../helpers/harness.ts';
-import { coreRefs } from '../../../core/core-refs.ts';
+import type { TestAerie } from '../../helpers/harness.ts';
+import { startQuietAudit } from './quiet-audit.ts';
 import type { AuditService } from '../../../core/audit/audit-service.types.ts';
 import { AuditSealer } from '../../../core/audit/sealer.ts';
 import { readChain } from '../../../core/audit/read-chain.ts';
@@ -33,9 +33,7 @@ describe('audit sealer warms its hash pool at start', () => {
   let aerie: TestAerie;
   let audit: AuditService;
   beforeAll(async () => {
-    aerie = await TestAerie.start({ plugins: ['accounts', 'orgs'] });
-    audit = aerie.kernel.container.resolve<AuditService>(coreRefs.audit.id);
-    await aerie.kernel.auditSealer.stop();
+    ({ aerie, audit } = await startQuietAudit());
   });
   afterAll(() => aerie?.close());
 
