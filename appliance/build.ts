@@ -8,10 +8,14 @@
  *    and free of `BigInt` (Espruino has none); `@noble/curves` is not in the bundle. `bn.js`'s
  *    optional `require('buffer')` is replaced by an empty module and `inherits` by its
  *    browser (plain ES5) file, so nothing is left for the board to `require` but `Storage`.
- * 2. SWC lowers the bundle to ES5 and minifies it (`jsc.target: 'es5'`). esbuild cannot lower
+ * 2. Babel (`@babel/preset-env`, ES5 targets) lowers the bundle to ES5, then esbuild minifies it
+ *    with `target: 'es5'` (minifying only, no syntax is added). esbuild cannot lower
  *    `let`/`const`/classes/arrow functions below ES2015, and TypeScript 7 no longer has an ES5
- *    target; Espruino is ES5 plus only parts of ES2015. The result must parse as ES5 (acorn,
- *    `ecmaVersion: 5`), or the build fails. This is `roost.bundle.js`.
+ *    target; Espruino is ES5 plus only parts of ES2015. Babel is pure JavaScript: SWC was tried
+ *    first, but its platform binaries for other systems are not on this registry, so a lock file
+ *    made here fails `npm ci`. Function declarations are moved to the top of their scope
+ *    (`hoist-functions.ts`): Espruino does not hoist them. The result must parse as ES5 (acorn, `ecmaVersion: 5`), or the
+ *    build fails. This is `roost.bundle.js`.
  * 3. `espruino -n --board appliance/board.json -o dist/roost.js dist/roost.bundle.js` runs the
  *    Espruino upload pipeline without a device (module resolution against the board's built-in
  *    modules, code transforms) and writes exactly what would be sent to the board.
@@ -23,9 +27,10 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { transform } from '@swc/core';
+import { transformAsync } from '@babel/core';
 import { parse } from 'acorn';
-import { build, type Plugin } from 'esbuild';
+import { build, transform, type Plugin } from 'esbuild';
+import { hoistFunctionDeclarations } from './hoist-functions.ts';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
@@ -76,7 +81,7 @@ export interface ApplianceBuild {
  * Build the Espruino artifact.
  * @param outDir - output directory; default `appliance/dist`
  * @returns paths, size and digest of the artifact
- * @throws Error when esbuild or SWC fails, the bundle does not parse as ES5, or the espruino tool
+ * @throws Error when esbuild or Babel fails, the bundle does not parse as ES5, or the espruino tool
  *   exits non-zero or writes nothing
  */
 export async function buildAppliance(outDir: string = DEFAULT_OUT_DIR): Promise<ApplianceBuild> {
@@ -91,7 +96,7 @@ export async function buildAppliance(outDir: string = DEFAULT_OUT_DIR): Promise<
     globalName: 'roost',
     platform: 'neutral',
     mainFields: ['module', 'main'],
-    target: 'es2017', // SWC lowers the rest to ES5
+    target: 'es2017', // Babel lowers the rest to ES5
     alias: { inherits: 'inherits/inherits_browser.js' },
     plugins: [noNodeBuffer],
     external: ['Storage'],
@@ -99,22 +104,22 @@ export async function buildAppliance(outDir: string = DEFAULT_OUT_DIR): Promise<
     legalComments: 'none',
     logLevel: 'error',
   });
-  const lowered = await transform(bundled.outputFiles[0].text, {
-    isModule: false,
-    jsc: {
-      parser: { syntax: 'ecmascript' },
-      target: 'es5',
-      // The only for-of loops are esbuild's module helpers, over Object.getOwnPropertyNames()
-      // arrays: lower them to index loops rather than to Symbol.iterator calls. Code bundled for
-      // the board must therefore not use for-of or spread on anything but arrays and strings.
-      assumptions: { iterableIsArray: true },
-      externalHelpers: false,
-      minify: { compress: true, mangle: true, format: { asciiOnly: true, comments: false } },
-    },
-    minify: true,
-    sourceMaps: false,
+  const lowered = await transformAsync(bundled.outputFiles[0].text, {
+    sourceType: 'script',
+    babelrc: false,
+    configFile: false,
+    compact: false,
+    comments: false,
+    // The only for-of loops are esbuild's module helpers, over Object.getOwnPropertyNames()
+    // arrays: lower them to index loops rather than to Symbol.iterator calls. Code bundled for
+    // the board must therefore not use for-of or spread on anything but arrays and strings.
+    assumptions: { iterableIsArray: true },
+    plugins: [hoistFunctionDeclarations],
+    presets: [[createRequire(import.meta.url).resolve('@babel/preset-env'), { targets: { ie: '11' }, modules: false, useBuiltIns: false }]],
   });
-  const es5 = lowered.code.trim() + '\n' + LICENSE_FOOTER + '\n';
+  if (!lowered?.code) throw new Error('babel produced no code');
+  const minified = await transform(lowered.code, { target: 'es5', minify: true, charset: 'ascii', legalComments: 'none' });
+  const es5 = minified.code.trim() + '\n' + LICENSE_FOOTER + '\n';
   const syntax = es5SyntaxError(es5);
   if (syntax) throw new Error('bundle is not ES5: ' + syntax);
   writeFileSync(bundleFile, es5);
