@@ -8,6 +8,7 @@ import type { EventBus } from './events.ts';
 import type { GrantsProvider, OrgResolver } from './http/authorizer.ts';
 import type { SealService } from './seals/seal-service.types.ts';
 import type { AuditService } from './audit/audit-service.types.ts';
+import type { AuditHealthService } from './audit/audit-health.ts';
 import type { PasskeyStore } from './seals/passkey-store.types.ts';
 import { createExtensionPoint, createServiceRef } from './refs.ts';
 
@@ -24,6 +25,8 @@ export const coreRefs = {
   seals: createServiceRef<SealService>('core.seals'),
   /** The sealed audit chain: `append(trx, event)` (see core/audit). */
   audit: createServiceRef<AuditService>('core.audit'),
+  /** The audit sealer's lag and dead letters (core/audit/audit-health.ts). */
+  auditHealth: createServiceRef<AuditHealthService>('core.auditHealth'),
 };
 
 /** Extension points the kernel reads. The last contribution wins. */

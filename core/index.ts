@@ -30,7 +30,9 @@ export type { PurposeDefinition, PurposeFieldContext } from './seals/purpose-reg
 export { SealBindingError } from './seals/binding.ts';
 export type { SealBinding, SealField } from './seals/binding.ts';
 export type { SealProof } from './seals/seal-proof.ts';
-export type { AuditService, AuditEventInput, AuditActorRef } from './audit/audit-service.types.ts';
+export type { AuditService, AuditEventInput, AuditActorRef, AppendOptions } from './audit/audit-service.types.ts';
+export type { AuditHealth, AuditHealthService, DeadLetter, DeadLetterPage } from './audit/audit-health.ts';
+export type { SealerState } from './audit/sealer.ts';
 /** core.authz: scope expressions, permission sets, narrowing, separation of duties. */
 export * from './authz/index.ts';
 /**

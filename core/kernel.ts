@@ -31,6 +31,7 @@ import { kernelRoutes } from './http/kernel-routes.ts';
 import { KernelSealService } from './seals/seal.service.ts';
 import { OutboxAuditService } from './audit/audit.service.ts';
 import { AuditSealer } from './audit/sealer.ts';
+import { KernelAuditHealth, type AuditHealthService } from './audit/audit-health.ts';
 import { createHashPool } from './audit/chain/hash-pool.ts';
 import { AuditCheckpointer } from './audit/checkpointer.ts';
 import { loadOrCreateAuditKey } from './audit/platform-audit-key.ts';
@@ -97,7 +98,8 @@ export class Kernel {
       hooks.push(() => mail.close(), () => events.complete());
 
       const schemas = new SchemaRegistry();
-      const routes: Array<{ pluginId: string; def: RouteDef }> = kernelRoutes(db).map((def) => ({ pluginId: 'kernel', def }));
+      const routes: Array<{ pluginId: string; def: RouteDef }> = kernelRoutes(db, () => container.resolve<AuditHealthService>(coreRefs.auditHealth.id))
+        .map((def) => ({ pluginId: 'kernel', def }));
       const authSchemes = new Map<string, AuthScheme>();
       const extensions = new Map<string, unknown[]>();
       const ext = (id: string) => extensions.get(id) ?? extensions.set(id, []).get(id)!;
@@ -107,7 +109,14 @@ export class Kernel {
         passkeys: () => ext(coreExtensions.passkeys.id).at(-1) as PasskeyStore | undefined,
       }) });
       // core.audit: events go to the outbox in the caller's transaction; the sealer chains them.
-      container.register(coreRefs.audit.id, { useValue: new OutboxAuditService(container.resolve<Clock>(coreRefs.clock.id)) });
+      const clock = container.resolve<Clock>(coreRefs.clock.id);
+      container.register(coreRefs.audit.id, { useValue: new OutboxAuditService(clock) });
+      const checkpointer = new AuditCheckpointer(db.knex, clock, () => loadOrCreateAuditKey(db.knex, container.resolve<CryptoService>(coreRefs.crypto.id).envelope),
+        logger.child({ component: 'audit-checkpoints' }), 5000);
+      const sealer = new AuditSealer(db, clock, logger.child({ component: 'audit-sealer' }), {
+        pool: () => createHashPool({ maxThreads: 2 }), onSealed: checkpointer.onSealed,
+      });
+      container.register(coreRefs.auditHealth.id, { useValue: new KernelAuditHealth(db.knex, clock, sealer) });
       for (const [i, p] of ordered.entries()) {
         definitions[i].register?.({ service: (ref, impl) => container.registerSingleton(ref.id, impl) });
         for (const schema of loadSchemas(p.dir)) schemas.add(schema);
@@ -139,12 +148,6 @@ export class Kernel {
         routes, schemas, authSchemes,
         orgResolver: last(coreExtensions.orgResolver.id), grants: last(coreExtensions.grants.id),
         seals: container.isRegistered(coreRefs.seals.id, true) ? container.resolve(coreRefs.seals.id) : undefined,
-      });
-      const crypto = container.resolve<CryptoService>(coreRefs.crypto.id);
-      const checkpointer = new AuditCheckpointer(db.knex, container.resolve<Clock>(coreRefs.clock.id), () => loadOrCreateAuditKey(db.knex, crypto.envelope),
-        logger.child({ component: 'audit-checkpoints' }), 5000);
-      const sealer = new AuditSealer(db, container.resolve<Clock>(coreRefs.clock.id), logger.child({ component: 'audit-sealer' }), {
-        pool: () => createHashPool({ maxThreads: 2 }), onSealed: checkpointer.onSealed,
       });
       sealer.start();
       // Hooks run in reverse: the sealer stops (and drains) first, then waiting heads are signed.
@@ -186,7 +189,14 @@ export class Kernel {
       const server = this.server;
       await new Promise<void>((r) => { server.close(() => r()); server.closeIdleConnections(); });
     }
-    for (const hook of this.shutdownHooks.reverse()) await hook();
+    // One failing hook (a database already gone, a plugin's own error) must not skip the others.
+    for (const hook of this.shutdownHooks.reverse()) {
+      try {
+        await hook();
+      } catch (err) {
+        this.logger.error({ err }, 'shutdown step failed; going on');
+      }
+    }
     await this.db.close();
   }
 }

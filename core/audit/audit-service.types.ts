@@ -18,13 +18,27 @@ export interface AuditEventInput {
   occurredAt?: Date;
 }
 
+/** Options of an append. */
+export interface AppendOptions {
+  /** A tighter limit on each event's `businessData`, in bytes of canonical JSON (default 65,536). */
+  maxBusinessDataBytes?: number;
+}
+
 /**
  * `core.audit`: appends events to the audit outbox inside the caller's transaction, so a committed
  * change always has its event and a rolled-back one never does; the sealer chains them later.
  */
 export interface AuditService {
-  /** Appends one event in `trx`. @returns the event id (UUID). */
-  append(trx: Knex.Transaction | Knex, event: AuditEventInput): Promise<{ id: string }>;
-  /** Appends many events with one statement. */
-  appendMany(trx: Knex.Transaction | Knex, events: AuditEventInput[]): Promise<{ ids: string[] }>;
+  /**
+   * Appends one event in `trx`. @returns the event id (UUID).
+   * @throws AerieError 400 `VALIDATION_FAILED` with `field` (e.g. `businessData.a[2]`) when the
+   *   event could not be sealed: see docs/audit.md "Limits of an event". Nothing is written.
+   */
+  append(trx: Knex.Transaction | Knex, event: AuditEventInput, options?: AppendOptions): Promise<{ id: string }>;
+  /**
+   * Appends many events with one statement, all or none.
+   * @throws AerieError 400 `VALIDATION_FAILED` with `field` `events[i].…` for the first event that
+   *   could not be sealed; nothing is written.
+   */
+  appendMany(trx: Knex.Transaction | Knex, events: AuditEventInput[], options?: AppendOptions): Promise<{ ids: string[] }>;
 }

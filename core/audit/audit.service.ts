@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Clock } from '../clock.ts';
+import { badRequest } from '../errors.ts';
 import { currentRequest } from '../request-context.ts';
-import type { AuditActorRef, AuditEventInput, AuditService } from './audit-service.types.ts';
+import type { AppendOptions, AuditActorRef, AuditEventInput, AuditService } from './audit-service.types.ts';
+import { checkSealable } from './sealable.ts';
 
 const ACTOR_TYPES = new Set(['account', 'apiKey', 'machine', 'agent']);
 
@@ -23,23 +25,35 @@ const INSERT_OUTBOX = `insert into core.audit_outbox (id, org_id, event_type, oc
  * `core.audit`: writes events to `core.audit_outbox` in the caller's transaction. The actor defaults
  * from the current request's principal (`system` outside requests) and `businessData._humanSeal`
  * is added when the request passed a passkey seal, so it is covered by the hashes once sealed.
+ * Every event is checked before anything is written (`./sealable.ts`): an event the outbox accepts
+ * always hashes, so no event can stall the sealer.
  * @see spec 01 "Audit" (human seal marker), ARCHITECTURE.md "The audit chain"
  */
 export class OutboxAuditService implements AuditService {
   constructor(private readonly clock: Clock) {}
 
-  async append(trx: Knex.Transaction | Knex, event: AuditEventInput): Promise<{ id: string }> {
-    const { ids } = await this.appendMany(trx, [event]);
+  async append(trx: Knex.Transaction | Knex, event: AuditEventInput, options?: AppendOptions): Promise<{ id: string }> {
+    const { ids } = await this.write(trx, [event], options, (field) => field);
     return { id: ids[0] };
   }
 
-  async appendMany(trx: Knex.Transaction | Knex, events: AuditEventInput[]): Promise<{ ids: string[] }> {
+  appendMany(trx: Knex.Transaction | Knex, events: AuditEventInput[], options?: AppendOptions): Promise<{ ids: string[] }> {
+    return this.write(trx, events, options, (field, i) => `events[${i}].${field}`);
+  }
+
+  private async write(trx: Knex.Transaction | Knex, events: AuditEventInput[], options: AppendOptions = {}, fieldOf: (field: string, i: number) => string): Promise<{ ids: string[] }> {
     if (events.length === 0) return { ids: [] };
+    events.forEach((e, i) => {
+      const checked = checkSealable(e, options.maxBusinessDataBytes);
+      if ('problem' in checked) {
+        const field = fieldOf(checked.problem.field, i);
+        throw badRequest(`${field} ${checked.problem.rule}`, 'VALIDATION_FAILED', { field });
+      }
+    });
     const scope = currentRequest();
     const defaultActor = actorOf(scope?.principal);
     const now = this.clock.now();
     const rows = events.map((e) => {
-      if (!e.orgId) throw new Error(`audit event ${e.eventType} has no orgId`);
       const businessData = { ...(e.businessData ?? {}) };
       if (scope?.humanSeal) businessData._humanSeal = { ...scope.humanSeal };
       const actor = e.actor ?? defaultActor;

@@ -29,9 +29,9 @@ export interface RenderedBatch {
 // `occurred_at` has millisecond precision (timestamptz(3)), so `MS` renders it exactly. An empty
 // `app_group_id` is rendered as null (absent from the payload), as the record objects always had it.
 // A CTE holding FOR UPDATE is never inlined: the lock and the limit apply to the outbox scan.
-const TAKE_AND_RENDER = `with taken as (
+const takeAndRenderSql = (where: string) => `with taken as (
   select position, id, org_id, event_type, occurred_at, actor_type, actor_id, app_group_id, business_data
-  from core.audit_outbox order by position limit ? for update skip locked
+  from core.audit_outbox ${where} order by position limit ? for update skip locked
 ), numbered as (
   select t.*, row_number() over (partition by t.org_id order by t.position) as rn from taken t
 )
@@ -42,14 +42,17 @@ select org_id::text as org, count(*)::int as n, string_agg(position::text, ',' o
     'actor', json_build_object('type', actor_type, 'id', actor_id),
     'appGroupId', nullif(app_group_id, ''), 'businessData', business_data) order by rn)::text as records
 from numbered group by org_id order by org_id`;
+const TAKE_AND_RENDER = takeAndRenderSql('');
+const TAKE_AND_RENDER_ORG = takeAndRenderSql('where org_id = ?::uuid');
 
 /**
  * Takes up to `limit` outbox rows in `position` order, `FOR UPDATE SKIP LOCKED` (rows another
  * sealer holds are skipped), and renders them per organization — one statement.
+ * @param orgId - take only this organization's rows (the sealer's isolation path).
  * @returns one {@link RenderedBatch} per organization, in organization id order; `[]` when nothing is free.
  */
-export async function takeAndRender(trx: Knex.Transaction, limit: number): Promise<RenderedBatch[]> {
-  const { rows } = await trx.raw(TAKE_AND_RENDER, [limit]);
+export async function takeAndRender(trx: Knex.Transaction, limit: number, orgId?: string): Promise<RenderedBatch[]> {
+  const { rows } = await (orgId ? trx.raw(TAKE_AND_RENDER_ORG, [orgId, limit]) : trx.raw(TAKE_AND_RENDER, [limit]));
   return (rows as Array<{ org: string; n: number; positions: string; records: string }>).map((r) => ({
     orgId: r.org, count: Number(r.n), positions: r.positions, records: r.records,
   }));
@@ -120,4 +123,44 @@ export async function advanceHeads(trx: Knex.Transaction, heads: SealBatchResult
      from json_to_recordset(?::json) as v(org_id uuid, seq bigint, chain_hash text) where h.org_id = v.org_id`,
     [sealedAt, JSON.stringify(heads.map((h) => ({ org_id: h.orgId, seq: h.seq, chain_hash: h.chainHash })))],
   );
+}
+
+/**
+ * The organizations with events in the outbox, oldest waiting first (the isolation path seals them
+ * one by one). Reads without locking.
+ * @returns organization ids.
+ */
+export async function outboxOrganizations(knex: Knex): Promise<string[]> {
+  const { rows } = await knex.raw(`select org_id::text as org from core.audit_outbox group by org_id order by min(position)`);
+  return (rows as Array<{ org: string }>).map((r) => r.org);
+}
+
+/** The position of an organization's oldest outbox row (no lock), or null. */
+export async function oldestPosition(knex: Knex, orgId: string): Promise<string | null> {
+  const { rows } = await knex.raw(`select position::text as p from core.audit_outbox where org_id = ?::uuid order by position limit 1`, [orgId]);
+  return (rows as Array<{ p: string }>)[0]?.p ?? null;
+}
+
+/**
+ * Moves one outbox row to `core.audit_dead_letters` with `reason`, in one statement (the row is
+ * locked `FOR UPDATE SKIP LOCKED`; its data is copied by PostgreSQL, never parsed here).
+ * @param position - the outbox position of the event that failed on its own.
+ * @param reason - why it cannot be sealed (kept to 2,000 characters).
+ * @param at - `dead_at`, ISO 8601.
+ * @returns the dead-lettered event's id, or null when the row is gone or locked by another sealer.
+ */
+export async function deadLetter(trx: Knex.Transaction, position: string, reason: string, at: string): Promise<string | null> {
+  const { rows } = await trx.raw(
+    `with victim as (
+       select position from core.audit_outbox where position = ?::bigint for update skip locked
+     ), moved as (
+       delete from core.audit_outbox o using victim v where o.position = v.position
+       returning o.position, o.id, o.org_id, o.event_type, o.occurred_at, o.actor_type, o.actor_id, o.app_group_id, o.business_data, o.enqueued_at
+     )
+     insert into core.audit_dead_letters (position, id, org_id, event_type, occurred_at, actor_type, actor_id, app_group_id, business_data, enqueued_at, reason, dead_at)
+     select m.*, ?, ?::timestamptz from moved m
+     returning id::text as id`,
+    [position, reason.slice(0, 2000), at],
+  );
+  return (rows as Array<{ id: string }>)[0]?.id ?? null;
 }

@@ -15,7 +15,13 @@ export function serveCommand(program: Command): void {
         if (stopping) return;
         stopping = true;
         kernel.logger.info({ signal }, 'shutting down');
-        await kernel.close();
+        try {
+          await kernel.close();
+        } catch (err) {
+          kernel.logger.error({ err }, 'shutdown failed');
+          process.exit(1);
+        }
+        kernel.logger.info('shut down');
         process.exit(0);
       };
       process.on('SIGTERM', () => void stop('SIGTERM'));

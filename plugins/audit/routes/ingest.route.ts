@@ -13,7 +13,7 @@ type Body = { events: Array<{ eventType: string; occurredAt?: string; businessDa
 
 /**
  * `POST /api/public/v1/audit/events` (organization API key, `apiKey` scheme): up to 1,000
- * application events, all validated first (400 names the first bad index; nothing is written),
+ * application events, all validated first (including `core.audit`'s sealability checks) (400 names the first bad index; nothing is written),
  * then appended with one statement; the actor is the key (`apiKey`), an app-group-scoped key tags
  * every event with its app group. Answers 202 `{ accepted, ids }` (ids in request order; the events
  * are sealed on the organization's chain by the sealer moments later).
@@ -34,15 +34,14 @@ export function ingestRoute(db: Database, audit: AuditService, clock: Clock): Ro
         if (occurredAt && (occurredAt.getTime() > now + MAX_SKEW_MS || occurredAt.getTime() < now - MAX_AGE_MS)) {
           throw auditErrors.invalid(`${at}.occurredAt`, 'must be within the last 90 days and not in the future');
         }
-        const json = JSON.stringify(e.businessData ?? {});
-        if (Buffer.byteLength(json) > MAX_BUSINESS_DATA_BYTES) throw auditErrors.invalid(`${at}.businessData`, `must be at most ${MAX_BUSINESS_DATA_BYTES} bytes`);
-        if (json.includes('\\u0000')) throw auditErrors.invalid(`${at}.businessData`, 'must not contain NUL characters');
         if (Object.keys(e.businessData ?? {}).some((k) => k.startsWith('_'))) {
           throw auditErrors.invalid(`${at}.businessData`, 'top-level keys starting with _ are reserved');
         }
         return { orgId, eventType: e.eventType, occurredAt, appGroupId, actor: { type: 'apiKey' as const, id: principal!.id }, businessData: e.businessData ?? {} };
       });
-      const { ids } = await db.transaction((trx) => audit.appendMany(trx, events));
+      // appendMany checks every event can be sealed (depth, size, NUL, non-finite numbers) before
+      // writing: 400 `VALIDATION_FAILED` naming `events[i].…`, nothing written.
+      const { ids } = await db.transaction((trx) => audit.appendMany(trx, events, { maxBusinessDataBytes: MAX_BUSINESS_DATA_BYTES }));
       return reply(202, { accepted: ids.length, ids });
     },
   });

@@ -38,24 +38,34 @@ describe('core.audit sealer faults', () => {
   });
   afterAll(() => aerie?.close());
 
-  it.each(['throws', 'exits'] as const)('keeps the events in the outbox when the worker %s, and a later run seals them once', async (kind) => {
+  it.each(['throws', 'exits'] as const)('when the worker %s mid-batch, the failed transaction leaves nothing behind and the sealer seals in-line instead, each event once', async (kind) => {
     const orgId = randomUUID();
     const db = aerie.kernel.db;
     const { ids } = await db.transaction((trx) => audit.appendMany(trx, Array.from({ length: 40 }, (_, i) => ({ orgId, eventType: 'test.fault', businessData: { i } }))));
-    const logger = pino({ level: 'silent' });
-    const faulty = new AuditSealer(db, systemClock, logger, { poolThreshold: 1, pool: failingPool(kind) });
-    await expect(faulty.drain()).rejects.toThrow(/mid-batch/);
-    await faulty.stop().catch(() => undefined);
-    expect(await aerie.sql('select count(*)::int as n from core.audit_outbox where org_id = ?', [orgId])).toEqual([{ n: 40 }]);
-    expect(await aerie.sql('select count(*)::int as n from core.audit_events where org_id = ?', [orgId])).toEqual([{ n: 0 }]);
-
-    const healthy = new AuditSealer(db, systemClock, logger);
-    expect(await healthy.drain()).toBe(40);
-    await healthy.stop();
+    const sealer = new AuditSealer(db, systemClock, pino({ level: 'silent' }), { poolThreshold: 1, pool: failingPool(kind) });
+    expect(await sealer.drain()).toBe(40);
+    await sealer.stop();
     const chain = await readChain(db.knex, orgId);
     expect(chain.map((r) => r.id).sort()).toEqual([...ids].sort());
     expect(chain.map((r) => r.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(verifyRecords(chain).ok).toBe(true);
     expect(await aerie.sql('select count(*)::int as n from core.audit_outbox where org_id = ?', [orgId])).toEqual([{ n: 0 }]);
+    expect(await aerie.sql('select count(*)::int as n from core.audit_dead_letters where org_id = ?', [orgId])).toEqual([{ n: 0 }]);
+  });
+
+  it('on a transient failure (the database going away) keeps every event in the outbox, dead-letters nothing and reports failing', async () => {
+    const orgId = randomUUID();
+    const db = aerie.kernel.db;
+    await db.transaction((trx) => audit.appendMany(trx, Array.from({ length: 40 }, (_, i) => ({ orgId, eventType: 'test.fault', businessData: { i } }))));
+    const gone = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
+    const sealer = new AuditSealer(db, systemClock, pino({ level: 'silent' }), { poolThreshold: 1, pool: () => ({ ...failingPool('throws')(), sealJson: () => Promise.reject(gone) }) });
+    await expect(sealer.drain()).rejects.toBe(gone);
+    await expect(sealer.drain()).rejects.toBe(gone);
+    expect(sealer.state()).toMatchObject({ state: 'failing', consecutiveFailures: 2, lastError: gone.message });
+    await sealer.stop();
+    expect(await aerie.sql('select count(*)::int as n from core.audit_outbox where org_id = ?', [orgId])).toEqual([{ n: 40 }]);
+    expect(await aerie.sql('select count(*)::int as n from core.audit_events where org_id = ?', [orgId])).toEqual([{ n: 0 }]);
+    expect(await aerie.sql('select count(*)::int as n from core.audit_dead_letters where org_id = ?', [orgId])).toEqual([{ n: 0 }]);
+    expect(await new AuditSealer(db, systemClock, pino({ level: 'silent' })).drain()).toBe(40);
   });
 });

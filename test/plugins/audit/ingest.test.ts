@@ -52,4 +52,23 @@ describe('audit ingestion: POST /api/public/v1/audit/events with an organization
     expect((await post({ events: [{ eventType: 'app.x' }] }, { 'x-api-key': 'ah_live_nope' })).status).toBe(401);
     expect((await aerie.sql(`select count(*)::int as n from core.audit_outbox`))[0].n).toBe(before);
   });
+
+  it('refuses events that could not be sealed (2,000 and 5,000 levels deep, 33 levels, non-finite numbers) with 400 naming the field, and writes nothing', async () => {
+    const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+    const before = (await aerie.sql(`select count(*)::int as n from core.audit_outbox`))[0].n;
+    // Raw JSON text: 1e999 parses to Infinity, deep arrays stay as sent.
+    const cases: Array<[string, RegExp]> = [
+      [`{"events":[{"eventType":"app.ok"},{"eventType":"app.x","businessData":{"a":${nested(2000)}}}]}`, /^events\[1\]\.businessData\.a(\[0\])+$/],
+      [`{"events":[{"eventType":"app.x","businessData":{"a":${nested(5000)}}}]}`, /^events\[0\]\.businessData\.a/],
+      [`{"events":[{"eventType":"app.x","businessData":{"a":${nested(32)}}}]}`, /^events\[0\]\.businessData\.a/],
+      [`{"events":[{"eventType":"app.x","businessData":{"n":1e999}}]}`, /^events\[0\]\.businessData\.n$/],
+    ];
+    for (const [body, field] of cases) {
+      const res = await aerie.request('POST', '/api/public/v1/audit/events', { body, headers: { 'x-api-key': key } });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error: 'VALIDATION_FAILED', field: expect.stringMatching(field) });
+    }
+    expect((await aerie.sql(`select count(*)::int as n from core.audit_outbox`))[0].n).toBe(before);
+    expect((await post({ events: [{ eventType: 'app.x', businessData: { a: JSON.parse(nested(31)) } }] })).status).toBe(202);
+  });
 });

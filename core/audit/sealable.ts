@@ -1,0 +1,117 @@
+/**
+ * "Acknowledged means sealable": the checks `core.audit.append` runs on every event before it
+ * writes anything, so no event the outbox accepts can later fail to hash and stall the sealer.
+ *
+ * `businessData` is walked without recursion (a payload cannot exhaust the stack), bounded in depth
+ * and size, and then turned into its RFC 8785 canonical form — the form the sealer will hash.
+ * @see docs/audit.md "Limits of an event"
+ */
+import { canonicalJson } from './chain/canonical-json.ts';
+import { toAuditTimestamp } from './chain/audit-record.ts';
+
+/** Deepest nesting of objects and arrays in `businessData`, which itself counts as level 1. */
+export const AUDIT_MAX_DEPTH = 32;
+/** Largest `businessData` of one event: bytes of its canonical JSON (UTF-8). */
+export const AUDIT_MAX_BUSINESS_DATA_BYTES = 65_536;
+/** Longest `eventType`, actor id or `appGroupId`, in characters. */
+export const AUDIT_MAX_NAME_LENGTH = 200;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// U+0000 (PostgreSQL text and jsonb refuse it) and UTF-16 code units that are not part of a pair
+// (not valid Unicode; RFC 8785 refuses them).
+const BAD_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Why an event cannot be sealed: `field` is a JSON-path-like location (`businessData.a[3].b`),
+ * `rule` a sentence fragment (`is nested deeper than 32 levels`).
+ */
+export interface SealableProblem {
+  field: string;
+  rule: string;
+}
+
+/** What {@link checkSealable} reads of an event (the fields of `AuditEventInput`). */
+export interface SealableEvent {
+  orgId: unknown;
+  eventType: unknown;
+  actor?: { type: unknown; id: unknown };
+  appGroupId?: unknown;
+  occurredAt?: unknown;
+  businessData?: unknown;
+}
+
+/**
+ * Checks that an event will hash: `orgId` a UUID; `eventType`, the actor id and `appGroupId`
+ * (when present and not empty; empty counts as absent) non-empty strings of at most {@link AUDIT_MAX_NAME_LENGTH} characters without NUL or lone
+ * surrogates; `occurredAt` a valid date in years 0000–9999; `businessData` a plain object of JSON
+ * values (finite numbers, strings and keys without NUL or lone surrogates, `Date` as its ISO text,
+ * `undefined` members dropped as JSON does) at most {@link AUDIT_MAX_DEPTH} levels deep and
+ * {@link AUDIT_MAX_BUSINESS_DATA_BYTES} bytes in canonical form.
+ * @param event - the event as a plugin or the ingestion route passes it.
+ * @param maxBytes - a tighter size limit (bytes of canonical JSON), e.g. ingestion's 16 KiB.
+ * @returns `{ problem }` for the first rule broken, or `{ canonical }`: businessData's RFC 8785 text.
+ * @example checkSealable({ orgId, eventType: 'app.x', businessData: { a: [1] } }) // { canonical: '{"a":[1]}' }
+ */
+export function checkSealable(event: SealableEvent, maxBytes = AUDIT_MAX_BUSINESS_DATA_BYTES): { problem: SealableProblem } | { canonical: string } {
+  const fail = (field: string, rule: string) => ({ problem: { field, rule } });
+  if (typeof event.orgId !== 'string' || !UUID.test(event.orgId)) return fail('orgId', 'must be a UUID');
+  const names: Array<[string, unknown, boolean]> = [['eventType', event.eventType, true], ['actor.id', event.actor?.id, !!event.actor], ['appGroupId', event.appGroupId, event.appGroupId != null && event.appGroupId !== '']];
+  for (const [field, value, required] of names) {
+    if (!required) continue;
+    if (typeof value !== 'string' || value === '' || value.length > AUDIT_MAX_NAME_LENGTH) return fail(field, `must be a string of 1 to ${AUDIT_MAX_NAME_LENGTH} characters`);
+    if (BAD_TEXT.test(value)) return fail(field, 'must not contain NUL characters or lone surrogates');
+  }
+  if (event.occurredAt !== undefined) {
+    try {
+      if (!(event.occurredAt instanceof Date)) throw new RangeError('not a Date');
+      toAuditTimestamp(event.occurredAt);
+    } catch {
+      return fail('occurredAt', 'must be a valid date in years 0000 to 9999');
+    }
+  }
+  const data = event.businessData ?? {};
+  if (!isPlainObject(data)) return fail('businessData', 'must be a JSON object');
+  const walked = walk(data);
+  if (walked) return { problem: walked };
+  // Depth is bounded now, so the recursive serializers below cannot overflow the stack.
+  const canonical = canonicalJson(JSON.parse(JSON.stringify(data)));
+  if (Buffer.byteLength(canonical) > maxBytes) return fail('businessData', `must be at most ${maxBytes} bytes as canonical JSON`);
+  return { canonical };
+}
+
+/** Iterative walk of `businessData`: the first problem found, or null. */
+function walk(root: object): SealableProblem | null {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value: root, path: 'businessData', depth: 1 }];
+  while (stack.length) {
+    const { value, path, depth } = stack.pop()!;
+    if (value === null || typeof value === 'boolean' || value instanceof Date) continue;
+    if (typeof value === 'string') {
+      if (BAD_TEXT.test(value)) return { field: path, rule: 'must not contain NUL characters or lone surrogates' };
+      continue;
+    }
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) return { field: path, rule: 'must be a finite number' };
+      continue;
+    }
+    if (Array.isArray(value) || isPlainObject(value)) {
+      if (depth > AUDIT_MAX_DEPTH) return { field: path, rule: `is nested deeper than ${AUDIT_MAX_DEPTH} levels` };
+      if (Array.isArray(value)) {
+        value.forEach((item, i) => stack.push({ value: item, path: `${path}[${i}]`, depth: depth + 1 }));
+      } else {
+        for (const [key, item] of Object.entries(value)) {
+          if (BAD_TEXT.test(key)) return { field: path, rule: 'has a key with NUL characters or lone surrogates' };
+          if (item !== undefined) stack.push({ value: item, path: `${path}.${key}`, depth: depth + 1 });
+        }
+      }
+      continue;
+    }
+    return { field: path, rule: 'must be JSON (object, array, string, finite number, boolean or null)' };
+  }
+  return null;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}

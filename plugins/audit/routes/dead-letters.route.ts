@@ -1,0 +1,15 @@
+import { route, type AuditHealthService, type RouteDef } from '../../../core/index.ts';
+
+/**
+ * `GET /api/v1/admin/audit/dead-letters` (session, platform administrators): the events the sealer
+ * could never seal, oldest first, with the reason — `{ items: DeadLetter[], nextCursor }`; pass
+ * `nextCursor` back as `after` for the next page. `limit` 1–200 (default 50), `orgId` narrows to
+ * one organization. @see docs/audit.md "Health and dead letters"
+ */
+export function deadLettersRoute(auditHealth: AuditHealthService): RouteDef {
+  return route<unknown, { limit: number; after?: string; orgId?: string }>({
+    method: 'GET', path: '/api/v1/admin/audit/dead-letters', auth: 'session', platformAdmin: true, query: 'audit/dead-letters.query',
+    summary: 'Audit events the sealer could not seal (platform administrators)', tags: ['admin', 'audit'],
+    handler: ({ query }) => auditHealth.deadLetters(query),
+  });
+}
