@@ -24,8 +24,8 @@ export class AerieError extends Error {
     this.status = status;
     this.code = code;
     this.fields = fields;
-    // 503 answers (not ready, feature disabled) are deliberate states clients must see.
-    this.expose = status < 500 || status === 503;
+    // 501 (method not implemented) and 503 (not ready, feature disabled) are deliberate answers clients must see.
+    this.expose = status < 500 || status === 501 || status === 503;
   }
 }
 

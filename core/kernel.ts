@@ -28,6 +28,7 @@ import { SchemaRegistry } from './http/schema-registry.ts';
 import { buildRouter } from './http/router.ts';
 import { createHttpApp } from './http/app.ts';
 import { kernelRoutes } from './http/kernel-routes.ts';
+import { answerClientError } from './http/client-error.ts';
 import { KernelSealService } from './seals/seal.service.ts';
 import { OutboxAuditService } from './audit/audit.service.ts';
 import { AuditSealer } from './audit/sealer.ts';
@@ -35,6 +36,7 @@ import { KernelAuditHealth, type AuditHealthService } from './audit/audit-health
 import { createHashPool } from './audit/chain/hash-pool.ts';
 import { AuditCheckpointer } from './audit/checkpointer.ts';
 import { loadOrCreateAuditKey } from './audit/platform-audit-key.ts';
+import { secureDataDir } from './data-dir.ts';
 import type { PasskeyStore } from './seals/passkey-store.types.ts';
 
 /** The repository top (where `plugins/`, `migrations/` and `schemas/` live). */
@@ -77,11 +79,13 @@ export class Kernel {
    */
   static async boot(options: KernelOptions = {}): Promise<Kernel> {
     const config = loadConfig(options);
+    secureDataDir(config.dataDir);
     const logger = options.logger ?? pino({ level: config.log.level, base: undefined });
     const ordered = resolvePluginOrder(discoverPlugins(join(REPO_ROOT, 'plugins'), config.plugins.paths), config.plugins.enabled);
     const definitions = await Promise.all(ordered.map(loadDefinition));
     const embeddedDir = options.memoryDatabase || options.pglite ? null : join(config.dataDir, 'pg');
     const db = await openDatabase({ url: config.databaseUrl, dataDir: embeddedDir, pglite: options.pglite });
+    if (embeddedDir) secureDataDir(config.dataDir);
     const hooks: Array<() => Promise<void> | void> = [];
     try {
       await migratePlugin(db.knex, 'core', join(REPO_ROOT, 'migrations', 'core'));
@@ -177,6 +181,7 @@ export class Kernel {
         resolveListen({ port: bound, url: `http://127.0.0.1:${bound}` });
       });
       server.once('error', reject);
+      server.on('clientError', answerClientError);
       this.server = server;
     });
   }
@@ -198,6 +203,7 @@ export class Kernel {
       }
     }
     await this.db.close();
+    if (this.db.kind === 'pglite') secureDataDir(this.config.dataDir);
   }
 }
 

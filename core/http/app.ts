@@ -1,17 +1,17 @@
 import Koa from 'koa';
-import { bodyParser } from '@koa/bodyparser';
 import type { Logger } from 'pino';
 import type Router from '@koa/router';
 import { AerieError } from '../errors.ts';
 import { requestIdFrom } from './router.ts';
+import { jsonBody } from './json-body.ts';
 
 /** JSON request bodies above this many bytes are refused with 413 `PAYLOAD_TOO_LARGE`. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
  * Creates the koa application: request id header (`X-Request-Id`), one log line per request, the
- * error envelope `{ error, message, ...fields }`, the JSON body parser (1 MiB), the router, and a
- * 404 envelope for unknown routes.
+ * error envelope `{ error, message, ...fields }` (also for 404, 405 and 501), `Cache-Control:
+ * no-store` unless the route set its own, the JSON body parser (1 MiB, UTF-8 only), the router.
  */
 export function createHttpApp(router: Router, logger: Logger): Koa {
   const app = new Koa({ proxy: process.env.AERIE_TRUST_PROXY === '1' });
@@ -24,24 +24,18 @@ export function createHttpApp(router: Router, logger: Logger): Koa {
       if (ctx.status === 404 && ctx.body === undefined) throw new AerieError(404, 'NOT_FOUND', `No route for ${ctx.method} ${ctx.path}.`);
       // allowedMethods() sets a bare 405 (and `Allow`); answer it in the envelope like every other error.
       if (ctx.status === 405 && ctx.body === undefined) throw new AerieError(405, 'METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}.`);
+      // Methods no route serves anywhere (TRACE, CONNECT, …).
+      if (ctx.status === 501 && ctx.body === undefined) throw new AerieError(501, 'NOT_IMPLEMENTED', `${ctx.method} is not supported.`);
     } catch (err) {
       renderError(ctx, err, logger);
     }
+    // Answers carry tokens, keys, codes and personal data: no cache keeps them unless a route says so
+    // (the JWKS and discovery documents set their own max-age).
+    if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'no-store');
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     logger.info({ reqId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
   });
-  app.use(
-    bodyParser({
-      enableTypes: ['json'],
-      jsonLimit: BODY_LIMIT_BYTES,
-      encoding: 'utf-8',
-      onError: (err) => {
-        const status = (err as { status?: number }).status;
-        if (status === 413) throw new AerieError(413, 'PAYLOAD_TOO_LARGE', `Request bodies are limited to ${BODY_LIMIT_BYTES} bytes.`, { limitBytes: BODY_LIMIT_BYTES });
-        throw new AerieError(400, 'INVALID_JSON', 'The request body is not valid JSON.');
-      },
-    }),
-  );
+  app.use(jsonBody(BODY_LIMIT_BYTES));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));
   return app;

@@ -18,6 +18,11 @@ export interface AuthRequest {
  */
 export interface AuthScheme {
   name: string;
+  /**
+   * True when the credential is a cookie. Cookie schemes are not consulted for a request that
+   * carries an `Authorization` header, so an invalid bearer token is 401 whatever cookies come with it.
+   */
+  cookie?: boolean;
   /** How OpenAPI describes it (a Security Scheme Object); default: HTTP bearer. */
   openapi?: Record<string, unknown>;
   authenticate(req: AuthRequest): Promise<Principal | null>;

@@ -10,6 +10,7 @@ import { AerieError, notFound, permissionDenied, unauthorized } from '../errors.
 import { runInRequestScope } from '../request-context.ts';
 import { PermissionSet } from '../authz/index.ts';
 import { BootError } from '../plugins/boot-error.ts';
+import { assertCleanInput } from './input-hygiene.ts';
 import type { SealService, SealVerification } from '../seals/seal-service.types.ts';
 
 /** What the router needs from the kernel. */
@@ -30,8 +31,9 @@ export function toKoaPath(path: string): string {
 
 /**
  * Builds the koa router from route definitions, compiling every validator once.
- * Per request, in order: authenticate (401), platform-admin check (403), organization resolution
- * (404), scope check (403 `PERMISSION_DENIED` with `required`), params/query/body validation (400),
+ * Per request, in order: authenticate (401), platform-admin check (403), path parameters free of NUL
+ * and lone surrogates (400), organization resolution (404), scope check (403 `PERMISSION_DENIED`
+ * with `required`), params/query/body validation and the same text and finite-number checks (400),
  * the route's `guard`, the passkey seal (401 `STEPUP_REQUIRED`/`STEPUP_FAILED`), then the handler
  * inside a request scope.
  * @throws BootError for an unknown auth scheme or schema `$id`, naming the plugin.
@@ -63,6 +65,8 @@ export function buildRouter(deps: RouterDeps): Router {
       const principal = await authenticate(schemes, deps.authSchemes, req);
       if (def.platformAdmin && !principal?.platformAdmin) throw permissionDenied(undefined, 'Only platform administrators may do this.');
       const params = { ...ctx.params } as Record<string, unknown>;
+      // Before organization resolution, which reads `{slug}` from the database.
+      assertCleanInput(params, 'params');
       let org: OrgContext | null = null;
       if (def.org) {
         org = await deps.orgResolver!(String(params.slug), principal);
@@ -72,6 +76,8 @@ export function buildRouter(deps: RouterDeps): Router {
       validateParams?.(params);
       const query = { ...(ctx.query as Record<string, unknown>) };
       validateQuery?.(query);
+      // After coercion: `limit=1e309` is Infinity only once coerced.
+      assertCleanInput(query, 'query');
       let body: unknown = ctx.request.body;
       if (validateBody) {
         if (body === undefined || (ctx.request.length && !ctx.is('application/json'))) {
@@ -80,6 +86,7 @@ export function buildRouter(deps: RouterDeps): Router {
         }
         validateBody(body);
       }
+      assertCleanInput(body, 'body');
       const requestId = String(ctx.state.requestId);
       const input: HandlerInput = { body, query, params, principal, org, request: { id: requestId, method: ctx.method, path: ctx.path, ip: ctx.ip, headers: ctx.headers } };
       await def.guard?.(input);
@@ -99,8 +106,13 @@ function authRequest(ctx: Context): AuthRequest {
 
 async function authenticate(names: string[], schemes: Map<string, AuthScheme>, req: AuthRequest): Promise<Principal | null> {
   if (names.length === 0) return null;
+  // A request that presents `Authorization` is judged by it: an invalid bearer is 401 even when the
+  // request also carries a valid session cookie.
+  const bearerOnly = req.headers.authorization !== undefined;
   for (const name of names) {
-    const principal = await schemes.get(name)!.authenticate(req);
+    const scheme = schemes.get(name)!;
+    if (bearerOnly && scheme.cookie) continue;
+    const principal = await scheme.authenticate(req);
     if (principal) return principal;
   }
   throw unauthorized();

@@ -36,9 +36,10 @@ export class Mailer {
   async send(message: MailMessage): Promise<{ messageId: string; file?: string }> {
     const info = (await this.transport.sendMail({ from: this.from, ...message })) as { messageId: string; message?: Buffer };
     if (!this.outboxDir || !info.message) return { messageId: info.messageId };
-    mkdirSync(this.outboxDir, { recursive: true });
+    mkdirSync(this.outboxDir, { recursive: true, mode: 0o700 });
     const file = join(this.outboxDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}.eml`);
-    writeFileSync(file, info.message);
+    // Sign-in codes and invitation links: readable by Aerie's user only.
+    writeFileSync(file, info.message, { mode: 0o600 });
     return { messageId: info.messageId, file };
   }
 

@@ -55,6 +55,7 @@ export function cookieSessionAuthScheme(sessions: SessionsService, config: Aerie
   const { name } = sessionCookie(config);
   return {
     name: 'cookieSession',
+    cookie: true,
     openapi: { type: 'apiKey', in: 'cookie', name, description: 'Session cookie; writes also need the X-CSRF-Token header and an allowed Origin.' },
     async authenticate(req) {
       const token = req.cookie(name);

@@ -2,10 +2,23 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { lstatSync, readdirSync } from 'node:fs';
 import { REPO_ROOT } from '../../core/kernel.ts';
 import { freePort, startAerieProcess } from '../helpers/child-process.ts';
 import { latestCode } from '../helpers/mail.ts';
 import { createTestDatabase } from '../helpers/pg-databases.ts';
+
+/** Paths under `dir` (itself included) that the group or others may read, write or enter. */
+function loose(dir: string): string[] {
+  const found: string[] = [];
+  const visit = (path: string) => {
+    const stat = lstatSync(path);
+    if ((stat.mode & 0o077) !== 0) found.push(`${path} ${(stat.mode & 0o777).toString(8)}`);
+    if (stat.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
+  };
+  visit(dir);
+  return found;
+}
 
 /**
  * Aerie on real input: `npm start` as a child process with a temporary data dir; a person registers,
@@ -47,6 +60,8 @@ describe('first run: npm start, register, create an organization, restart', () =
       expect(ended.signal === 'SIGTERM' || ended.code === 0).toBe(true);
       expect(first.output()).toContain('"msg":"shutting down"');
       expect(first.output()).not.toContain('"level":50');
+      // Sign-in codes, keys and the embedded database are the running user's alone.
+      expect(loose(dataDir)).toEqual([]);
 
       const second = await startAerieProcess(REPO_ROOT, env, port);
       try {
