@@ -6,7 +6,7 @@ const ORIGIN = 'https://aerie.test';
 
 /** Sends raw bytes as the body, with the given headers; answers status, headers and parsed body. */
 function rawPost(url: string, path: string, body: Buffer, headers: Record<string, string>): Promise<{ status: number; body: any }> {
-  return fetch(url + path, { method: 'POST', body, headers }).then(async (res) => ({ status: res.status, body: await res.json() }));
+  return fetch(url + path, { method: "POST", body: new Uint8Array(body), headers }).then(async (res) => ({ status: res.status, body: await res.json() }));
 }
 
 /** One request through node:http, so methods and URL lengths fetch refuses can be sent. */
