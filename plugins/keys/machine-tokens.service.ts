@@ -82,7 +82,8 @@ export class MachineTokensService {
     const key = await this.apiKeys.lookup(input.apiKey);
     if (!key || key.revokedAt || !input.apiKey.startsWith(API_KEY_PREFIX)) throw keysErrors.invalidApiKey();
     const { kid, slug } = await this.signingKeys.activeFor(key.orgId);
-    if (slug !== input.orgSlug) throw keysErrors.invalidApiKey();
+    // Slugs are case-insensitive, as in paths (`/api/org/ACME/…` is acme).
+    if (slug.toLowerCase() !== input.orgSlug.toLowerCase()) throw keysErrors.invalidApiKey();
     if (key.serviceAccountId && !(await this.apiKeys.serviceAccountActive(key.orgId, key.serviceAccountId))) throw keysErrors.serviceAccountInactive();
 
     let scopes = key.scopes;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { coreRefs, inject, injectable, type AerieConfig, type Clock, type Database, type EventBus, type OrgContext, type Principal, type PlanKey } from '../../core/index.ts';
+import { coreRefs, inject, injectable, type AerieConfig, type AuditService, type Clock, type Database, type EventBus, type OrgContext, type Principal, type PlanKey } from '../../core/index.ts';
 import { MembershipModel, OrganizationModel, type OrgType } from './models/organization.model.ts';
 import { orgsErrors } from './errors.ts';
 import type { CreatedOrg, OrgDto } from './api.ts';
@@ -21,6 +21,7 @@ export class OrganizationsService {
     @inject(coreRefs.config.id) private readonly config: AerieConfig,
     @inject(coreRefs.clock.id) private readonly clock: Clock,
     @inject(coreRefs.events.id) private readonly events: EventBus,
+    @inject(coreRefs.audit.id) private readonly audit: AuditService,
   ) {}
 
   /** Wires the extension points (live arrays) at init. */
@@ -31,7 +32,7 @@ export class OrganizationsService {
 
   /**
    * Creates an organization on the default plan with the creator as active `Owner`, running the
-   * creation hooks in the same transaction.
+   * creation hooks in the same transaction; `org.created` is the first record of its audit chain.
    * @throws 400 `SLUG_RESERVED`, 409 `SLUG_TAKEN`.
    */
   async create(accountId: string, input: { name: string; slug: string; type: OrgType }): Promise<OrgDto> {
@@ -45,6 +46,10 @@ export class OrganizationsService {
         createdBy: accountId, createdAt: now, updatedAt: now,
       });
       await MembershipModel.query(trx).insert({ id: randomUUID(), orgId: row.id, accountId, role: 'Owner', status: 'active', createdAt: now, updatedAt: now });
+      await this.audit.append(trx, {
+        orgId: row.id, eventType: 'org.created', actor: { type: 'account', id: accountId },
+        businessData: { slug: row.slug, name: row.name, type: row.type, planKey: row.planKey },
+      });
       for (const hook of this.createHooks) await hook({ id: row.id, slug: row.slug, name: row.name, type: row.type, ownerAccountId: accountId }, trx);
       return row;
     }).catch((err: { code?: string; nativeError?: { code?: string } }) => {

@@ -15,6 +15,8 @@ export interface Operator {
   role: 'Owner' | 'Admin';
 }
 
+/** An account id no account has (the nil UUID). */
+const NO_ACCOUNT = '00000000-0000-0000-0000-000000000000';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -30,12 +32,12 @@ export class OrganizationDirectory {
 
   /**
    * Organizations the account with this email owns (active `Owner`), oldest first, each with `ready`.
-   * @returns `[]` both when no account has the email and when it owns nothing
+   * @returns `[]` both when no account has the email and when it owns nothing — with the same work
+   *   (the organization query runs for an id no account has), so timing does not tell them apart.
    */
   async ownedBy(email: string): Promise<PublicOrgDto[]> {
     const account = await this.accounts.findByEmail(email.trim());
-    if (!account) return [];
-    const orgs = await this.organizations.listForAccount(account.id);
+    const orgs = await this.organizations.listForAccount(account?.id ?? NO_ACCOUNT);
     return orgs.filter((o) => o.role === 'Owner').map(toPublic);
   }
 

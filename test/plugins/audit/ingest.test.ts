@@ -61,7 +61,8 @@ describe('audit ingestion: POST /api/public/v1/audit/events with an organization
       [`{"events":[{"eventType":"app.ok"},{"eventType":"app.x","businessData":{"a":${nested(2000)}}}]}`, /^events\[1\]\.businessData\.a(\[0\])+$/],
       [`{"events":[{"eventType":"app.x","businessData":{"a":${nested(5000)}}}]}`, /^events\[0\]\.businessData\.a/],
       [`{"events":[{"eventType":"app.x","businessData":{"a":${nested(32)}}}]}`, /^events\[0\]\.businessData\.a/],
-      [`{"events":[{"eventType":"app.x","businessData":{"n":1e999}}]}`, /^events\[0\]\.businessData\.n$/],
+      // Non-finite numbers are refused by the kernel for every route, with its dotted field path.
+      [`{"events":[{"eventType":"app.x","businessData":{"n":1e999}}]}`, /^events\.0\.businessData\.n$/],
     ];
     for (const [body, field] of cases) {
       const res = await aerie.request('POST', '/api/public/v1/audit/events', { body, headers: { 'x-api-key': key } });

@@ -24,6 +24,14 @@ describe('keys: POST /api/m2m/token', () => {
     expect(res.headers.get('cache-control')).toBe('no-store');
   });
 
+  it('takes the slug in any case, as paths do, and answers it as stored', async () => {
+    for (const orgSlug of ['ACME', 'Acme']) {
+      const res = await requestToken(aerie, { orgSlug, apiKey: key.value });
+      expect(res.status).toBe(200);
+      expect(res.body.org).toBe('acme');
+    }
+  });
+
   it('signs RS256 with the organization key and carries iss, sub, aud, org, scope, jti, iat, exp', async () => {
     const token = await tokenFor(aerie, acme, key.value);
     const { header, claims } = decodeJwt(token);

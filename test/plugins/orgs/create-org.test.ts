@@ -20,6 +20,18 @@ describe('orgs: create and resolve organizations', () => {
     expect(res.headers.get('location')).toBe('/api/org/acme');
     const rows = await aerie.sql(`select m.role, m.status, a.email from orgs.memberships m join accounts.accounts a on a.id = m.account_id join orgs.organizations o on o.id = m.org_id where o.slug = 'acme'`);
     expect(rows).toEqual([{ role: 'Owner', status: 'active', email: 'ann@example.com' }]);
+    await aerie.kernel.auditSealer.drain();
+    const chain = await aerie.sql(`select e.seq, e.event_type, e.actor_type, e.actor_id, e.business_data from core.audit_events e
+      join orgs.organizations o on o.id = e.org_id where o.slug = 'acme' order by e.seq`);
+    const [{ id: annId }] = await aerie.sql(`select id from accounts.accounts where email = 'ann@example.com'`);
+    expect(chain[0]).toEqual({ seq: 1, event_type: 'org.created', actor_type: 'account', actor_id: annId, business_data: { slug: 'acme', name: 'Acme Ltd', type: 'Standard', planKey: 'Free' } });
+  });
+
+  it('writes nothing, on the chain either, when the slug is taken', async () => {
+    const before = (await aerie.sql(`select count(*)::int as n from core.audit_outbox`))[0].n + (await aerie.sql(`select count(*)::int as n from core.audit_events where event_type = 'org.created'`))[0].n;
+    expect((await aerie.request('POST', '/api/org/create', { token: bob, body: { name: 'Acme again', slug: 'acme' } })).status).toBe(409);
+    const after = (await aerie.sql(`select count(*)::int as n from core.audit_outbox`))[0].n + (await aerie.sql(`select count(*)::int as n from core.audit_events where event_type = 'org.created'`))[0].n;
+    expect(after).toBe(before);
   });
 
   it('answers GET /api/org/{slug} to members and 404 to everyone else', async () => {
