@@ -125,10 +125,11 @@ export class InvitationsService {
   /**
    * Re-sends a `pending` or `expired` invitation with a new token and expiry (the old token stops
    * working). At most one send per {@link RESEND_INTERVAL_SECONDS} per invitation.
-   * @throws 404 `INVITATION_NOT_FOUND`, 409 `INVITATION_NOT_PENDING`, 429 `RATE_LIMITED` with
-   *   `retryAfterSeconds` (nothing changes, nothing is mailed)
+   * The caller must be able to invite to the invitation's role, as inviting requires.
+   * @throws 404 `INVITATION_NOT_FOUND`, 409 `INVITATION_NOT_PENDING`, 403 `PERMISSION_DENIED`,
+   *   429 `RATE_LIMITED` with `retryAfterSeconds` (nothing changes, nothing is mailed)
    */
-  async resend(org: OrgContext['org'], ref: { InvitationId?: string; Email?: string }): Promise<InvitationDto> {
+  async resend(org: OrgContext['org'], inviter: Inviter, ref: { InvitationId?: string; Email?: string }): Promise<InvitationDto> {
     const token = this.crypto.randomToken(INVITATION_TOKEN_BYTES);
     const now = this.clock.now();
     const row = await this.db.transaction(async (trx) => {
@@ -137,6 +138,7 @@ export class InvitationsService {
       else q.where({ email: ref.Email!.trim().toLowerCase() }).orderBy('createdAt', 'desc');
       const found = (await q.first()) as InvitationRow | undefined;
       if (!found) throw membersErrors.invitationNotFound();
+      await this.assignments.assertMayGrant(org.id, found.roleId, inviter, trx);
       const status = effectiveStatus(found, now);
       if (status !== 'pending' && status !== 'expired') throw membersErrors.invitationNotPending(status);
       const waited = (now.getTime() - new Date(found.lastSentAt).getTime()) / 1000;
@@ -159,12 +161,17 @@ export class InvitationsService {
     return invitationDto(row, now);
   }
 
-  /** Cancels a `pending` or `expired` invitation. @throws 404 `INVITATION_NOT_FOUND`, 409 `INVITATION_NOT_PENDING` */
-  async cancel(orgId: string, invitationId: string): Promise<void> {
+  /**
+   * Cancels a `pending` or `expired` invitation; the caller must be able to invite to its role, as
+   * inviting requires (a plain member cannot cancel the Owner's invitation to a role they could not grant).
+   * @throws 404 `INVITATION_NOT_FOUND`, 403 `PERMISSION_DENIED` (nothing changes), 409 `INVITATION_NOT_PENDING`
+   */
+  async cancel(orgId: string, inviter: Inviter, invitationId: string): Promise<void> {
     const now = this.clock.now();
     await this.db.transaction(async (trx) => {
       const found = (await trx('members.invitations').where({ orgId, id: invitationId }).forUpdate().first()) as InvitationRow | undefined;
       if (!found) throw membersErrors.invitationNotFound();
+      await this.assignments.assertMayGrant(orgId, found.roleId, inviter, trx);
       const status = effectiveStatus(found, now);
       if (status !== 'pending' && status !== 'expired') throw membersErrors.invitationNotPending(status);
       await trx('members.invitations').where({ id: found.id }).update({ status: 'cancelled', respondedAt: now, updatedAt: now });

@@ -178,6 +178,19 @@ export class AssignmentsService {
   }
 
   /**
+   * Checks that `assigner` could grant role `roleId` (a plain member only what they hold): what
+   * cancelling or re-sending an invitation for that role requires, as inviting does. A role that no
+   * longer exists grants nothing, so anyone who may invite passes.
+   * @throws 403 `PERMISSION_DENIED` with `required` (the first permission the assigner lacks)
+   */
+  async assertMayGrant(orgId: string, roleId: string, assigner: Assigner, trx?: Db): Promise<void> {
+    if (assigner.role !== 'Member') return;
+    const role = await this.roles.find(orgId, roleId, trx);
+    if (!role) return;
+    this.assertAssignerHolds(assigner, compileTemplates(await this.roles.templateScopes(orgId, roleId, trx), {}));
+  }
+
+  /**
    * Takes assignment `connectedIdRoleId` (of role `roleId`) away. @throws 404 `ROLE_NOT_FOUND` / `ASSIGNMENT_NOT_FOUND`
    * @returns the member's new membership type
    */

@@ -1,6 +1,6 @@
-import { reply, route, type RouteDef } from '../../../core/index.ts';
+import { reply, route, type OrgContext, type Principal, type RouteDef } from '../../../core/index.ts';
 import { DIRECTOR_ORG_TYPES, isDirectorRoleId, type PermissionsService } from '../../rbac/api.ts';
-import type { InvitationsService, InviteInput } from '../invitations.service.ts';
+import type { Inviter, InvitationsService, InviteInput } from '../invitations.service.ts';
 
 /** Seal purpose of director invitations. @see spec 01 "Members" */
 export const DIRECTOR_SEAL_PURPOSE = 'board.member.change';
@@ -12,6 +12,13 @@ export const DIRECTOR_SEAL_PURPOSE = 'board.member.change';
  * @see spec 01 "Members"
  */
 export function invitationRoutes(invitations: InvitationsService, permissions: PermissionsService): RouteDef[] {
+  // Who is inviting, cancelling or re-sending: a plain member carries their grants, since they may
+  // only act on invitations to roles whose permissions they hold.
+  const inviter = async (principal: Principal, org: OrgContext): Promise<Inviter> => {
+    const role = org.member?.role;
+    const grants = role === 'Member' ? await permissions.grantsOf(principal, org) : undefined;
+    return { accountId: principal.accountId!, email: principal.email, role, grants: grants === 'all' ? undefined : grants };
+  };
   const base = '/api/org/{slug}/members';
   return [
     route<InviteInput>({
@@ -25,25 +32,18 @@ export function invitationRoutes(invitations: InvitationsService, permissions: P
         // Only where directors are allowed at all: elsewhere the handler refuses (400) without spending a seal.
         when: (i) => DIRECTOR_ORG_TYPES.has(i.org!.org.type) && isDirectorRoleId(i.org!.org.id, (i.body as InviteInput).RoleId),
       },
-      handler: async ({ org, body, principal }) => {
-        const role = org!.member?.role;
-        const grants = role === 'Member' ? await permissions.grantsOf(principal!, org!) : undefined;
-        const invitation = await invitations.invite(org!.org, {
-          accountId: principal!.accountId!, email: principal!.email, role, grants: grants === 'all' ? undefined : grants,
-        }, body);
-        return reply(201, invitation);
-      },
+      handler: async ({ org, body, principal }) => reply(201, await invitations.invite(org!.org, await inviter(principal!, org!), body)),
     }),
     route<{ InvitationId?: string; Email?: string }>({
       method: 'POST', path: `${base}/invite/resend`, auth: 'session', org: true, scope: 'org.member.invite', params: 'members/org.params', body: 'members/resend.body',
       summary: 'Re-send an invitation with a new token', tags: ['members'],
-      handler: async ({ org, body }) => invitations.resend(org!.org, body),
+      handler: async ({ org, body, principal }) => invitations.resend(org!.org, await inviter(principal!, org!), body),
     }),
     route<unknown, unknown, { slug: string; invitationId: string }>({
       method: 'DELETE', path: `${base}/invite/{invitationId}`, auth: 'session', org: true, scope: 'org.member.invite', params: 'members/invitation.params',
       summary: 'Cancel an invitation', tags: ['members'],
-      handler: async ({ org, params }) => {
-        await invitations.cancel(org!.org.id, params.invitationId);
+      handler: async ({ org, params, principal }) => {
+        await invitations.cancel(org!.org.id, await inviter(principal!, org!), params.invitationId);
       },
     }),
     route<unknown, { status?: string }>({

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestAerie } from '../../helpers/harness.ts';
 import { ManualClock } from '../../../core/clock.ts';
-import { auditEvents, createOrg, invitationMails, invitationToken, invite, joinOrg, roleId, startMembers } from './members-helpers.ts';
+import { auditEvents, createOrg, customRole, invitationMails, invitationToken, invite, joinOrg, roleId, startMembers } from './members-helpers.ts';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const DAY = 86400;
@@ -133,6 +133,25 @@ describe('members: invitations (send, resend, cancel, accept, decline, accept-wi
     expect(again.status).toBe(409);
     // A new invitation for the address is possible once the old one is closed.
     expect((await invite(aerie, owner, 'acme', { Email: 'cal@example.com', RoleId: guestRole })).status).toBe(201);
+  });
+
+  it('lets a member who may only invite cancel or re-send only invitations to roles they could grant (403 PERMISSION_DENIED, nothing changes)', async () => {
+    const inviterRole = await customRole(aerie, owner, 'acme', 'INVITER', ['org.member.invite']);
+    const mia = await joinOrg(aerie, owner, 'acme', 'mia@example.com', inviterRole);
+    const ownersInvite = await invite(aerie, owner, 'acme', { Email: 'vip@example.com', RoleId: guestRole });
+    const id = ownersInvite.body.InvitationId;
+    const cancel = await aerie.request('DELETE', `/api/org/acme/members/invite/${id}`, { token: mia.token });
+    expect(cancel.status).toBe(403);
+    expect(cancel.body).toMatchObject({ error: 'PERMISSION_DENIED', errorCode: 'PERMISSION_DENIED', required: expect.stringMatching(/^org\.(project|meeting)\./) });
+    clock.advance(61_000);
+    const resend = await aerie.request('POST', '/api/org/acme/members/invite/resend', { token: mia.token, body: { InvitationId: id } });
+    expect(resend.status).toBe(403);
+    expect(await row(id)).toMatchObject({ status: 'pending', send_count: 1 });
+    // What she could invite to, she may cancel.
+    const own = await invite(aerie, mia.token, 'acme', { Email: 'peer@example.com', RoleId: inviterRole });
+    expect(own.status).toBe(201);
+    expect((await aerie.request('DELETE', `/api/org/acme/members/invite/${own.body.InvitationId}`, { token: mia.token })).status).toBe(204);
+    expect((await aerie.request('DELETE', `/api/org/acme/members/invite/${id}`, { token: owner })).status).toBe(204);
   });
 
   it('re-sends with a new token: the old token stops working, the expiry restarts, SendCount grows', async () => {
