@@ -9,6 +9,7 @@ import type { GrantsProvider, OrgResolver } from './http/authorizer.ts';
 import type { SealService } from './seals/seal-service.types.ts';
 import type { AuditService } from './audit/audit-service.types.ts';
 import type { AuditHealthService } from './audit/audit-health.ts';
+import type { RateLimitService } from './rate-limit/rate-limits.ts';
 import type { PasskeyStore } from './seals/passkey-store.types.ts';
 import { createExtensionPoint, createServiceRef } from './refs.ts';
 
@@ -27,6 +28,8 @@ export const coreRefs = {
   audit: createServiceRef<AuditService>('core.audit'),
   /** The audit sealer's lag and dead letters (core/audit/audit-health.ts). */
   auditHealth: createServiceRef<AuditHealthService>('core.auditHealth'),
+  /** Counters that hold across processes: 429 `RATE_LIMITED` with `Retry-After` (core/rate-limit). */
+  rateLimits: createServiceRef<RateLimitService>('core.rateLimits'),
 };
 
 /** Extension points the kernel reads. The last contribution wins. */

@@ -11,6 +11,8 @@ export class AerieError extends Error {
   readonly code: string;
   readonly fields: Record<string, unknown>;
   readonly expose: boolean;
+  /** Response headers to send with the error (e.g. `Retry-After`). */
+  readonly headers: Record<string, string> = {};
 
   /**
    * @param status HTTP status (400–599).

@@ -33,6 +33,8 @@ export type { SealProof } from './seals/seal-proof.ts';
 export type { AuditService, AuditEventInput, AuditActorRef, AppendOptions } from './audit/audit-service.types.ts';
 export type { AuditHealth, AuditHealthService, DeadLetter, DeadLetterPage } from './audit/audit-health.ts';
 export type { SealerState } from './audit/sealer.ts';
+export { rateLimited } from './rate-limit/rate-limits.ts';
+export type { RateLimitService, RateLimiter, RateLimitSpec, RateLimitState } from './rate-limit/rate-limits.ts';
 /** core.authz: scope expressions, permission sets, narrowing, separation of duties. */
 export * from './authz/index.ts';
 /**

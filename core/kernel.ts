@@ -37,6 +37,7 @@ import { createHashPool } from './audit/chain/hash-pool.ts';
 import { AuditCheckpointer } from './audit/checkpointer.ts';
 import { loadOrCreateAuditKey } from './audit/platform-audit-key.ts';
 import { secureDataDir } from './data-dir.ts';
+import { PostgresRateLimits } from './rate-limit/rate-limits.ts';
 import type { PasskeyStore } from './seals/passkey-store.types.ts';
 
 /** The repository top (where `plugins/`, `migrations/` and `schemas/` live). */
@@ -96,7 +97,7 @@ export class Kernel {
       const masterKey = resolveMasterKey(config.masterKey, options.memoryDatabase && !config.masterKey ? null : config.dataDir);
       const values: Array<[string, unknown]> = [
         [coreRefs.config.id, config], [coreRefs.db.id, db], [coreRefs.crypto.id, new CryptoService(masterKey)],
-        [coreRefs.clock.id, options.clock ?? systemClock], [coreRefs.mail.id, mail], [coreRefs.events.id, events], [coreRefs.logger.id, logger],
+        [coreRefs.clock.id, options.clock ?? systemClock], [coreRefs.mail.id, mail], [coreRefs.rateLimits.id, new PostgresRateLimits(db)], [coreRefs.events.id, events], [coreRefs.logger.id, logger],
       ];
       for (const [id, value] of values) container.register(id, { useValue: value });
       hooks.push(() => mail.close(), () => events.complete());

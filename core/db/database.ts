@@ -20,6 +20,13 @@ export interface Database {
   transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;
+  /**
+   * One statement straight through the driver (`$1` placeholders, no identifier mapping), for
+   * libraries that speak the `pg` client protocol (`{ text, values }` → `{ rows, rowCount }`).
+   * Takes a connection from knex's pool: never call it inside a transaction (on embedded PGlite,
+   * whose pool has one connection, it would wait for itself).
+   */
+  driverQuery(text: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>>; rowCount: number }>;
   close(): Promise<void>;
 }
 
@@ -52,6 +59,17 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const pglite = instance;
     knex = knexFactory({ client: ClientPgLite as unknown as typeof Knex.Client, dialect: 'postgres', connection: () => ({ pglite }) as object, ...knexSnakeCaseMappers() });
   }
+  // Through knex's pool, so a statement waits for a transaction holding PGlite's one connection
+  // instead of running inside it. Never call it inside a transaction of the same database.
+  const driverQuery: Database['driverQuery'] = async (text, values = []) => {
+    const conn = (await knex.client.acquireConnection()) as { query(text: string, values: unknown[]): Promise<{ rows: Array<Record<string, unknown>>; rowCount?: number | null; affectedRows?: number }> };
+    try {
+      const res = await conn.query(text, values);
+      return { rows: res.rows, rowCount: res.rowCount ?? res.affectedRows ?? res.rows.length };
+    } finally {
+      await knex.client.releaseConnection(conn);
+    }
+  };
   const db: Database = {
     knex,
     kind,
@@ -59,6 +77,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     ping: async () => {
       await knex.raw('select 1');
     },
+    driverQuery,
     close: () => knex.destroy(),
   };
   await db.ping();

@@ -45,6 +45,7 @@ function renderError(ctx: Koa.Context, err: unknown, logger: Logger): void {
   const requestId = ctx.state.requestId as string;
   if (err instanceof AerieError && err.expose) {
     ctx.status = err.status;
+    for (const [name, value] of Object.entries(err.headers)) ctx.set(name, value);
     ctx.body = { error: err.code, message: err.message, ...err.fields };
     return;
   }

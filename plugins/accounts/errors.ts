@@ -1,4 +1,4 @@
-import { AerieError } from '../../core/index.ts';
+import { AerieError, rateLimited } from '../../core/index.ts';
 
 /** Error codes of the accounts plugin (documented in docs/api/accounts.md). */
 export const accountsErrors = {
@@ -6,10 +6,8 @@ export const accountsErrors = {
     new AerieError(400, 'INVALID_CODE', 'The code is not correct.', { attemptsRemaining }),
   codeExpired: () =>
     new AerieError(400, 'CODE_EXPIRED', 'No valid code for this email: it expired, was used, or was never sent. Request a new one.'),
-  tooManyAttempts: () =>
-    new AerieError(429, 'TOO_MANY_ATTEMPTS', 'Too many wrong codes. Request a new code.'),
-  tooManyCodes: (retryAfterSeconds: number) =>
-    new AerieError(429, 'RATE_LIMITED', 'Too many codes requested for this email. Try again later.', { retryAfterSeconds }),
+  tooManyAttempts: (retryAfterSeconds: number) => rateLimited(retryAfterSeconds, 'TOO_MANY_ATTEMPTS', 'Too many wrong codes. Request a new code, or wait.'),
+  tooManyCodes: (retryAfterSeconds: number) => rateLimited(retryAfterSeconds, 'RATE_LIMITED', 'Too many codes requested for this email. Try again later.'),
   /** The registration ceremony did not verify (challenge, origin, RP ID, flags, algorithm or attestation). */
   passkeyRegistrationFailed: (reason: string) =>
     new AerieError(400, 'PASSKEY_REGISTRATION_FAILED', 'The passkey could not be registered. Start again.', { reason }),

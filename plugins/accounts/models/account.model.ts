@@ -22,6 +22,8 @@ export class EmailCodeModel extends Model {
   expiresAt!: Date;
   consumedAt!: Date | null;
   createdAt!: Date;
+  /** SHA-256 of the requesting IP address (null for codes from before it was recorded). */
+  requester!: string | null;
 }
 
 /** Row of `accounts.sessions`: SHA-256 of the token, sliding and absolute expiry. */

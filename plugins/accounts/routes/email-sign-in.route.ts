@@ -28,9 +28,9 @@ export function emailSignInRoutes({ config, db, events, accounts, sessions, code
     route<{ email: string; displayName?: string }>({
       method: 'POST', path: '/api/v1/users/registration/email', auth: 'public', body: 'accounts/registration-email.body',
       summary: 'Mail a 6-digit sign-in code', tags: ['accounts'],
-      handler: async ({ body }) => {
+      handler: async ({ body, request }) => {
         const email = body.email.toLowerCase();
-        const { expiresInSeconds } = await codes.issue(email, body.displayName?.trim() ?? null);
+        const { expiresInSeconds } = await codes.issue(email, body.displayName?.trim() ?? null, request.ip);
         return reply(202, { sent: true, email, expiresInSeconds });
       },
     }),
@@ -40,6 +40,7 @@ export function emailSignInRoutes({ config, db, events, accounts, sessions, code
       handler: async ({ body, request }) => {
         const email = body.email.toLowerCase();
         assertSignInOrigin(config, body.session, request);
+        await codes.admit(email, request.ip);
         const result = await db.transaction(async (trx) => {
           const check = await codes.consume(email, body.code, trx);
           if (!check.ok) return check;
@@ -49,7 +50,7 @@ export function emailSignInRoutes({ config, db, events, accounts, sessions, code
           await activity.record(trx, { accountId: account.id, eventType: ACTIVITY.login, method: 'email_code', ...meta });
           return { ok: true as const, account, created, session };
         });
-        if (!result.ok) throw result.error;
+        if (!result.ok) throw await codes.wrongCode(email, request.ip);
         events.emit({ type: result.created ? 'account.registered' : 'account.signed_in', payload: { accountId: result.account.id } });
         return sessionReply(config, body.session, result.session, { created: result.created, account: accounts.toDto(result.account) });
       },

@@ -62,7 +62,7 @@ describe('accounts: POST /api/v1/users/verification/email', () => {
     expect(res.body).toMatchObject({ created: false, account: { displayName: 'Nora Named' } });
   });
 
-  describe('wrong codes: 5 attempts per code', () => {
+  describe('wrong codes: 5 attempts per address from one IP address', () => {
     const email = 'ver-wrong@example.com';
     let code: string;
 
@@ -82,7 +82,9 @@ describe('accounts: POST /api/v1/users/verification/email', () => {
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ error: 'INVALID_CODE', attemptsRemaining: remaining });
       expect(typeof res.body.message).toBe('string');
-      expect((await liveCodeRow(aerie, email)).attempts).toBe(attempt);
+      expect(attempt).toBe(5 - remaining);
+      // A wrong guess does not spend the code itself: it stays live for its owner.
+      expect((await liveCodeRow(aerie, email)).consumed_at).toBeNull();
     });
 
     it('refuses the sixth attempt with 429 TOO_MANY_ATTEMPTS even with the right code, writing no session', async () => {
@@ -92,10 +94,11 @@ describe('accounts: POST /api/v1/users/verification/email', () => {
       expect(res.body.error).toBe('TOO_MANY_ATTEMPTS');
       expect(res.body.sessionToken).toBeUndefined();
       expect(await sessionRows(aerie, email)).toHaveLength(sessionsBefore);
-      expect((await liveCodeRow(aerie, email)).attempts).toBe(5);
+      expect(res.body.retryAfterSeconds).toBeGreaterThan(0);
+      expect(res.headers.get('retry-after')).toBe(String(res.body.retryAfterSeconds));
     });
 
-    it('lets a new code work again after the lock-out', async () => {
+    it('lets a new code from the same IP address work again after the lock-out', async () => {
       const fresh = await requestCode(aerie, email);
       const res = await verify(aerie, email, fresh);
       expect(res.status).toBe(200);
@@ -161,11 +164,15 @@ describe('accounts: POST /api/v1/users/verification/email', () => {
       ['missing code', { email }, 'code'],
       ['missing email', { code: '123456' }, 'email'],
       ['unknown field', { email, code: '123456', remember: true }, 'remember'],
-    ])('refuses %s with 400 VALIDATION_FAILED and leaves the attempts unchanged', async (_label, body, field) => {
+    ])('refuses %s with 400 VALIDATION_FAILED and counts no wrong code', async (_label, body, field) => {
       const res = await aerie.request('POST', '/api/v1/users/verification/email', { body });
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ error: 'VALIDATION_FAILED', field });
-      expect((await liveCodeRow(aerie, email)).attempts).toBe(0);
+    });
+
+    it('still has all five attempts after the refused requests', async () => {
+      const res = await verify(aerie, email, otherCode(code));
+      expect(res.body).toMatchObject({ error: 'INVALID_CODE', attemptsRemaining: 4 });
     });
 
     it('still accepts the right code afterwards', async () => {
