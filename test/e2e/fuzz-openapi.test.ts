@@ -1,0 +1,168 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { TestAerie } from '../helpers/harness.ts';
+
+/**
+ * The hardening probe, kept as a test: walk `GET /api/openapi.json` and send every route with a
+ * body, query or path parameter the inputs an attacker with a valid session would — wrong types,
+ * missing and extra members, NUL bytes, lone surrogates, invalid UTF-8, 1 MB strings, 10,000-deep
+ * nesting, non-finite numbers — asserting a 4xx error envelope, never a 5xx, and no row written
+ * anywhere. Routes added later are covered by construction. `FUZZ_SEED` replays a run.
+ */
+
+type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; enum?: unknown[]; format?: string; $ref?: string; additionalProperties?: unknown; items?: Schema; anyOf?: Schema[]; oneOf?: Schema[]; minimum?: number; pattern?: string };
+type Doc = { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> }; parameters?: Array<{ name: string; in: string; schema?: Schema }>; 'x-aerie-query-schema'?: Schema; security?: unknown[] }>>; components: { schemas: Record<string, Schema> } };
+
+/** A request as sent: method, path (already encoded), and either a JSON value or raw body bytes. */
+interface Probe {
+  kind: string;
+  path: string;
+  query?: string;
+  json?: unknown;
+  raw?: Buffer;
+  /** True when every server must refuse it (4xx); false when it may be valid (then only "no 5xx"). */
+  invalid: boolean;
+}
+
+// Logging out would end the session the probe uses.
+const SKIP = new Set(['POST /api/auth/logout']);
+// Counters a refused request may legitimately move: rate limits count attempts.
+const VOLATILE_TABLES = new Set(['core.rate_limits']);
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
+
+function nested(depth: number): string {
+  return '['.repeat(depth) + ']'.repeat(depth);
+}
+
+describe('fuzz: every route in /api/openapi.json refuses hostile input with a 4xx envelope and writes nothing', () => {
+  let aerie: TestAerie;
+  let token: string;
+  let doc: Doc;
+  let tables: string[];
+
+  beforeAll(async () => {
+    aerie = await TestAerie.start({ env: { AERIE_PLATFORM_ADMINS: 'fuzz-owner@example.com' } });
+    token = await aerie.signIn('fuzz-owner@example.com', 'Fuzz Owner');
+    expect((await aerie.request('POST', '/api/org/create', { token, body: { name: 'Acme', slug: 'acme' } })).status).toBe(201);
+    doc = (await aerie.request('GET', '/api/openapi.json')).body;
+    tables = (await aerie.sql(`select table_schema || '.' || table_name as t from information_schema.tables
+      where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema') and table_name <> 'knex_migrations' and table_name <> 'knex_migrations_lock'`))
+      .map((r) => r.t as string).filter((t) => !VOLATILE_TABLES.has(t)).sort();
+  });
+  afterAll(() => aerie?.close());
+
+  const resolve = (s: Schema | undefined): Schema | undefined => (s?.$ref ? doc.components.schemas[s.$ref.split('/').pop()!] : s);
+
+  /** A plausible value for a schema, so one bad member is the only thing wrong with a body. */
+  function plausible(schema: Schema | undefined, name: string): unknown {
+    const s = resolve(schema) ?? {};
+    if (s.enum) return s.enum[0];
+    const type = Array.isArray(s.type) ? s.type[0] : s.type ?? (s.anyOf ? resolve(s.anyOf[0])?.type : undefined);
+    if (type === 'integer' || type === 'number') return Math.max(1, s.minimum ?? 1);
+    if (type === 'boolean') return true;
+    if (type === 'array') return [];
+    if (type === 'object') return Object.fromEntries((s.required ?? []).map((k) => [k, plausible(s.properties?.[k], k)]));
+    if (s.format === 'email' || /email/i.test(name)) return 'someone@example.com';
+    if (s.format === 'uuid' || /Id$/.test(name)) return '00000000-0000-4000-8000-000000000000';
+    if (s.format === 'date-time') return new Date().toISOString();
+    return 'x';
+  }
+
+  /** The mutations of one route, each a Probe. */
+  function probes(method: string, path: string, op: Doc['paths'][string][string]): Array<fc.Arbitrary<Probe>> {
+    const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+    const fill = (values: Record<string, string> = {}) => path.replace(/\{(\w+)\}/g, (_m, p: string) => values[p] ?? (p === 'slug' ? 'acme' : '00000000-0000-4000-8000-000000000000'));
+    const body = resolve(op.requestBody?.content['application/json']?.schema);
+    const query = resolve(op['x-aerie-query-schema']) ?? { properties: Object.fromEntries((op.parameters ?? []).filter((p) => p.in === 'query').map((p) => [p.name, p.schema ?? {}])) };
+    const base = body ? (plausible(body, 'body') as Record<string, unknown>) : undefined;
+    const props = Object.keys(body?.properties ?? {});
+    const stringProps = props.filter((k) => { const t = resolve(body!.properties![k])?.type; return t === 'string' || (Array.isArray(t) && t.includes('string')); });
+    const out: Array<fc.Arbitrary<Probe>> = [];
+    for (const p of params) {
+      out.push(fc.constantFrom(
+        { kind: `NUL in {${p}}`, path: fill({ [p]: 'ac%00me' }), invalid: true },
+        { kind: `lone surrogate in {${p}}`, path: fill({ [p]: '%ED%A0%80x' }), invalid: false },
+        { kind: `invalid UTF-8 in {${p}}`, path: fill({ [p]: '%FF%FE' }), invalid: false },
+        { kind: `10 KB {${p}}`, path: fill({ [p]: 'a'.repeat(10_000) }), invalid: false },
+      ).map((probe) => ({ ...probe, json: base })));
+    }
+    for (const q of Object.keys(query.properties ?? {})) {
+      out.push(fc.constantFrom(
+        { kind: `NUL in ?${q}`, query: `${q}=a%00b`, invalid: true },
+        { kind: `non-finite ?${q}`, query: `${q}=1e309`, invalid: false },
+        { kind: `array ?${q}`, query: `${q}=1&${q}=2`, invalid: false },
+      ).map((probe) => ({ ...probe, path: fill(), json: base })));
+    }
+    if (body && method !== 'get') {
+      const withValue = (k: string, v: unknown) => ({ ...base, [k]: v });
+      out.push(fc.constant({ kind: 'extra member', path: fill(), json: { ...base, zzUnexpected: 1 }, invalid: body.additionalProperties === false }));
+      out.push(fc.constant({ kind: 'not an object', path: fill(), json: [base], invalid: true }));
+      out.push(fc.constant({ kind: 'invalid UTF-8 body', path: fill(), raw: Buffer.concat([Buffer.from('{"a":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]), invalid: true }));
+      out.push(fc.constant({ kind: '10,000-deep body', path: fill(), raw: Buffer.from(`{"deep":${nested(10_000)}}`), invalid: true }));
+      out.push(fc.constant({ kind: '1e999 in the body', path: fill(), raw: Buffer.from(`{"n":1e999${base && Object.keys(base).length ? `,${JSON.stringify(base).slice(1)}` : '}'}`), invalid: true }));
+      if (props.length) {
+        out.push(fc.tuple(fc.constantFrom(...props), fc.constantFrom<unknown>(null, 42, -1.5, true, [], {}, 'x'.repeat(300), [[[[[]]]]]))
+          .map(([k, v]) => ({ kind: `${JSON.stringify(v).slice(0, 20)} as ${k}`, path: fill(), json: withValue(k, v), invalid: false })));
+        out.push(fc.constantFrom(...props).map((k) => ({ kind: `10,000-deep ${k}`, path: fill(), raw: Buffer.from(JSON.stringify(withValue(k, 0)).replace(/0(?=[,}][^0]*$)/, nested(10_000))), invalid: true })));
+      }
+      if (stringProps.length) {
+        out.push(fc.tuple(fc.constantFrom(...stringProps), fc.constantFrom('a\u0000b', 'x\ud800y'))
+          .map(([k, v]) => ({ kind: `bad text in ${k}`, path: fill(), json: withValue(k, v), invalid: true })));
+        out.push(fc.constantFrom(...stringProps).map((k) => ({ kind: `1 MB ${k}`, path: fill(), json: withValue(k, 'x'.repeat(1_000_000)), invalid: false })));
+      }
+      for (const k of body.required ?? []) {
+        const rest = { ...base };
+        delete rest[k];
+        out.push(fc.constant({ kind: `missing ${k}`, path: fill(), json: rest, invalid: true }));
+      }
+    }
+    return out;
+  }
+
+  async function send(method: string, probe: Probe): Promise<{ status: number; body: any }> {
+    const url = `${aerie.url}${probe.path}${probe.query ? `?${probe.query}` : ''}`;
+    const payload = probe.raw ? new Uint8Array(probe.raw) : probe.json !== undefined && method !== 'GET' && method !== 'DELETE' ? JSON.stringify(probe.json) : undefined;
+    const res = await fetch(url, { method, headers: { authorization: `Bearer ${token}`, ...(payload !== undefined ? { 'content-type': 'application/json' } : {}) }, body: payload });
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      /* an HTML page or an empty answer */
+    }
+    return { status: res.status, body };
+  }
+
+  const counts = async () => {
+    const rows = await aerie.sql(tables.map((t) => `select '${t}' as t, count(*)::int as n from ${t}`).join(' union all '));
+    return Object.fromEntries(rows.map((r) => [r.t, r.n]));
+  };
+
+  it('walks every route with inputs', async () => {
+    const routes = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })))
+      .filter((r) => !SKIP.has(`${r.method} ${r.path}`));
+    let sent = 0;
+    const failures: string[] = [];
+    for (const { method, path, op } of routes) {
+      const arbitraries = probes(method.toLowerCase(), path, op);
+      if (arbitraries.length === 0) continue;
+      await fc.assert(fc.asyncProperty(fc.oneof(...arbitraries), async (probe) => {
+        const before = await counts();
+        const res = await send(method, probe);
+        sent++;
+        const where = `${method} ${path} (${probe.kind}) → ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`;
+        if (res.status >= 500) failures.push(where);
+        if (probe.invalid && (res.status < 400 || res.status >= 500)) failures.push(`expected 4xx: ${where}`);
+        if (res.status >= 400 && (typeof res.body !== 'object' || typeof res.body?.error !== 'string')) failures.push(`no envelope: ${where}`);
+        if (res.status >= 400) {
+          const after = await counts();
+          const changed = Object.keys(after).filter((t) => after[t] !== before[t]);
+          if (changed.length) failures.push(`rows written (${changed.join(', ')}): ${where}`);
+        }
+      }), { numRuns: Math.min(12, arbitraries.length * 3), seed: SEED });
+    }
+    expect(failures).toEqual([]);
+    expect(sent).toBeGreaterThan(200);
+  }, 300_000);
+});
