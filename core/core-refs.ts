@@ -10,6 +10,7 @@ import type { SealService } from './seals/seal-service.types.ts';
 import type { AuditService } from './audit/audit-service.types.ts';
 import type { AuditHealthService } from './audit/audit-health.ts';
 import type { RateLimitService } from './rate-limit/rate-limits.ts';
+import type { AuditLog } from './audit/audit-log.types.ts';
 import type { PasskeyStore } from './seals/passkey-store.types.ts';
 import { createExtensionPoint, createServiceRef } from './refs.ts';
 
@@ -30,6 +31,8 @@ export const coreRefs = {
   auditHealth: createServiceRef<AuditHealthService>('core.auditHealth'),
   /** Counters that hold across processes: 429 `RATE_LIMITED` with `Retry-After` (core/rate-limit). */
   rateLimits: createServiceRef<RateLimitService>('core.rateLimits'),
+  /** The sealed chain's read side: records, heads, checkpoints, the audit JWKS (core/audit/audit-log.types.ts). */
+  auditLog: createServiceRef<AuditLog>('core.auditLog'),
 };
 
 /** Extension points the kernel reads. The last contribution wins. */

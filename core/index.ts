@@ -3,7 +3,7 @@
  * @see ARCHITECTURE.md "Plugin entry point"
  */
 export { definePlugin } from './plugins/define-plugin.ts';
-export type { PluginContext, PluginDefinition, PluginRegistrar, ResolvedDeps } from './plugins/define-plugin.ts';
+export type { BootedAerie, CommandEnvironment, PluginContext, PluginDefinition, PluginRegistrar, ResolvedDeps } from './plugins/define-plugin.ts';
 export { createServiceRef, createExtensionPoint } from './refs.ts';
 export type { ServiceRef, ExtensionPointRef } from './refs.ts';
 export { coreRefs, coreExtensions } from './core-refs.ts';
@@ -37,13 +37,9 @@ export { rateLimited } from './rate-limit/rate-limits.ts';
 export type { RateLimitService, RateLimiter, RateLimitSpec, RateLimitState } from './rate-limit/rate-limits.ts';
 /** core.authz: scope expressions, permission sets, narrowing, separation of duties. */
 export * from './authz/index.ts';
-/**
- * Audit chain tools for the `audit` plugin's routes: the platform audit key and its JWKS, stored
- * record verification, the row → record mapping. @see docs/audit.md
- */
-export { loadOrCreateAuditKey, auditJwks } from './audit/platform-audit-key.ts';
-export { findStoredRecord, verifyStoredRecord } from './audit/verify-stored.ts';
-export type { StoredRecordVerification, CheckpointStatus } from './audit/verify-stored.ts';
-export { toSealedRecord } from './audit/read-chain.ts';
-/** For plugin command-line tools: the configuration and `core.crypto` without booting Aerie. */
-export { cliEnvironment, type CliEnvironment } from './cli/cli-environment.ts';
+export type { AuditLog, AuditSearch, StoredCheckpoint } from './audit/audit-log.types.ts';
+/** The sealed chain's pure functions (hashing, verification, checkpoints, export files), for the audit plugin and third parties. */
+export {
+  GENESIS_HASH, chainHash, payloadHash, verifyRecords, verifyCheckpoint, verifyAgainstCheckpoint, formatExportFile, loadJwks,
+} from './audit/chain/index.ts';
+export type { ChainBreak, SealedAuditRecord } from './audit/chain/index.ts';

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { Server } from 'node:http';
 import type Koa from 'koa';
 import type { PGlite } from '@electric-sql/pglite';
@@ -13,7 +13,8 @@ import { discoverPlugins } from './plugins/discover.ts';
 import { resolvePluginOrder } from './plugins/resolve-order.ts';
 import type { DiscoveredPlugin } from './plugins/manifest.ts';
 import { BootError } from './plugins/boot-error.ts';
-import type { PluginContext, PluginDefinition } from './plugins/define-plugin.ts';
+import { loadDefinition } from './plugins/load-definition.ts';
+import type { PluginContext } from './plugins/define-plugin.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migratePlugin } from './db/migrations.ts';
 import { resolveMasterKey } from './crypto/master-key.ts';
@@ -38,6 +39,7 @@ import { AuditCheckpointer } from './audit/checkpointer.ts';
 import { loadOrCreateAuditKey } from './audit/platform-audit-key.ts';
 import { secureDataDir } from './data-dir.ts';
 import { PostgresRateLimits } from './rate-limit/rate-limits.ts';
+import { KernelAuditLog } from './audit/audit-log.ts';
 import type { PasskeyStore } from './seals/passkey-store.types.ts';
 
 /** The repository top (where `plugins/`, `migrations/` and `schemas/` live). */
@@ -116,12 +118,14 @@ export class Kernel {
       // core.audit: events go to the outbox in the caller's transaction; the sealer chains them.
       const clock = container.resolve<Clock>(coreRefs.clock.id);
       container.register(coreRefs.audit.id, { useValue: new OutboxAuditService(clock) });
-      const checkpointer = new AuditCheckpointer(db.knex, clock, () => loadOrCreateAuditKey(db.knex, container.resolve<CryptoService>(coreRefs.crypto.id).envelope),
-        logger.child({ component: 'audit-checkpoints' }), 5000);
+      const loadAuditKey = () => loadOrCreateAuditKey(db.knex, container.resolve<CryptoService>(coreRefs.crypto.id).envelope);
+      const checkpointer = new AuditCheckpointer(db.knex, clock, loadAuditKey, logger.child({ component: 'audit-checkpoints' }), 5000);
       const sealer = new AuditSealer(db, clock, logger.child({ component: 'audit-sealer' }), {
         pool: () => createHashPool({ maxThreads: 2 }), onSealed: checkpointer.onSealed,
       });
       container.register(coreRefs.auditHealth.id, { useValue: new KernelAuditHealth(db.knex, clock, sealer) });
+      // core.auditLog: the chain's read side for the audit plugin; checkpoints are signed by the checkpointer.
+      container.register(coreRefs.auditLog.id, { useValue: new KernelAuditLog(db.knex, checkpointer, loadAuditKey) });
       for (const [i, p] of ordered.entries()) {
         definitions[i].register?.({ service: (ref, impl) => container.registerSingleton(ref.id, impl) });
         for (const schema of loadSchemas(p.dir)) schemas.add(schema);
@@ -206,15 +210,6 @@ export class Kernel {
     await this.db.close();
     if (this.db.kind === 'pglite') secureDataDir(this.config.dataDir);
   }
-}
-
-async function loadDefinition(p: DiscoveredPlugin): Promise<PluginDefinition> {
-  const file = resolve(p.dir, p.manifest.entry);
-  if (!existsSync(file)) throw new BootError(`plugin ${p.manifest.id}: entry ${p.manifest.entry} does not exist`);
-  const mod = (await import(pathToFileURL(file).href)) as { default?: PluginDefinition };
-  if (!mod.default || typeof mod.default.init !== 'function') throw new BootError(`plugin ${p.manifest.id}: entry must default-export definePlugin({...})`);
-  if (mod.default.id !== p.manifest.id) throw new BootError(`plugin ${p.manifest.id}: entry declares id "${mod.default.id}"`);
-  return mod.default;
 }
 
 function migrationsDir(p: DiscoveredPlugin): string {

@@ -6,25 +6,27 @@ import { serveCommand } from './serve.command.ts';
 import { migrateCommand } from './migrate.command.ts';
 import { pluginsCommand } from './plugins.command.ts';
 import { registerSealCommands } from '../seals/verify-proof.command.ts';
-import { registerBoxCommands } from '../../appliance/simulator/commands.ts';
-import { registerRoostCommands } from '../../plugins/roost/keygen.command.ts';
-import { registerAuditCommands } from './audit.command.ts';
+import { registerAuditFileCommands } from '../audit/chain/index.ts';
+import { addPluginCommands } from './plugin-commands.ts';
 
-/** Builds the `aerie` command line. */
-export function buildProgram(): Command {
+/**
+ * Builds the `aerie` command line: the kernel's commands (`serve`, `migrate`, `plugins`,
+ * `seal verify`, `audit verify-file`) and those the enabled plugins contribute.
+ * @throws ConfigError for an invalid configuration.
+ */
+export async function buildProgram(env: NodeJS.ProcessEnv = process.env): Promise<Command> {
   const program = new Command('aerie').description('Aerie: identity, access and governance service').showHelpAfterError();
   serveCommand(program);
   migrateCommand(program);
   pluginsCommand(program);
   registerSealCommands(program);
-  registerBoxCommands(program);
-  registerRoostCommands(program);
-  registerAuditCommands(program);
+  registerAuditFileCommands(program);
+  await addPluginCommands(program, env);
   return program;
 }
 
 try {
-  await buildProgram().parseAsync(process.argv);
+  await (await buildProgram()).parseAsync(process.argv);
 } catch (err) {
   // One line for the operator; the stack only when asked for (AERIE_DEBUG=1) or for real bugs.
   const known = err instanceof ConfigError || err instanceof BootError;

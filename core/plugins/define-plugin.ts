@@ -1,11 +1,14 @@
+import type { Command } from 'commander';
 import type { Logger } from 'pino';
-/** A class whose constructor parameters are all `@inject(ref.id)`. */
-type constructor<T> = new (...args: any[]) => T;
 import type { AerieConfig } from '../config/config.types.ts';
+import type { CryptoService } from '../crypto/index.ts';
 import type { AuthScheme } from '../http/auth-scheme.ts';
 import type { RouteDef } from '../http/route.ts';
 import type { ExtensionPointRef, ServiceRef } from '../refs.ts';
 import type { PluginManifest } from './manifest.ts';
+
+/** A class whose constructor parameters are all `@inject(ref.id)`. */
+type constructor<T> = new (...args: any[]) => T;
 
 /** Resolved dependency values for a `deps` map of service refs. */
 export type ResolvedDeps<D> = { [K in keyof D]: D[K] extends ServiceRef<infer T> ? T : never };
@@ -40,12 +43,35 @@ export interface PluginContext {
   onShutdown(fn: () => Promise<void> | void): void;
 }
 
+/** A booted Aerie, for commands that need the database: resolve services, then close. */
+export interface BootedAerie {
+  /** The service registered under `ref` (kernel or any enabled plugin). @throws when none is. */
+  resolve<T>(ref: ServiceRef<T>): T;
+  /** Graceful shutdown (drains the audit sealer, closes the database). */
+  close(): Promise<void>;
+}
+
+/** What a plugin's `commands` hook gets from the kernel CLI. Each member does its work only when called. */
+export interface CommandEnvironment {
+  /** The validated configuration (`aerie.config.json` and `AERIE_*` variables). */
+  config: AerieConfig;
+  /** `core.crypto` under the configured master key (or the one kept in the data dir), without booting. */
+  crypto(): CryptoService;
+  /** Boots Aerie from the environment, as `aerie serve` does but without HTTP. */
+  boot(): Promise<BootedAerie>;
+}
+
 /** A plugin: its id (equal to the manifest's), typed dependencies, and its lifecycle hooks. */
 export interface PluginDefinition<D extends Record<string, ServiceRef<any>> = Record<string, ServiceRef<any>>> {
   id: string;
   deps?: D;
   register?(reg: PluginRegistrar): void;
   init(deps: ResolvedDeps<D>, ctx: PluginContext): void | Promise<void>;
+  /**
+   * Adds the plugin's `aerie …` commands (commander). Called by the kernel CLI for enabled plugins
+   * only, before any command runs; do I/O in the command's action, not here.
+   */
+  commands?(program: Command, env: CommandEnvironment): void;
 }
 
 /**

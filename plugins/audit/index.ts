@@ -1,5 +1,8 @@
-import { coreExtensions, coreRefs, definePlugin, loadOrCreateAuditKey } from '../../core/index.ts';
+import { coreExtensions, coreRefs, definePlugin } from '../../core/index.ts';
 import { orgsRefs } from '../orgs/api.ts';
+import { auditRefs } from './api.ts';
+import { AuditQueries } from './audit-query.service.ts';
+import { registerAuditCommands } from './audit.command.ts';
 import { jwksRoute } from './routes/jwks.route.ts';
 import { queryRoutes } from './routes/query.route.ts';
 import { retentionRoute } from './routes/retention.route.ts';
@@ -9,20 +12,32 @@ import { deadLettersRoute } from './routes/dead-letters.route.ts';
 
 export default definePlugin({
   id: 'audit',
-  deps: { audit: coreRefs.audit, auditHealth: coreRefs.auditHealth, db: coreRefs.db, clock: coreRefs.clock, crypto: coreRefs.crypto, organizations: orgsRefs.organizations, entitlements: orgsRefs.entitlements },
-  async init({ audit, auditHealth, db, clock, crypto, organizations, entitlements }, ctx) {
+  deps: {
+    audit: coreRefs.audit, auditHealth: coreRefs.auditHealth, auditLog: coreRefs.auditLog, auditQuery: auditRefs.query, db: coreRefs.db, clock: coreRefs.clock,
+    organizations: orgsRefs.organizations, entitlements: orgsRefs.entitlements,
+  },
+  register(reg) {
+    reg.service(auditRefs.query, AuditQueries);
+  },
+  async init({ audit, auditHealth, auditLog, auditQuery, db, clock, organizations, entitlements }, ctx) {
     // The JWKS is never empty: the platform audit key exists from the first boot with this plugin.
-    await loadOrCreateAuditKey(db.knex, crypto.envelope);
+    await auditLog.ensureSigningKey();
     const grants = ctx.extensions(coreExtensions.grants);
     ctx.routes(
-      jwksRoute(db),
-      verifyRoute(db, organizations),
-      ...queryRoutes({ db, clock, organizations, entitlements, grants: () => grants.at(-1) }),
-      retentionRoute(db, clock, organizations, entitlements),
+      jwksRoute(auditQuery),
+      verifyRoute(auditQuery, organizations),
+      ...queryRoutes({ auditQuery, clock, organizations, entitlements, grants: () => grants.at(-1) }),
+      retentionRoute(auditQuery, clock, organizations, entitlements),
       deadLettersRoute(auditHealth),
     );
     // Ingestion authenticates with organization API keys: only when the keys plugin provides the scheme.
     if (ctx.plugins.some((m) => m.id === 'keys')) ctx.routes(ingestRoute(db, audit, clock));
     else ctx.logger.info('keys plugin not enabled: POST /api/public/v1/audit/events is not mounted');
+  },
+  commands(program, env) {
+    registerAuditCommands(program, async () => {
+      const aerie = await env.boot();
+      return { auditQuery: aerie.resolve(auditRefs.query), organizations: aerie.resolve(orgsRefs.organizations), close: () => aerie.close() };
+    });
   },
 });

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { GrantsProvider, OrgContext, Principal } from '../../core/index.ts';
 import { auditErrors } from './errors.ts';
 
@@ -45,18 +44,6 @@ export async function resolveVisibility(
   if (!ownerOrAdmin && prefixes.length === 0) throw auditErrors.permissionDenied('org.audit_event_log.list');
   if (!(await hasViewAll())) throw auditErrors.upgradeRequired('feature.audit.view_all');
   return { wholeOrg: ownerOrAdmin, prefixes: [...new Set(prefixes)], self, owner };
-}
-
-/** Adds the visibility filter to a query of `core.audit_events` (already filtered by `org_id`). */
-export function applyVisibility(q: Knex.QueryBuilder, v: AuditVisibility): Knex.QueryBuilder {
-  if (!v.wholeOrg) {
-    q.where((w) => {
-      w.where((s) => s.where('actorType', 'account').andWhere('actorId', v.self));
-      for (const prefix of v.prefixes) w.orWhere('eventType', 'like', `${prefix}%`);
-    });
-  }
-  if (!v.owner) q.whereNot('eventType', 'like', 'payment.%');
-  return q;
 }
 
 /** The same rule for one record already read (detail, verify). */

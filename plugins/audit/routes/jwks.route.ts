@@ -1,13 +1,14 @@
-import { auditJwks, reply, route, type Database, type RouteDef } from '../../../core/index.ts';
+import { reply, route, type RouteDef } from '../../../core/index.ts';
+import type { AuditQueryService } from '../api.ts';
 
 /**
  * `GET /api/public/audit/.well-known/jwks.json` (public): the platform audit JWKS that verifies
  * checkpoints (`aerie audit verify-file --jwks <this url>`), retired keys included.
  * @see spec 01 "Audit"; docs/audit.md "Checkpoints"
  */
-export function jwksRoute(db: Database): RouteDef {
+export function jwksRoute(auditQuery: AuditQueryService): RouteDef {
   return route({
     method: 'GET', path: '/api/public/audit/.well-known/jwks.json', auth: 'public', summary: 'Platform audit JWKS (checkpoint keys)', tags: ['audit'],
-    handler: async () => reply(200, await auditJwks(db.knex), { 'cache-control': 'public, max-age=300' }),
+    handler: async () => reply(200, await auditQuery.jwks(), { 'cache-control': 'public, max-age=300' }),
   });
 }

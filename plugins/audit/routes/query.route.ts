@@ -1,14 +1,16 @@
-import { notFound, route, toSealedRecord, type Clock, type Database, type GrantsProvider, type HandlerInput, type OrgContext, type RouteDef } from '../../../core/index.ts';
+import { notFound, route, type Clock, type GrantsProvider, type HandlerInput, type OrgContext, type RouteDef } from '../../../core/index.ts';
 import type { EntitlementsService, OrganizationsService } from '../../orgs/api.ts';
+import type { AuditQueryService } from '../api.ts';
+import { toAuditEventItem } from '../audit-query.service.ts';
 import { auditErrors } from '../errors.ts';
-import { applyVisibility, isVisible, resolveVisibility, type AuditVisibility } from '../visibility.ts';
+import { isVisible, resolveVisibility, type AuditVisibility } from '../visibility.ts';
 
 /** Longest span of one query, in days. @see spec 01 "Limits" */
 export const MAX_SPAN_DAYS = 90;
 const DAY_MS = 86_400_000;
 
 export interface QueryDeps {
-  db: Database;
+  auditQuery: AuditQueryService;
   clock: Clock;
   organizations: OrganizationsService;
   entitlements: EntitlementsService;
@@ -32,21 +34,6 @@ async function visibilityOf(deps: QueryDeps, input: HandlerInput<unknown, Q>, or
 async function windowStart(deps: QueryDeps, orgId: string): Promise<{ start: Date | null; days: number | null }> {
   const days = await deps.entitlements.retentionDays(orgId);
   return { days, start: days === null ? null : new Date(deps.clock.now().getTime() - days * DAY_MS) };
-}
-
-/** The public shape of a sealed event. */
-function toItem(row: Record<string, unknown>) {
-  const r = toSealedRecord(row);
-  return { id: r.id, seq: r.seq, eventType: r.eventType, occurredAt: r.occurredAt, actor: r.actor, appGroupId: r.appGroupId ?? null, businessData: r.businessData, sealedAt: r.sealedAt };
-}
-
-const encodeCursor = (occurredAt: string, seq: number) => Buffer.from(JSON.stringify({ o: occurredAt, s: seq })).toString('base64url');
-function decodeCursor(cursor: string): { o: string; s: number } {
-  try {
-    const c = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (typeof c.o === 'string' && !Number.isNaN(Date.parse(c.o)) && Number.isSafeInteger(c.s)) return c;
-  } catch { /* fall through */ }
-  throw auditErrors.invalid('cursor', 'is not a cursor this server issued');
 }
 
 /**
@@ -77,19 +64,9 @@ export function queryRoutes(deps: QueryDeps): RouteDef[] {
         const effectiveFrom = clipped ? retention.start! : from;
         const limit = query.limit ?? 100;
         const types = (query.eventTypes ?? '').split(',').map((t) => t.trim()).filter(Boolean);
-        const q = deps.db.knex('core.audit_events').where({ orgId: org.org.id }).andWhere('occurredAt', '>=', effectiveFrom).andWhere('occurredAt', '<=', to);
-        applyVisibility(q, v);
-        if (types.length) q.whereIn('eventType', types);
-        if (query.cursor) {
-          const c = decodeCursor(query.cursor);
-          q.where((w) => w.where('occurredAt', '<', new Date(c.o)).orWhere((e) => e.where('occurredAt', '=', new Date(c.o)).andWhere('seq', '<', c.s)));
-        }
-        const rows = await q.orderBy([{ column: 'occurredAt', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(limit + 1);
-        const items = rows.slice(0, limit).map(toItem);
-        const last = items.at(-1);
+        const page = await deps.auditQuery.page(org.org.id, v, { from: effectiveFrom, to, eventTypes: types, cursor: query.cursor, limit });
         return {
-          items,
-          nextCursor: rows.length > limit && last ? encodeCursor(last.occurredAt, last.seq) : null,
+          ...page,
           window: { from: effectiveFrom.toISOString(), to: to.toISOString(), windowStartUtc: retention.start?.toISOString() ?? null, retentionDays: retention.days, clipped },
         };
       },
@@ -100,12 +77,11 @@ export function queryRoutes(deps: QueryDeps): RouteDef[] {
       handler: async (input) => {
         const org = await orgOf(deps, input);
         const v = await visibilityOf(deps, input, org);
-        const row = await deps.db.knex('core.audit_events').where({ orgId: org.org.id, id: input.query.id }).first();
-        if (!row) throw notFound();
-        const record = toSealedRecord(row);
+        const record = await deps.auditQuery.event(org.org.id, input.query.id!);
+        if (!record) throw notFound();
         const retention = await windowStart(deps, org.org.id);
         if (!isVisible(record, v) || (retention.start && new Date(record.occurredAt) < retention.start)) throw notFound();
-        return { ...toItem(row), payloadHash: record.payloadHash, prevHash: record.prevHash, chainHash: record.chainHash };
+        return { ...toAuditEventItem(record), payloadHash: record.payloadHash, prevHash: record.prevHash, chainHash: record.chainHash };
       },
     }),
   ];

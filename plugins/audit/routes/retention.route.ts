@@ -1,5 +1,6 @@
-import { notFound, route, type Clock, type Database, type RouteDef } from '../../../core/index.ts';
+import { notFound, route, type Clock, type RouteDef } from '../../../core/index.ts';
 import type { EntitlementsService, OrganizationsService } from '../../orgs/api.ts';
+import type { AuditQueryService } from '../api.ts';
 import { retentionSchedule } from '../retention-schedule.ts';
 
 /**
@@ -7,15 +8,15 @@ import { retentionSchedule } from '../retention-schedule.ts';
  * the organization's retention window and purge schedule ({@link retentionSchedule}).
  * @see spec 01 "Audit retention response"
  */
-export function retentionRoute(db: Database, clock: Clock, organizations: OrganizationsService, entitlements: EntitlementsService): RouteDef {
+export function retentionRoute(auditQuery: AuditQueryService, clock: Clock, organizations: OrganizationsService, entitlements: EntitlementsService): RouteDef {
   return route<unknown, { orgSlug: string }>({
     method: 'GET', path: '/api/v1/admin/audit/retention', auth: 'session', query: 'audit/org.query',
     summary: "The organization's audit retention window", tags: ['audit'],
     handler: async ({ query, principal }) => {
       const org = await organizations.resolveContext(query.orgSlug, principal);
       if (!org?.member) throw notFound();
-      const oldest = await db.knex('core.audit_events').where({ orgId: org.org.id }).min({ at: 'occurredAt' }).first();
-      return retentionSchedule(org.org.planKey, await entitlements.retentionDays(org.org.id), oldest?.at ? new Date(oldest.at) : undefined, clock.now());
+      const oldest = await auditQuery.oldestOccurredAt(org.org.id);
+      return retentionSchedule(org.org.planKey, await entitlements.retentionDays(org.org.id), oldest, clock.now());
     },
   });
 }

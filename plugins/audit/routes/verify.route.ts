@@ -1,25 +1,26 @@
-import { auditJwks, findStoredRecord, notFound, route, verifyStoredRecord, type Database, type RouteDef } from '../../../core/index.ts';
+import { notFound, route, type RouteDef } from '../../../core/index.ts';
 import type { OrganizationsService } from '../../orgs/api.ts';
+import type { AuditQueryService } from '../api.ts';
 
 /**
  * `GET /api/v1/admin/audit/verify/{logId}` (session): Owner/Admin of the record's organization
- * only (404 otherwise, and for `payment.*` unless Owner), answers {@link verifyStoredRecord}'s
+ * only (404 otherwise, and for `payment.*` unless Owner), answers `AuditQueryService.verifyRecord`'s
  * shape: payloadHash, chainHash, the link to the previous record and the nearest checkpoint.
  * @see spec 01 "Audit"; docs/audit.md "Verify one record"
  */
-export function verifyRoute(db: Database, organizations: OrganizationsService): RouteDef {
+export function verifyRoute(auditQuery: AuditQueryService, organizations: OrganizationsService): RouteDef {
   return route<unknown, unknown, { logId: string }>({
     method: 'GET', path: '/api/v1/admin/audit/verify/{logId}', auth: 'session', params: 'audit/log-id.params',
     summary: 'Verify one sealed audit record (hashes, link, checkpoint)', tags: ['audit'],
     handler: async ({ params, principal }) => {
-      const record = await findStoredRecord(db.knex, params.logId);
+      const record = await auditQuery.record(params.logId);
       if (!record) throw notFound();
       const org = await organizations.findById(record.orgId);
       const ctx = org ? await organizations.resolveContext(org.slug, principal) : null;
       const role = ctx?.member?.role;
       if (role !== 'Owner' && role !== 'Admin') throw notFound();
       if (record.eventType.startsWith('payment.') && role !== 'Owner') throw notFound();
-      return verifyStoredRecord(db.knex, record, await auditJwks(db.knex));
+      return auditQuery.verifyRecord(record);
     },
   });
 }

@@ -7,8 +7,8 @@ import { TestAerie } from '../../helpers/harness.ts';
 import { coreRefs } from '../../../core/core-refs.ts';
 import type { AuditService } from '../../../core/audit/audit-service.types.ts';
 import { readChain } from '../../../core/audit/read-chain.ts';
-import { chainHash, payloadHash } from '../../../core/audit/chain/index.ts';
-import { registerAuditCommands } from '../../../core/cli/audit.command.ts';
+import { chainHash, payloadHash, registerAuditFileCommands } from '../../../core/audit/chain/index.ts';
+import auditPlugin from '../../../plugins/audit/index.ts';
 
 describe('audit: signed checkpoints, verify one record, CLI verify/export/verify-file', () => {
   let aerie: TestAerie;
@@ -48,7 +48,12 @@ describe('audit: signed checkpoints, verify one record, CLI verify/export/verify
   const cli = async (...args: string[]) => {
     let out = '';
     const program = new Command('aerie').exitOverride().configureOutput({ writeOut: (s) => (out += s), writeErr: (s) => (out += s) });
-    registerAuditCommands(program, async () => ({ knex: aerie.kernel.db.knex, checkpointer: aerie.kernel.auditCheckpointer, close: async () => {} }));
+    // As the kernel CLI builds it: its own `audit verify-file`, then the audit plugin's commands.
+    registerAuditFileCommands(program);
+    auditPlugin.commands!(program, {
+      config: aerie.kernel.config, crypto: () => aerie.kernel.container.resolve(coreRefs.crypto.id),
+      boot: async () => ({ resolve: (ref) => aerie.kernel.container.resolve(ref.id), close: async () => {} }),
+    });
     let exitCode = 0;
     try {
       await program.parseAsync(['node', 'aerie', ...args]);

@@ -1,42 +1,31 @@
 import type { Command } from 'commander';
-import type { Knex } from 'knex';
-import type { JSONWebKeySet } from 'jose';
-import { registerAuditFileCommands, loadJwks } from '../audit/chain/index.ts';
-import type { AuditCheckpointer } from '../audit/checkpointer.ts';
-import { exportDay } from '../audit/export-day.ts';
-import { auditJwks } from '../audit/platform-audit-key.ts';
-import { verifyStoredChain } from '../audit/verify-stored.ts';
+import { loadJwks } from '../../core/index.ts';
+import type { OrganizationsService } from '../orgs/api.ts';
+import type { AuditQueryService } from './api.ts';
 
-/** What the commands need from a booted Aerie (tests pass their own). */
+/** What the commands need from a booted Aerie (the `commands` hook boots one; tests pass their own). */
 export interface AuditCliContext {
-  knex: Knex;
-  checkpointer: AuditCheckpointer;
+  auditQuery: AuditQueryService;
+  organizations: Pick<OrganizationsService, 'findBySlug'>;
   close(): Promise<void>;
 }
 
-/** Boots Aerie from the environment (as `aerie migrate` does). */
-async function bootFromEnv(): Promise<AuditCliContext> {
-  const { Kernel } = await import('../kernel.ts');
-  const kernel = await Kernel.boot();
-  return { knex: kernel.db.knex, checkpointer: kernel.auditCheckpointer, close: () => kernel.close() };
-}
-
-async function orgIdOf(knex: Knex, slug: string): Promise<string> {
-  const org = await knex('orgs.organizations').where({ slug }).first('id');
+async function orgIdOf(ctx: AuditCliContext, slug: string): Promise<string> {
+  const org = await ctx.organizations.findBySlug(slug);
   if (!org) throw new Error(`no organization with slug ${slug}`);
-  return org.id as string;
+  return org.id;
 }
 
 /**
  * Adds `aerie audit verify --org <slug> [--from <seq>] [--jwks <url|file>] [--json]` (walks the
  * stored chain and its checkpoints; prints the first broken record, exit 1), `aerie audit export
  * --org <slug> --day YYYY-MM-DD` (JSONL day file with its checkpoints to stdout) and
- * `aerie audit verify-file` (offline, `registerAuditFileCommands`).
+ * the kernel's `aerie audit verify-file` (offline) sits beside them.
  * @param program - the root `aerie` command.
- * @param open - how to reach the database (default: boot Aerie from the environment).
+ * @param open - boots Aerie and hands over the services the commands use.
  * @see spec 01 "Audit"; docs/audit.md "CLI"
  */
-export function registerAuditCommands(program: Command, open: () => Promise<AuditCliContext> = bootFromEnv): Command {
+export function registerAuditCommands(program: Command, open: () => Promise<AuditCliContext>): Command {
   const audit = program.commands.find((c) => c.name() === 'audit') ?? program.command('audit').description('Audit chain tools');
   const writer = (cmd: Command) => {
     const out = cmd.configureOutput();
@@ -56,9 +45,8 @@ export function registerAuditCommands(program: Command, open: () => Promise<Audi
       const ctx = await open();
       let failed = false;
       try {
-        const orgId = await orgIdOf(ctx.knex, opts.org);
-        const jwks: JSONWebKeySet = opts.jwks ? await loadJwks(opts.jwks) : await auditJwks(ctx.knex);
-        const report = await verifyStoredChain(ctx.knex, orgId, jwks, from);
+        const orgId = await orgIdOf(ctx, opts.org);
+        const report = await ctx.auditQuery.verifyChain(orgId, { fromSeq: from, jwks: opts.jwks ? await loadJwks(opts.jwks) : undefined });
         failed = !report.ok;
         if (opts.json) write(`${JSON.stringify(report, null, 2)}\n`);
         else {
@@ -85,11 +73,10 @@ export function registerAuditCommands(program: Command, open: () => Promise<Audi
       if (!/^\d{4}-\d{2}-\d{2}$/.test(opts.day)) return this.error('audit export: --day must be YYYY-MM-DD', { exitCode: 1 });
       const ctx = await open();
       try {
-        write(await exportDay(ctx.knex, ctx.checkpointer, await orgIdOf(ctx.knex, opts.org), opts.day));
+        write(await ctx.auditQuery.exportDay(await orgIdOf(ctx, opts.org), opts.day));
       } finally {
         await ctx.close();
       }
     });
-  registerAuditFileCommands(program);
   return program;
 }

@@ -1,7 +1,7 @@
-import type { Knex } from 'knex';
 import type { JSONWebKeySet } from 'jose';
-import { GENESIS_HASH, chainHash, payloadHash, verifyAgainstCheckpoint, verifyCheckpoint, verifyRecords, type ChainBreak, type SealedAuditRecord } from './chain/index.ts';
-import { readChain, toSealedRecord } from './read-chain.ts';
+import {
+  GENESIS_HASH, chainHash, payloadHash, verifyAgainstCheckpoint, verifyCheckpoint, verifyRecords, type AuditLog, type ChainBreak, type SealedAuditRecord,
+} from '../../core/index.ts';
 
 /**
  * How the nearest checkpoint at or after a record judged it:
@@ -40,33 +40,33 @@ export interface StoredRecordVerification {
  * Verifies one sealed record as stored: its payloadHash and chainHash recomputed, its link to the
  * previous record, and the nearest checkpoint at or after it (which catches a rewrite followed by
  * re-hashing every later record).
- * @param knex - database handle.
- * @param record - the stored record (from `core.audit_events`).
+ * @param log - the kernel's `core.auditLog`.
+ * @param record - the stored record.
  * @param jwks - the platform audit JWKS.
  * @returns {@link StoredRecordVerification}.
  * @see spec 01 "Audit"
  */
-export async function verifyStoredRecord(knex: Knex, record: SealedAuditRecord, jwks: JSONWebKeySet): Promise<StoredRecordVerification> {
+export async function verifyStoredRecord(log: AuditLog, record: SealedAuditRecord, jwks: JSONWebKeySet): Promise<StoredRecordVerification> {
   const safe = (f: () => string) => { try { return f(); } catch { return null; } };
   const recomputedPayload = safe(() => payloadHash(record));
   const recomputedChain = safe(() => chainHash(record.prevHash, recomputedPayload ?? record.payloadHash));
-  const previous = record.seq > 1 ? (await readChain(knex, record.orgId, { fromSeq: record.seq - 1, toSeq: record.seq - 1 }))[0] : undefined;
+  const previous = record.seq > 1 ? (await log.records(record.orgId, { fromSeq: record.seq - 1, toSeq: record.seq - 1 }))[0] : undefined;
   const expected = record.seq === 1 ? GENESIS_HASH : previous?.chainHash ?? null;
   const result: StoredRecordVerification = {
     logId: record.id, orgId: record.orgId, seq: record.seq, eventType: record.eventType, sealedAt: record.sealedAt, ok: false,
     payloadHash: { ok: recomputedPayload === record.payloadHash, stored: record.payloadHash, recomputed: recomputedPayload },
     chainHash: { ok: recomputedChain === record.chainHash, stored: record.chainHash, recomputed: recomputedChain },
     link: { ok: expected === record.prevHash, previousSeq: record.seq > 1 ? record.seq - 1 : null, expected, stored: record.prevHash },
-    checkpoint: await checkAgainstNextCheckpoint(knex, record, jwks),
+    checkpoint: await checkAgainstNextCheckpoint(log, record, jwks),
   };
   result.ok = result.payloadHash.ok && result.chainHash.ok && result.link.ok && ['matched', 'pending'].includes(result.checkpoint.status);
   return result;
 }
 
-async function checkAgainstNextCheckpoint(knex: Knex, record: SealedAuditRecord, jwks: JSONWebKeySet): Promise<StoredRecordVerification['checkpoint']> {
-  const row = await knex('core.audit_checkpoints').where({ orgId: record.orgId }).andWhere('seq', '>=', record.seq).orderBy('seq').orderBy('id').first();
+async function checkAgainstNextCheckpoint(log: AuditLog, record: SealedAuditRecord, jwks: JSONWebKeySet): Promise<StoredRecordVerification['checkpoint']> {
+  const [row] = await log.checkpoints(record.orgId, { fromSeq: record.seq });
   if (!row) return { status: 'pending', detail: 'no checkpoint covers this record yet; it is protected by the hash links only' };
-  const base = { seq: Number(row.seq), kid: row.kid as string, signedAt: new Date(row.createdAt).toISOString() };
+  const base = { seq: row.seq, kid: row.kid, signedAt: row.createdAt.toISOString() };
   let claims;
   try {
     claims = await verifyCheckpoint(row.jws, jwks);
@@ -74,7 +74,7 @@ async function checkAgainstNextCheckpoint(knex: Knex, record: SealedAuditRecord,
     return { status: 'signature_invalid', ...base, detail: (err as Error).message };
   }
   if (claims.orgId !== record.orgId) return { status: 'signature_invalid', ...base, detail: 'the checkpoint is signed for another organization' };
-  const run = await readChain(knex, record.orgId, { fromSeq: record.seq, toSeq: claims.seq });
+  const run = await log.records(record.orgId, { fromSeq: record.seq, toSeq: claims.seq });
   const links = verifyRecords(run, record.seq === 1 ? { startPrevHash: GENESIS_HASH } : {});
   if (!links.ok) return { status: 'chain_broken', ...base, recordsChecked: links.checked, firstBroken: links.firstBroken, detail: links.firstBroken!.detail };
   const match = verifyAgainstCheckpoint(run, claims);
@@ -103,25 +103,21 @@ export interface StoredChainReport {
 /**
  * Walks an organization's whole stored chain from `fromSeq` (pages of 5,000) with its checkpoints
  * and stops at the first broken record.
- * @param knex - database handle.
+ * @param log - the kernel's `core.auditLog`.
  * @param orgId - organization id.
  * @param jwks - the platform audit JWKS.
  * @param fromSeq - first seq to check (default 1); its prevHash is taken as given unless it is 1.
  * @returns {@link StoredChainReport}.
  * @see spec 01 "Audit"
  */
-export async function verifyStoredChain(knex: Knex, orgId: string, jwks: JSONWebKeySet, fromSeq = 1): Promise<StoredChainReport> {
-  const head = await knex('core.audit_heads').where({ orgId }).first();
-  const report: StoredChainReport = { ok: false, checked: 0, checkpointsMatched: 0, coveredThroughSeq: null, headSeq: head ? Number(head.seq) : 0 };
+export async function verifyStoredChain(log: AuditLog, orgId: string, jwks: JSONWebKeySet, fromSeq = 1): Promise<StoredChainReport> {
+  const report: StoredChainReport = { ok: false, checked: 0, checkpointsMatched: 0, coveredThroughSeq: null, headSeq: await log.headSeq(orgId) };
   const cps = new Map<number, Array<{ jws: string }>>();
-  for (const row of await knex('core.audit_checkpoints').where({ orgId }).andWhere('seq', '>=', fromSeq).orderBy('seq')) {
-    const seq = Number(row.seq);
-    cps.set(seq, [...(cps.get(seq) ?? []), { jws: row.jws }]);
-  }
+  for (const { seq, jws } of await log.checkpoints(orgId, { fromSeq })) cps.set(seq, [...(cps.get(seq) ?? []), { jws }]);
   let prev: string | undefined = fromSeq === 1 ? GENESIS_HASH : undefined;
   let next = fromSeq;
   for (;;) {
-    const page = await readChain(knex, orgId, { fromSeq: next, limit: 5000 });
+    const page = await log.records(orgId, { fromSeq: next, limit: 5000 });
     if (!page.length) break;
     const links = verifyRecords(page, prev ? { startPrevHash: prev } : {});
     if (!links.ok) {
@@ -160,11 +156,4 @@ export async function verifyStoredChain(knex: Knex, orgId: string, jwks: JSONWeb
   }
   report.ok = true;
   return report;
-}
-
-/** Reads one stored record by id, or undefined. */
-export async function findStoredRecord(knex: Knex, id: string): Promise<SealedAuditRecord | undefined> {
-  if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
-  const row = await knex('core.audit_events').where({ id }).first();
-  return row ? toSealedRecord(row) : undefined;
 }

@@ -1,0 +1,88 @@
+import type { Knex } from 'knex';
+import type { JSONWebKeySet } from 'jose';
+import type { SealedAuditRecord } from './chain/index.ts';
+import type { AuditCheckpointer } from './checkpointer.ts';
+import { auditJwks, type PlatformAuditKey } from './platform-audit-key.ts';
+import { readChain, toSealedRecord } from './read-chain.ts';
+import type { AuditLog, AuditSearch, StoredCheckpoint } from './audit-log.types.ts';
+
+/**
+ * The kernel's {@link AuditLog} over `core.audit_events`, `core.audit_heads`,
+ * `core.audit_checkpoints` and `core.platform_keys`.
+ */
+export class KernelAuditLog implements AuditLog {
+  constructor(
+    private readonly knex: Knex,
+    private readonly checkpointer: AuditCheckpointer,
+    private readonly loadKey: () => Promise<PlatformAuditKey>,
+  ) {}
+
+  records(orgId: string, range: { fromSeq?: number; toSeq?: number; limit?: number } = {}): Promise<SealedAuditRecord[]> {
+    return readChain(this.knex, orgId, range);
+  }
+
+  async sealedBetween(orgId: string, from: Date, to: Date): Promise<SealedAuditRecord[]> {
+    const rows = await this.knex('core.audit_events').where({ orgId }).andWhere('sealedAt', '>=', from).andWhere('sealedAt', '<', to).orderBy('seq');
+    return rows.map(toSealedRecord);
+  }
+
+  async record(id: string): Promise<SealedAuditRecord | undefined> {
+    if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+    const row = await this.knex('core.audit_events').where({ id }).first();
+    return row ? toSealedRecord(row) : undefined;
+  }
+
+  async search(orgId: string, f: AuditSearch): Promise<SealedAuditRecord[]> {
+    const q = this.knex('core.audit_events').where({ orgId }).andWhere('occurredAt', '>=', f.from).andWhere('occurredAt', '<=', f.to);
+    const visible = f.visibleTo;
+    if (visible) {
+      q.where((w) => {
+        w.where((s) => s.where('actorType', 'account').andWhere('actorId', visible.accountId));
+        for (const prefix of visible.prefixes) w.orWhere('eventType', 'like', `${prefix}%`);
+      });
+    }
+    for (const prefix of f.excludePrefixes ?? []) q.whereNot('eventType', 'like', `${prefix}%`);
+    if (f.eventTypes?.length) q.whereIn('eventType', f.eventTypes);
+    const before = f.before;
+    if (before) {
+      q.where((w) => w.where('occurredAt', '<', before.occurredAt)
+        .orWhere((e) => e.where('occurredAt', '=', before.occurredAt).andWhere('seq', '<', before.seq)));
+    }
+    const rows = await q.orderBy([{ column: 'occurredAt', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(f.limit);
+    return rows.map(toSealedRecord);
+  }
+
+  async oldestOccurredAt(orgId: string): Promise<Date | undefined> {
+    const oldest = await this.knex('core.audit_events').where({ orgId }).min({ at: 'occurredAt' }).first();
+    return oldest?.at ? new Date(oldest.at) : undefined;
+  }
+
+  async headSeq(orgId: string): Promise<number> {
+    const head = await this.knex('core.audit_heads').where({ orgId }).first();
+    return head ? Number(head.seq) : 0;
+  }
+
+  async checkpoints(orgId: string, range: { fromSeq?: number; toSeq?: number } = {}): Promise<StoredCheckpoint[]> {
+    const q = this.knex('core.audit_checkpoints').where({ orgId });
+    if (range.fromSeq !== undefined) q.andWhere('seq', '>=', range.fromSeq);
+    if (range.toSeq !== undefined) q.andWhere('seq', '<=', range.toSeq);
+    const rows = await q.orderBy('seq').orderBy('id');
+    return rows.map((r: Record<string, any>) => ({ id: String(r.id), seq: Number(r.seq), kid: r.kid, jws: r.jws, createdAt: new Date(r.createdAt) }));
+  }
+
+  jwks(): Promise<JSONWebKeySet> {
+    return auditJwks(this.knex);
+  }
+
+  async ensureSigningKey(): Promise<void> {
+    await this.loadKey();
+  }
+
+  async flushCheckpoints(orgId: string): Promise<void> {
+    await this.checkpointer.flush(orgId);
+  }
+
+  async signCheckpoint(record: SealedAuditRecord): Promise<void> {
+    await this.checkpointer.signHead({ orgId: record.orgId, seq: record.seq, chainHash: record.chainHash, sealedAt: record.sealedAt });
+  }
+}

@@ -1,0 +1,62 @@
+import type { JSONWebKeySet } from 'jose';
+import type { SealedAuditRecord } from './chain/index.ts';
+
+/** One stored checkpoint: a signed chain head of one organization. @see docs/audit.md "Checkpoints" */
+export interface StoredCheckpoint {
+  id: string;
+  seq: number;
+  kid: string;
+  /** Compact JWS over the head (`verifyCheckpoint` in the chain functions checks it). */
+  jws: string;
+  createdAt: Date;
+}
+
+/**
+ * A filter over one organization's sealed events, newest first (`occurredAt`, then `seq`).
+ * `visibleTo` keeps only the events of one account plus event types under `prefixes`;
+ * `excludePrefixes` drops event types under those prefixes; `before` continues after a page.
+ */
+export interface AuditSearch {
+  /** Inclusive bounds on `occurredAt`. */
+  from: Date;
+  to: Date;
+  /** Exact event types; empty or absent means all. */
+  eventTypes?: string[];
+  visibleTo?: { accountId: string; prefixes: string[] };
+  excludePrefixes?: string[];
+  /** Only events strictly older than this (`occurredAt`, then `seq`). */
+  before?: { occurredAt: Date; seq: number };
+  /** Most records to return. */
+  limit: number;
+}
+
+/**
+ * `core.auditLog`: read access to the sealed audit chain the kernel keeps (events, heads,
+ * checkpoints, the platform audit keys), for the `audit` plugin's query, verification and export.
+ * Records come shaped exactly as they were hashed. Methods throw only on database errors.
+ * @see ARCHITECTURE.md "The audit chain"; docs/audit.md
+ */
+export interface AuditLog {
+  /** An organization's records in `seq` order, `fromSeq`..`toSeq` inclusive, at most `limit`. */
+  records(orgId: string, range?: { fromSeq?: number; toSeq?: number; limit?: number }): Promise<SealedAuditRecord[]>;
+  /** Records whose `sealedAt` lies in `[from, to)`, in `seq` order. */
+  sealedBetween(orgId: string, from: Date, to: Date): Promise<SealedAuditRecord[]>;
+  /** One record by id (any organization), or undefined (also for a malformed id). */
+  record(id: string): Promise<SealedAuditRecord | undefined>;
+  /** Records matching {@link AuditSearch}, newest first. */
+  search(orgId: string, filter: AuditSearch): Promise<SealedAuditRecord[]>;
+  /** `occurredAt` of the organization's oldest record, or undefined when it has none. */
+  oldestOccurredAt(orgId: string): Promise<Date | undefined>;
+  /** `seq` of the organization's chain head (0 before its first record). */
+  headSeq(orgId: string): Promise<number>;
+  /** Stored checkpoints with `fromSeq <= seq <= toSeq`, ordered by `seq` then id. */
+  checkpoints(orgId: string, range?: { fromSeq?: number; toSeq?: number }): Promise<StoredCheckpoint[]>;
+  /** The platform audit JWKS: every audit key ever used, retired ones included. */
+  jwks(): Promise<JSONWebKeySet>;
+  /** Creates the platform audit key when none exists yet (so the JWKS is never empty). */
+  ensureSigningKey(): Promise<void>;
+  /** Signs every waiting head of `orgId` now (checkpoints are otherwise signed on an interval). */
+  flushCheckpoints(orgId: string): Promise<void>;
+  /** Signs `record`'s head as a checkpoint; the caller vouches that the chain up to it is intact. */
+  signCheckpoint(record: SealedAuditRecord): Promise<void>;
+}
