@@ -6,10 +6,15 @@ import { describe, expect, it } from 'vitest';
 /**
  * ARCHITECTURE.md "Plugins": a plugin reaches the kernel only through `core/index.ts` and another
  * plugin only through that plugin's `api.ts`, so the kernel can change inside and a plugin can be
- * left out without breaking the others at import time.
+ * left out without breaking the others at import time. The kernel holds mechanisms, not domain: it
+ * imports no plugin and no appliance file and names no plugin's tables; plugins reach the kernel's
+ * tables (schema `core`) only through kernel services.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const PLUGINS = join(ROOT, 'plugins');
+const CORE = join(ROOT, 'core');
+/** Postgres schema of each built-in plugin (its id, `-` → `_`). */
+const PLUGIN_SCHEMAS = readdirSync(PLUGINS, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name.replaceAll('-', '_'));
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -31,6 +36,65 @@ function violation(file: string, target: string): string | null {
   if (rel[0] === 'plugins' && rel[1] !== plugin) return rel[2] === 'api.ts' && rel.length === 3 ? null : `plugin ${rel[1]} internals (import plugins/${rel[1]}/api.ts)`;
   return null;
 }
+
+/** Why `target` may not be imported from the kernel file `file`, or null when it may. */
+function kernelViolation(target: string): string | null {
+  const top = relative(ROOT, target).split(sep)[0];
+  return top === 'plugins' || top === 'appliance' ? `the kernel imports no ${top}/ file` : null;
+}
+
+/** Code without comments, so a comment that names a table or a plugin is not a violation. */
+function withoutComments(code: string): string {
+  return code.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+}
+
+/**
+ * Tables of `schemas` named in SQL: knex's `('schema.table'` (`knex(…)`, `.from(…)`, `.join(…)`),
+ * `withSchema('schema')`, and raw SQL `from|into|update|join schema.table`.
+ */
+function tablesNamed(code: string, schemas: readonly string[]): string[] {
+  const s = schemas.join('|');
+  const patterns = [
+    new RegExp(`\\(\\s*['"\`](?:${s})\\.[a-z_]+['"\`]`, 'g'),
+    new RegExp(`withSchema\\(\\s*['"\`](?:${s})['"\`]`, 'g'),
+    new RegExp(`\\b(?:from|into|update|join)\\s+(?:${s})\\.[a-z_]+`, 'gi'),
+  ];
+  return patterns.flatMap((re) => [...withoutComments(code).matchAll(re)].map((m) => m[0]));
+}
+
+describe('kernel boundaries', () => {
+  it('finds SQL that names a schema, not comments or other dotted strings', () => {
+    expect(tablesNamed(`knex('orgs.organizations').where({ slug })`, ['orgs'])).toHaveLength(1);
+    expect(tablesNamed('insert into orgs.memberships (id) values (?)', ['orgs'])).toHaveLength(1);
+    expect(tablesNamed(`s.withSchema('orgs').createTable('x')`, ['orgs'])).toHaveLength(1);
+    expect(tablesNamed(`// reads orgs.organizations\nconst purpose = 'audit.checkpoint';`, ['orgs', 'audit'])).toEqual([]);
+    expect(kernelViolation(join(ROOT, 'appliance/simulator/commands.ts'))).toMatch(/appliance/);
+    expect(kernelViolation(join(ROOT, 'plugins/roost/index.ts'))).toMatch(/plugins/);
+    expect(kernelViolation(join(ROOT, 'core/index.ts'))).toBeNull();
+  });
+
+  it('the kernel imports no plugin and no appliance file', () => {
+    const bad: string[] = [];
+    for (const file of sources(CORE)) {
+      for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+        const why = kernelViolation(resolve(dirname(file), spec));
+        if (why) bad.push(`${relative(ROOT, file)} → ${spec}: ${why}`);
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it("no kernel SQL names a plugin's schema", () => {
+    expect(PLUGIN_SCHEMAS).toEqual(expect.arrayContaining(['accounts', 'orgs', 'audit']));
+    const bad = sources(CORE).flatMap((f) => tablesNamed(readFileSync(f, 'utf8'), PLUGIN_SCHEMAS).map((t) => `${relative(ROOT, f)}: ${t}`));
+    expect(bad).toEqual([]);
+  });
+
+  it("plugins reach the kernel's tables (schema core) only through kernel services", () => {
+    const bad = sources(PLUGINS).flatMap((f) => tablesNamed(readFileSync(f, 'utf8'), ['core']).map((t) => `${relative(ROOT, f)}: ${t}`));
+    expect(bad).toEqual([]);
+  });
+});
 
 describe('plugin import boundaries', () => {
   it('finds the plugins and their imports', () => {
