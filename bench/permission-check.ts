@@ -103,7 +103,7 @@ async function measureDb(): Promise<number> {
   const db = { knex, kind: 'pglite', transaction: (fn) => knex.transaction(fn), ping: async () => {}, close: () => knex.destroy() } as Database;
   const service = new PermissionsService(db);
   const principal: Principal = { type: 'account', id: 'a', accountId: 'a' };
-  const org: OrgContext = { org: { id: orgId, slug: 'acme', name: 'Acme', type: 'Standard', planKey: 'Free' }, member: { id: memberId, role: 'Member' } };
+  const org: OrgContext = { org: { id: orgId, slug: 'acme', name: 'Acme', type: 'Standard' }, member: { id: memberId, role: 'Member' } };
   for (let i = 0; i < 200; i++) await service.has(principal, org, queries[i % queries.length]);
   const start = performance.now();
   let n = 0;

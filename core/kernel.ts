@@ -7,9 +7,8 @@ import type { Server } from 'node:http';
 import type Koa from 'koa';
 import type { PGlite } from '@electric-sql/pglite';
 import pino, { type Logger } from 'pino';
-import { loadConfig, type LoadConfigOptions } from './config/load-config.ts';
+import { loadConfiguration, type LoadConfigOptions } from './config/load-config.ts';
 import type { AerieConfig } from './config/config.types.ts';
-import { discoverPlugins } from './plugins/discover.ts';
 import { resolvePluginOrder } from './plugins/resolve-order.ts';
 import type { DiscoveredPlugin } from './plugins/manifest.ts';
 import { BootError } from './plugins/boot-error.ts';
@@ -42,8 +41,9 @@ import { PostgresRateLimits } from './rate-limit/rate-limits.ts';
 import { KernelAuditLog } from './audit/audit-log.ts';
 import type { PasskeyStore } from './seals/passkey-store.types.ts';
 
-/** The repository top (where `plugins/`, `migrations/` and `schemas/` live). */
-export const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
+import { REPO_ROOT } from './repo-root.ts';
+
+export { REPO_ROOT };
 
 export interface KernelOptions extends LoadConfigOptions {
   /** Keep embedded PostgreSQL in memory instead of `<dataDir>/pg`. */
@@ -81,10 +81,10 @@ export class Kernel {
    * Boots Aerie. @throws ConfigError or BootError with a one-line message naming the key or plugin.
    */
   static async boot(options: KernelOptions = {}): Promise<Kernel> {
-    const config = loadConfig(options);
+    const { config, plugins: discovered, pluginConfig } = loadConfiguration(options);
     secureDataDir(config.dataDir);
     const logger = options.logger ?? pino({ level: config.log.level, base: undefined });
-    const ordered = resolvePluginOrder(discoverPlugins(join(REPO_ROOT, 'plugins'), config.plugins.paths), config.plugins.enabled);
+    const ordered = resolvePluginOrder(discovered, config.plugins.enabled);
     const definitions = await Promise.all(ordered.map(loadDefinition));
     const embeddedDir = options.memoryDatabase || options.pglite ? null : join(config.dataDir, 'pg');
     const db = await openDatabase({ url: config.databaseUrl, dataDir: embeddedDir, pglite: options.pglite });
@@ -101,6 +101,8 @@ export class Kernel {
         [coreRefs.config.id, config], [coreRefs.db.id, db], [coreRefs.crypto.id, new CryptoService(masterKey)],
         [coreRefs.clock.id, options.clock ?? systemClock], [coreRefs.mail.id, mail], [coreRefs.rateLimits.id, new PostgresRateLimits(db)], [coreRefs.events.id, events], [coreRefs.logger.id, logger],
       ];
+      // Each plugin's own validated keys, injectable in its services as `<pluginId>.config`.
+      for (const p of ordered) values.push([`${p.manifest.id}.config`, pluginConfig(p.manifest.id)]);
       for (const [id, value] of values) container.register(id, { useValue: value });
       hooks.push(() => mail.close(), () => events.complete());
 
@@ -134,7 +136,8 @@ export class Kernel {
       for (const [i, p] of ordered.entries()) {
         const def = definitions[i];
         const ctx: PluginContext = {
-          id: p.manifest.id, manifest: p.manifest, plugins: manifests, dir: p.dir, config, logger: logger.child({ plugin: p.manifest.id }),
+          id: p.manifest.id, manifest: p.manifest, plugins: manifests, dir: p.dir, config, pluginConfig: () => pluginConfig(p.manifest.id) as never,
+          logger: logger.child({ plugin: p.manifest.id }),
           routes: (...defs) => routes.push(...defs.map((d) => ({ pluginId: p.manifest.id, def: d }))),
           provide: (ref, value) => container.register(ref.id, { useValue: value }),
           authScheme: (scheme) => {

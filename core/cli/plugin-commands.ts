@@ -1,13 +1,11 @@
 import type { Command } from 'commander';
-import { join } from 'node:path';
-import { loadConfig } from '../config/load-config.ts';
+import { loadConfiguration } from '../config/load-config.ts';
 import { resolveMasterKey } from '../crypto/master-key.ts';
 import { CryptoService } from '../crypto/index.ts';
-import { discoverPlugins } from '../plugins/discover.ts';
 import { loadDefinition } from '../plugins/load-definition.ts';
 import { resolvePluginOrder } from '../plugins/resolve-order.ts';
 import type { CommandEnvironment } from '../plugins/define-plugin.ts';
-import { Kernel, REPO_ROOT } from '../kernel.ts';
+import { Kernel } from '../kernel.ts';
 
 /**
  * Adds the commands of every enabled plugin (their `commands(program, env)` hook), in boot order.
@@ -18,14 +16,14 @@ import { Kernel, REPO_ROOT } from '../kernel.ts';
  * @throws ConfigError for an invalid configuration; BootError for a plugin entry that does not load.
  */
 export async function addPluginCommands(program: Command, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const config = loadConfig({ env });
+  const { config, plugins, pluginConfig } = loadConfiguration({ env });
   let ordered;
   try {
-    ordered = resolvePluginOrder(discoverPlugins(join(REPO_ROOT, 'plugins'), config.plugins.paths), config.plugins.enabled);
+    ordered = resolvePluginOrder(plugins, config.plugins.enabled);
   } catch {
     return;
   }
-  const environment: CommandEnvironment = {
+  const environment: Omit<CommandEnvironment, 'pluginConfig'> = {
     config,
     crypto: () => new CryptoService(resolveMasterKey(config.masterKey, config.dataDir)),
     boot: async () => {
@@ -33,5 +31,5 @@ export async function addPluginCommands(program: Command, env: NodeJS.ProcessEnv
       return { resolve: (ref) => kernel.container.resolve(ref.id), close: () => kernel.close() };
     },
   };
-  for (const p of ordered) (await loadDefinition(p)).commands?.(program, environment);
+  for (const p of ordered) (await loadDefinition(p)).commands?.(program, { ...environment, pluginConfig: () => pluginConfig(p.manifest.id) as never });
 }

@@ -1,9 +1,6 @@
 import type { Command } from 'commander';
-import { join } from 'node:path';
-import { loadConfig } from '../config/load-config.ts';
-import { discoverPlugins } from '../plugins/discover.ts';
+import { loadConfiguration } from '../config/load-config.ts';
 import { resolvePluginOrder } from '../plugins/resolve-order.ts';
-import { REPO_ROOT } from '../kernel.ts';
 
 /** `aerie plugins`: every discovered plugin, enabled or not, with version and what it requires. */
 export function pluginsCommand(program: Command): void {
@@ -12,8 +9,7 @@ export function pluginsCommand(program: Command): void {
     .description('list plugins: enabled or not, version, requirements')
     .option('--json', 'print JSON')
     .action((opts: { json?: boolean }) => {
-      const config = loadConfig();
-      const all = discoverPlugins(join(REPO_ROOT, 'plugins'), config.plugins.paths);
+      const { config, plugins: all } = loadConfiguration();
       let enabled: Set<string>;
       let problem: string | undefined;
       try {

@@ -1,8 +1,8 @@
-/** Plan keys, lowest first. @see spec 01 "Audit" (retention by plan) */
-export const PLAN_KEYS = ['Free', 'Pro', 'ProPlus', 'Business', 'Enterprise'] as const;
-export type PlanKey = (typeof PLAN_KEYS)[number];
-
-/** The validated configuration (schemas/config.schema.json) with derived URLs filled in. */
+/**
+ * The kernel's validated configuration (schemas/config.schema.json) with derived URLs filled in.
+ * Keys a plugin owns (its manifest `config` schema) are not here: the plugin gets them as
+ * `ctx.pluginConfig` and the service `<pluginId>.config`.
+ */
 export interface AerieConfig {
   port: number;
   host: string;
@@ -20,11 +20,7 @@ export interface AerieConfig {
   masterKey?: string;
   platformAdmins: string[];
   plugins: { enabled?: string[]; paths: string[] };
-  billing: { defaultPlan: PlanKey };
   webauthn: { rpId: string; rpName: string; origins: string[] };
   mail: { from: string; smtpUrl?: string };
-  session: { idleTtlSeconds: number; absoluteTtlSeconds: number };
   log: { level: string };
-  /** Signing box re-arm key (PKCS#8 PEM or base64url scalar); else the key file from `aerie roost keygen`. */
-  roost: { rearmKey?: string };
 }

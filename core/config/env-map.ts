@@ -1,7 +1,6 @@
 /**
- * Every configuration key that can be set from the environment, with its variable name.
- *
- * The README's configuration table lists exactly these rows (a test keeps them in step).
+ * A configuration key that can be set from the environment, with its variable name. The kernel's
+ * are {@link ENV_BINDINGS}; a plugin names its own with `"env"` in its `config` schema.
  */
 export interface EnvBinding {
   /** Dotted key path in `aerie.config.json`. */
@@ -12,6 +11,7 @@ export interface EnvBinding {
   kind: 'string' | 'integer' | 'list';
 }
 
+/** The kernel's keys settable from the environment (README's configuration table lists these and the plugins'). */
 export const ENV_BINDINGS: readonly EnvBinding[] = [
   { key: 'port', env: 'PORT', kind: 'integer' },
   { key: 'port', env: 'AERIE_PORT', kind: 'integer' },
@@ -27,14 +27,10 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { key: 'platformAdmins', env: 'AERIE_PLATFORM_ADMINS', kind: 'list' },
   { key: 'plugins.enabled', env: 'AERIE_PLUGINS', kind: 'list' },
   { key: 'plugins.paths', env: 'AERIE_PLUGIN_PATHS', kind: 'list' },
-  { key: 'billing.defaultPlan', env: 'AERIE_DEFAULT_PLAN', kind: 'string' },
   { key: 'webauthn.rpId', env: 'AERIE_WEBAUTHN_RP_ID', kind: 'string' },
   { key: 'webauthn.rpName', env: 'AERIE_WEBAUTHN_RP_NAME', kind: 'string' },
   { key: 'webauthn.origins', env: 'AERIE_WEBAUTHN_ORIGINS', kind: 'list' },
   { key: 'mail.from', env: 'AERIE_MAIL_FROM', kind: 'string' },
   { key: 'mail.smtpUrl', env: 'AERIE_SMTP_URL', kind: 'string' },
-  { key: 'session.idleTtlSeconds', env: 'AERIE_SESSION_IDLE_TTL', kind: 'integer' },
-  { key: 'session.absoluteTtlSeconds', env: 'AERIE_SESSION_ABSOLUTE_TTL', kind: 'integer' },
   { key: 'log.level', env: 'AERIE_LOG_LEVEL', kind: 'string' },
-  { key: 'roost.rearmKey', env: 'AERIE_ROOST_KEY', kind: 'string' },
 ];

@@ -25,11 +25,15 @@ export interface Principal {
   sessionId?: string;
 }
 
-/** The organization a `/api/org/{slug}/…` request is about, with the caller's membership. */
+/**
+ * The organization a `/api/org/{slug}/…` request is about, with the caller's membership, as the
+ * `orgResolver` extension point answers it. Roles and plans are the orgs plugin's vocabulary
+ * (its `api.ts` narrows them); the kernel only carries them.
+ */
 export interface OrgContext {
-  org: { id: string; slug: string; name: string; type: string; planKey: string };
+  org: { id: string; slug: string; name: string; type: string };
   /** The caller's active membership (absent for org-bound credentials such as machine tokens). */
-  member?: { id: string; role: 'Owner' | 'Admin' | 'Member' };
+  member?: { id: string; role: string };
 }
 
 /** What a handler knows of the HTTP request. */

@@ -28,6 +28,13 @@ export interface PluginContext {
   /** Absolute folder of the plugin's `plugin.json`. */
   dir: string;
   config: AerieConfig;
+  /**
+   * The top-level configuration keys this plugin's manifest `config` schema owns, validated with
+   * their defaults (`{}` without a schema); also injectable as the service `<pluginId>.config`.
+   * `T` is the plugin's own type for them (the kernel validated them against its schema).
+   * @example const { roost } = ctx.pluginConfig<{ roost: { rearmKey?: string } }>();
+   */
+  pluginConfig<T extends object = Record<string, unknown>>(): Readonly<T>;
   logger: Logger;
   /** Adds routes (see `route()` in core/http/route.ts). */
   routes(...defs: RouteDef[]): void;
@@ -55,6 +62,8 @@ export interface BootedAerie {
 export interface CommandEnvironment {
   /** The validated configuration (`aerie.config.json` and `AERIE_*` variables). */
   config: AerieConfig;
+  /** This plugin's own configuration keys, validated (as `ctx.pluginConfig()`). */
+  pluginConfig<T extends object = Record<string, unknown>>(): Readonly<T>;
   /** `core.crypto` under the configured master key (or the one kept in the data dir), without booting. */
   crypto(): CryptoService;
   /** Boots Aerie from the environment, as `aerie serve` does but without HTTP. */

@@ -14,10 +14,13 @@ export function sessionCookie(config: AerieConfig): { name: string; secure: bool
   return { name: secure ? '__Host-aerie_session' : 'aerie_session', secure };
 }
 
-/** `Set-Cookie` value carrying a session token; lives as long as the session's absolute lifetime. */
-export function setSessionCookie(config: AerieConfig, token: string): string {
+/**
+ * `Set-Cookie` value carrying a session token; lives as long as the session's absolute lifetime.
+ * @param maxAgeSeconds - the session's absolute lifetime (`session.absoluteTtlSeconds`).
+ */
+export function setSessionCookie(config: AerieConfig, token: string, maxAgeSeconds: number): string {
   const { name, secure } = sessionCookie(config);
-  return `${name}=${token}; Path=/; Max-Age=${config.session.absoluteTtlSeconds}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
+  return `${name}=${token}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
 }
 
 /** `Set-Cookie` value that removes the session cookie. */

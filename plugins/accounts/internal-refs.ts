@@ -10,7 +10,15 @@ import type { ActivityLogService } from './activity-log.service.ts';
 import type { PasskeyRegistrationService } from './passkey-registration.service.ts';
 import type { PasskeySignInService } from './passkey-sign-in.service.ts';
 
+/** The keys the accounts plugin owns in the configuration (`config.schema.json`), validated. */
+export interface AccountsConfig {
+  /** Session lifetimes in seconds: sliding idle expiry, capped by the absolute one. */
+  session: { idleTtlSeconds: number; absoluteTtlSeconds: number };
+}
+
 export const internalRefs = {
+  /** Registered by the kernel from the plugin's validated configuration keys. */
+  config: createServiceRef<AccountsConfig>('accounts.config'),
   emailCodes: createServiceRef<EmailCodesService>('accounts.emailCodes'),
   passkeys: createServiceRef<PasskeysRepository>('accounts.passkeys'),
   webauthnChallenges: createServiceRef<WebauthnChallengesService>('accounts.webauthnChallenges'),

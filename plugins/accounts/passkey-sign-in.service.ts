@@ -19,7 +19,7 @@ import { accountsErrors } from './errors.ts';
 /** A session opened by a passkey; `csrfToken` only for cookie sessions. */
 export interface PasskeySignInResult {
   account: AccountModel;
-  session: { token: string; expiresAt: Date; csrfToken?: string };
+  session: { token: string; expiresAt: Date; absoluteTtlSeconds: number; csrfToken?: string };
 }
 
 /**

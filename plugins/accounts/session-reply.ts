@@ -22,12 +22,12 @@ export function assertSignInOrigin(config: AerieConfig, mode: SessionMode, reque
 export function sessionReply(
   config: AerieConfig,
   mode: SessionMode,
-  session: { token: string; expiresAt: Date; csrfToken?: string },
+  session: { token: string; expiresAt: Date; absoluteTtlSeconds: number; csrfToken?: string },
   body: { account: AccountDto } & Record<string, unknown>,
 ): Reply {
   const expiresAt = session.expiresAt.toISOString();
   if (mode === 'cookie') {
-    return reply(200, { csrfToken: session.csrfToken, expiresAt, ...body }, { 'set-cookie': setSessionCookie(config, session.token), 'cache-control': 'no-store' });
+    return reply(200, { csrfToken: session.csrfToken, expiresAt, ...body }, { 'set-cookie': setSessionCookie(config, session.token, session.absoluteTtlSeconds), 'cache-control': 'no-store' });
   }
   return reply(200, { sessionToken: session.token, expiresAt, ...body }, { 'cache-control': 'no-store' });
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { coreRefs, inject, injectable, type AerieConfig, type Clock, type CryptoService, type Database, type Principal } from '../../core/index.ts';
+import { internalRefs, type AccountsConfig } from './internal-refs.ts';
 import { AccountModel, SessionModel } from './models/account.model.ts';
 
 /** Sliding expiry is written at most this often per session (seconds), to keep reads cheap. */
@@ -15,6 +16,7 @@ export class SessionsService {
   constructor(
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.config.id) private readonly config: AerieConfig,
+    @inject(internalRefs.config.id) private readonly own: AccountsConfig,
     @inject(coreRefs.clock.id) private readonly clock: Clock,
     @inject(coreRefs.crypto.id) private readonly crypto: CryptoService,
   ) {}
@@ -25,18 +27,18 @@ export class SessionsService {
    */
   async create(
     accountId: string, meta: { userAgent?: string; ip?: string; csrf?: boolean }, trx: Knex.Transaction,
-  ): Promise<{ token: string; expiresAt: Date; csrfToken?: string }> {
+  ): Promise<{ token: string; expiresAt: Date; absoluteTtlSeconds: number; csrfToken?: string }> {
     const token = this.crypto.randomToken(32);
     const csrfToken = meta.csrf ? this.crypto.randomToken(32) : undefined;
     const now = this.clock.now();
-    const { idleTtlSeconds, absoluteTtlSeconds } = this.config.session;
+    const { idleTtlSeconds, absoluteTtlSeconds } = this.own.session;
     const expiresAt = new Date(now.getTime() + idleTtlSeconds * 1000);
     await SessionModel.query(trx).insert({
       id: randomUUID(), accountId, tokenHash: this.crypto.sha256Hex(token), createdAt: now, lastSeenAt: now, expiresAt,
       absoluteExpiresAt: new Date(now.getTime() + absoluteTtlSeconds * 1000), userAgent: meta.userAgent?.slice(0, 400) ?? null, ip: meta.ip ?? null,
       csrfTokenHash: csrfToken ? this.crypto.sha256Hex(csrfToken) : null,
     });
-    return { token, expiresAt, ...(csrfToken ? { csrfToken } : {}) };
+    return { token, expiresAt, absoluteTtlSeconds, ...(csrfToken ? { csrfToken } : {}) };
   }
 
   /**
@@ -59,7 +61,7 @@ export class SessionsService {
     const account = await AccountModel.query(this.db.knex).findById(session.accountId);
     if (!account) return null;
     if (now.getTime() - new Date(session.lastSeenAt).getTime() > TOUCH_INTERVAL_SECONDS * 1000) {
-      const slid = Math.min(now.getTime() + this.config.session.idleTtlSeconds * 1000, new Date(session.absoluteExpiresAt).getTime());
+      const slid = Math.min(now.getTime() + this.own.session.idleTtlSeconds * 1000, new Date(session.absoluteExpiresAt).getTime());
       await SessionModel.query(this.db.knex).findById(session.id).patch({ lastSeenAt: now, expiresAt: new Date(slid) });
     }
     return {

@@ -30,7 +30,8 @@ export interface InviteInput {
 export interface Inviter {
   accountId: string;
   email?: string;
-  role?: 'Owner' | 'Admin' | 'Member';
+  /** The inviter's membership role as the request's organization context carries it (orgs' `MembershipRole`). */
+  role?: string;
   grants?: readonly string[];
 }
 

@@ -36,7 +36,8 @@ export interface MemberPatch {
 /** Who acts: their membership role (Owner/Admin may act on Admins and change roles). */
 export interface Actor {
   accountId?: string;
-  role?: MembershipRole;
+  /** The actor's membership role as the request's organization context carries it (orgs' `MembershipRole`). */
+  role?: string;
 }
 
 interface ProfileRow {

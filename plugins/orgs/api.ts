@@ -2,7 +2,9 @@
  * The orgs plugin's public API: service refs, types and extension points other plugins may import.
  */
 import type { Knex } from 'knex';
-import { createExtensionPoint, createServiceRef } from '../../core/index.ts';
+import { createExtensionPoint, createServiceRef, type OrgContext } from '../../core/index.ts';
+import type { PlanKey } from './plans.ts';
+import type { MembershipRole } from './memberships.service.ts';
 import type { OrganizationsService } from './organizations.service.ts';
 import type { EntitlementsService } from './entitlements.service.ts';
 import type { MasterSealsService } from './master-seals.service.ts';
@@ -14,6 +16,16 @@ export type { EntitlementsService } from './entitlements.service.ts';
 export type { MasterSealsService, MasterSealDto } from './master-seals.service.ts';
 export type { MembershipsService, MembershipDto, MembershipRole, MembershipStatus } from './memberships.service.ts';
 export type { OrgType } from './models/organization.model.ts';
+export type { PlanKey } from './plans.ts';
+
+/**
+ * The kernel's {@link OrgContext} as the orgs plugin resolves it (`OrganizationsService.resolveContext`,
+ * the `orgResolver` it contributes): with the organization's plan and the caller's role narrowed.
+ */
+export interface OrgsContext extends OrgContext {
+  org: OrgContext['org'] & { planKey: PlanKey };
+  member?: { id: string; role: MembershipRole };
+}
 
 /** Organization (public DTO) plus the fields a member sees. @see spec 01 "Organization (public DTO)" */
 export interface OrgDto {

@@ -1,6 +1,6 @@
-import { coreRefs, inject, injectable, type Database, type PlanKey } from '../../core/index.ts';
+import { coreRefs, inject, injectable, type Database } from '../../core/index.ts';
 import { AddonModel, OrganizationModel } from './models/organization.model.ts';
-import { FEATURE_MIN_PLAN, RETENTION_DAYS, planAtLeast } from './plans.ts';
+import { FEATURE_MIN_PLAN, RETENTION_DAYS, planAtLeast, type PlanKey } from './plans.ts';
 
 /**
  * `orgs.entitlements`: what an organization's plan and add-ons allow. Other plugins ask it

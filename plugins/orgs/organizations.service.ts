@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { coreRefs, inject, injectable, type AerieConfig, type AuditService, type Clock, type Database, type EventBus, type OrgContext, type Principal, type PlanKey } from '../../core/index.ts';
+import { coreRefs, inject, injectable, type AuditService, type Clock, type Database, type EventBus, type Principal } from '../../core/index.ts';
 import { MembershipModel, OrganizationModel, type OrgType } from './models/organization.model.ts';
 import { orgsErrors } from './errors.ts';
-import type { CreatedOrg, OrgDto } from './api.ts';
+import type { CreatedOrg, MembershipRole, OrgDto, OrgsContext } from './api.ts';
+import { internalRefs, type OrgsConfig } from './internal-refs.ts';
+import type { PlanKey } from './plans.ts';
 
 /** Slugs that would collide with fixed `/api/org/…` routes. */
 export const RESERVED_SLUGS = new Set(['create', 'invitation', 'representative', 'otp', 'api', 'admin', 'settings', 'new', 'me', 'public']);
@@ -18,7 +20,7 @@ export class OrganizationsService {
 
   constructor(
     @inject(coreRefs.db.id) private readonly db: Database,
-    @inject(coreRefs.config.id) private readonly config: AerieConfig,
+    @inject(internalRefs.config.id) private readonly config: OrgsConfig,
     @inject(coreRefs.clock.id) private readonly clock: Clock,
     @inject(coreRefs.events.id) private readonly events: EventBus,
     @inject(coreRefs.audit.id) private readonly audit: AuditService,
@@ -76,15 +78,15 @@ export class OrganizationsService {
    * The request context for `{slug}`: the caller's active membership for accounts, or the bound
    * organization for org-bound credentials; `null` when neither (the route answers 404).
    */
-  async resolveContext(slug: string, principal: Principal | null): Promise<OrgContext | null> {
+  async resolveContext(slug: string, principal: Principal | null): Promise<OrgsContext | null> {
     if (!principal) return null;
     const org = await this.findBySlug(slug);
     if (!org) return null;
-    const ctxOrg = { id: org.id, slug: org.slug, name: org.name, type: org.type, planKey: org.planKey };
+    const ctxOrg = { id: org.id, slug: org.slug, name: org.name, type: org.type, planKey: org.planKey as PlanKey };
     if (principal.orgId) return principal.orgId === org.id ? { org: ctxOrg } : null;
     if (!principal.accountId) return null;
     const member = await MembershipModel.query(this.db.knex).findOne({ orgId: org.id, accountId: principal.accountId, status: 'active' });
-    return member ? { org: ctxOrg, member: { id: member.id, role: member.role } } : null;
+    return member ? { org: ctxOrg, member: { id: member.id, role: member.role as MembershipRole } } : null;
   }
 
   /** Active organizations of an account with its role, oldest first. */

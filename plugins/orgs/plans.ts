@@ -1,4 +1,7 @@
-import { PLAN_KEYS, type PlanKey } from '../../core/index.ts';
+/** Plan keys, lowest first. @see spec 01 "Audit" (retention by plan) */
+export const PLAN_KEYS = ['Free', 'Pro', 'ProPlus', 'Business', 'Enterprise'] as const;
+/** One of {@link PLAN_KEYS}. */
+export type PlanKey = (typeof PLAN_KEYS)[number];
 
 /**
  * Plan features: each feature key and the lowest plan that includes it. Plans are ordered

@@ -36,7 +36,8 @@ export interface MemberAccessDto {
 /** Who is assigning: their membership (for the Owner/Admin exemptions) and, for members, their grants. */
 export interface Assigner {
   accountId?: string;
-  role?: 'Owner' | 'Admin' | 'Member';
+  /** The assigner's membership role as the request's organization context carries it (orgs' `MembershipRole`). */
+  role?: string;
   /** The assigner's grants when they are a plain member; they may only pass on what they hold. */
   grants?: readonly string[];
 }

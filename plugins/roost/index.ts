@@ -5,11 +5,18 @@ import { loadRearmKey } from './rearm-key.ts';
 import { rearmRoutes } from './routes/rearm.route.ts';
 import { specSheetRoute } from './routes/spec-sheet.route.ts';
 
+/** The keys the roost plugin owns in the configuration (`config.schema.json`), validated. */
+interface RoostConfig {
+  /** Signing box re-arm key (PKCS#8 PEM or base64url scalar); else the key file from `aerie roost keygen`. */
+  roost: { rearmKey?: string };
+}
+
 export default definePlugin({
   id: 'roost',
   deps: { config: coreRefs.config, crypto: coreRefs.crypto, clock: coreRefs.clock, db: coreRefs.db, audit: coreRefs.audit },
   init({ config, crypto, clock, db, audit }, ctx) {
-    const key = loadRearmKey(config.roost.rearmKey, config.dataDir, crypto.envelope);
+    const { roost } = ctx.pluginConfig<RoostConfig>();
+    const key = loadRearmKey(roost.rearmKey, config.dataDir, crypto.envelope);
     if (!key) ctx.logger.info('no re-arm key configured: re-arm tickets answer 503 ROOST_REARM_DISABLED');
     ctx.routes(...rearmRoutes({ key, clock, audit, db }), specSheetRoute(key, config.baseUrl, clock));
   },

@@ -10,7 +10,7 @@ type MemberParams = { slug: string; connectedIdId: string };
  */
 export function memberRoutes(members: MembersService): RouteDef[] {
   const base = '/api/org/{slug}/members';
-  const actor = (i: { principal: { accountId?: string } | null; org: { member?: { role: 'Owner' | 'Admin' | 'Member' } } | null }) =>
+  const actor = (i: { principal: { accountId?: string } | null; org: { member?: { role: string } } | null }) =>
     ({ accountId: i.principal?.accountId, role: i.org?.member?.role });
   return [
     route<unknown, { status?: 'active' | 'suspended' | 'revoked' }>({

@@ -1,4 +1,5 @@
-import { notFound, reply, route, type PlanKey, type RouteDef } from '../../../core/index.ts';
+import { notFound, reply, route, type RouteDef } from '../../../core/index.ts';
+import type { PlanKey } from '../plans.ts';
 import type { OrganizationsService } from '../organizations.service.ts';
 import type { OrgType } from '../models/organization.model.ts';
 

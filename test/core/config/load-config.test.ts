@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ConfigError, loadConfig } from '../../../core/config/load-config.ts';
-import { ENV_BINDINGS } from '../../../core/config/env-map.ts';
+import { ConfigError, envBindings, loadConfig, loadConfiguration, type LoadConfigOptions } from '../../../core/config/load-config.ts';
+import { BootError } from '../../../core/plugins/boot-error.ts';
 import { resolveMasterKey } from '../../../core/crypto/master-key.ts';
 import { REPO_ROOT } from '../../../core/kernel.ts';
 
@@ -15,6 +15,15 @@ afterEach(() => rmSync(cwd, { recursive: true, force: true }));
 
 const writeConfigFile = (content: unknown, name = 'aerie.config.json') =>
   writeFileSync(join(cwd, name), typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+
+/**
+ * The configuration as the file lays it out: the kernel's keys and every plugin's own keys
+ * (`billing` from orgs, `session` from accounts, `roost` from roost) side by side.
+ */
+function allKeys(options: LoadConfigOptions): Record<string, any> {
+  const loaded = loadConfiguration(options);
+  return Object.assign({}, loaded.config, ...loaded.plugins.map((p) => loaded.pluginConfig(p.manifest.id)));
+}
 
 /** Runs `fn` and returns the ConfigError it throws (fails the test when it throws nothing else). */
 function configErrorOf(fn: () => unknown): ConfigError {
@@ -29,7 +38,7 @@ function configErrorOf(fn: () => unknown): ConfigError {
 
 describe('loadConfig: defaults', () => {
   it('runs on embedded defaults with no file and no environment', () => {
-    const config = loadConfig({ cwd, env: {} });
+    const config = allKeys({ cwd, env: {} });
     expect(config).toMatchObject({
       port: 3000,
       host: '0.0.0.0',
@@ -45,6 +54,7 @@ describe('loadConfig: defaults', () => {
       webauthn: { rpId: 'localhost', rpName: 'Aerie', origins: ['http://localhost:3000'] },
       session: { idleTtlSeconds: 604800, absoluteTtlSeconds: 2592000 },
       log: { level: 'info' },
+      roost: {},
     });
     expect(config.plugins.enabled).toBeUndefined();
     expect(config.databaseUrl).toBeUndefined();
@@ -89,16 +99,26 @@ describe('loadConfig: environment', () => {
     ['AERIE_PLUGINS', 'accounts,orgs', (c) => c.plugins.enabled, ['accounts', 'orgs']],
     ['AERIE_PLUGINS', ' accounts , orgs ,', (c) => c.plugins.enabled, ['accounts', 'orgs']],
     ['AERIE_PLATFORM_ADMINS', 'Root@Example.COM, ann@example.com', (c) => c.platformAdmins, ['root@example.com', 'ann@example.com']],
-    ['AERIE_PLUGIN_PATHS', './partners,/opt/aerie-plugins', (c) => c.plugins.paths, ['<cwd>/partners', '/opt/aerie-plugins']],
     ['AERIE_DATA_DIR', 'var/aerie', (c) => c.dataDir, '<cwd>/var/aerie'],
     ['DATABASE_URL', 'postgres://u@db:5432/aerie', (c) => c.databaseUrl, 'postgres://u@db:5432/aerie'],
     ['AERIE_DEFAULT_PLAN', 'Business', (c) => c.billing.defaultPlan, 'Business'],
     ['AERIE_SESSION_IDLE_TTL', '900', (c) => c.session.idleTtlSeconds, 900],
     ['AERIE_MAIL_FROM', 'Acme <id@acme.test>', (c) => c.mail.from, 'Acme <id@acme.test>'],
     ['AERIE_LOG_LEVEL', 'debug', (c) => c.log.level, 'debug'],
-  ] as Array<[string, string, (c: ReturnType<typeof loadConfig>) => unknown, unknown]>)('maps %s=%j', (name, value, read, expected) => {
+    ['AERIE_SESSION_ABSOLUTE_TTL', '7200', (c) => c.session.absoluteTtlSeconds, 7200],
+    ['AERIE_ROOST_KEY', 'k'.repeat(43), (c) => c.roost.rearmKey, 'k'.repeat(43)],
+  ] as Array<[string, string, (c: Record<string, any>) => unknown, unknown]>)('maps %s=%j', (name, value, read, expected) => {
     const want = JSON.parse(JSON.stringify(expected).replaceAll('<cwd>', cwd));
-    expect(read(loadConfig({ cwd, env: { [name]: value } }))).toEqual(want);
+    expect(read(allKeys({ cwd, env: { [name]: value } }))).toEqual(want);
+  });
+
+  it('maps AERIE_PLUGIN_PATHS to absolute paths (relative ones from cwd), where plugins are then found', () => {
+    const fixtures = join(REPO_ROOT, 'test/fixtures/partner-plugin');
+    mkdirSync(join(cwd, 'partners', 'local-one'), { recursive: true });
+    writeFileSync(join(cwd, 'partners', 'local-one', 'plugin.json'), JSON.stringify({ id: 'local-one', version: '1.0.0', kernelApi: '^1.0.0', description: 'x', entry: './index.ts' }));
+    const loaded = loadConfiguration({ cwd, env: { AERIE_PLUGIN_PATHS: `./partners,${fixtures}` } });
+    expect(loaded.config.plugins.paths).toEqual([join(cwd, 'partners'), fixtures]);
+    expect(loaded.plugins.filter((p) => !p.builtIn).map((p) => p.manifest.id)).toEqual(['local-one', 'hello-partner']);
   });
 
   it('ignores empty variables', () => {
@@ -109,14 +129,14 @@ describe('loadConfig: environment', () => {
 describe('loadConfig: aerie.config.json', () => {
   it('reads aerie.config.json from cwd', () => {
     writeConfigFile({ port: 5000, billing: { defaultPlan: 'Pro' }, plugins: { enabled: ['accounts'] }, platformAdmins: ['Boss@Example.com'] });
-    expect(loadConfig({ cwd, env: {} })).toMatchObject({
+    expect(allKeys({ cwd, env: {} })).toMatchObject({
       port: 5000, baseUrl: 'http://localhost:5000', billing: { defaultPlan: 'Pro' }, plugins: { enabled: ['accounts'] }, platformAdmins: ['boss@example.com'],
     });
   });
 
   it('lets the environment win over the file, and overrides win over both', () => {
     writeConfigFile({ port: 5000, billing: { defaultPlan: 'Pro' }, host: '10.0.0.1' });
-    const config = loadConfig({ cwd, env: { AERIE_PORT: '6000', AERIE_DEFAULT_PLAN: 'Enterprise' } });
+    const config = allKeys({ cwd, env: { AERIE_PORT: '6000', AERIE_DEFAULT_PLAN: 'Enterprise' } });
     expect(config).toMatchObject({ port: 6000, host: '10.0.0.1', billing: { defaultPlan: 'Enterprise' } });
     expect(loadConfig({ cwd, env: { AERIE_PORT: '6000' }, overrides: { port: 7000 } }).port).toBe(7000);
   });
@@ -167,10 +187,42 @@ describe('loadConfig: invalid values stop boot with one line naming the key', ()
   });
 });
 
+describe('plugin configuration keys', () => {
+  it('hands each plugin only the keys its config schema owns, validated with defaults', () => {
+    const loaded = loadConfiguration({ cwd, env: { AERIE_DEFAULT_PLAN: 'Pro' } });
+    expect(loaded.pluginConfig('orgs')).toEqual({ billing: { defaultPlan: 'Pro' } });
+    expect(loaded.pluginConfig('accounts')).toEqual({ session: { idleTtlSeconds: 604800, absoluteTtlSeconds: 2592000 } });
+    expect(loaded.pluginConfig('keys')).toEqual({});
+    expect(loaded.config).not.toHaveProperty('billing');
+    expect(loaded.config).not.toHaveProperty('session');
+  });
+
+  it("accepts a disabled plugin's keys and still validates them", () => {
+    writeConfigFile({ plugins: { enabled: ['accounts'] }, billing: { defaultPlan: 'Pro' } });
+    expect(allKeys({ cwd, env: {} }).billing).toEqual({ defaultPlan: 'Pro' });
+    expect(configErrorOf(() => loadConfig({ cwd, env: { AERIE_PLUGINS: 'accounts', AERIE_DEFAULT_PLAN: 'Gold' } })).message).toContain('billing.defaultPlan');
+  });
+
+  it('refuses a plugin config schema that claims a key the kernel or another plugin owns', () => {
+    const partner = join(cwd, 'partners');
+    const write = (id: string, properties: object) => {
+      mkdirSync(join(partner, id), { recursive: true });
+      writeFileSync(join(partner, id, 'plugin.json'), JSON.stringify({ id, version: '1.0.0', kernelApi: '^1.0.0', description: id, entry: './index.ts', config: './config.schema.json' }));
+      writeFileSync(join(partner, id, 'config.schema.json'), JSON.stringify({ type: 'object', properties }));
+    };
+    write('greedy', { port: { type: 'integer' } });
+    expect(() => loadConfig({ cwd, env: { AERIE_PLUGIN_PATHS: join(partner, 'greedy') } })).toThrow(new BootError('plugin greedy: config key port is already the kernel\'s'));
+    write('copycat', { billing: { type: 'object' } });
+    expect(() => loadConfig({ cwd, env: { AERIE_PLUGIN_PATHS: join(partner, 'copycat') } })).toThrow(new BootError('plugin copycat: config key billing is already plugin orgs\'s'));
+  });
+});
+
 describe('README configuration table', () => {
-  it('names every environment variable of core/config/env-map.ts', () => {
+  it("names every environment variable of the kernel (core/config/env-map.ts) and of the plugins' config schemas", () => {
     const text = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-    const missing = [...new Set(ENV_BINDINGS.map((b) => b.env))].filter((name) => !new RegExp(`(?<![A-Z_])${name}(?![A-Z_])`).test(text));
+    const bindings = envBindings(loadConfiguration({ cwd, env: {} }));
+    expect(bindings.map((b) => b.env)).toEqual(expect.arrayContaining(['AERIE_PORT', 'AERIE_DEFAULT_PLAN', 'AERIE_SESSION_IDLE_TTL', 'AERIE_SESSION_ABSOLUTE_TTL', 'AERIE_ROOST_KEY']));
+    const missing = [...new Set(bindings.map((b) => b.env))].filter((name) => !new RegExp(`(?<![A-Z_])${name}(?![A-Z_])`).test(text));
     expect(missing).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { TestAerie, type TestResponse } from '../../helpers/harness.ts';
-import { loadConfig } from '../../../core/config/load-config.ts';
+import { loadConfiguration } from '../../../core/config/load-config.ts';
 import { clearSessionCookie, setSessionCookie } from '../../../plugins/accounts/cookie-session.auth.ts';
 
 const ORIGIN = 'https://aerie.test';
@@ -91,8 +91,9 @@ describe('accounts: cookie sessions for Aerie pages, with X-CSRF-Token and Origi
   });
 
   it('uses a plain aerie_session cookie without Secure on an http base URL', () => {
-    const config = loadConfig({ env: { AERIE_BASE_URL: 'http://localhost:3000' }, cwd: aerie.dataDir });
-    expect(setSessionCookie(config, 't'.repeat(43))).toBe(`aerie_session=${'t'.repeat(43)}; Path=/; Max-Age=2592000; HttpOnly; SameSite=Lax`);
+    const { config, pluginConfig } = loadConfiguration({ env: { AERIE_BASE_URL: 'http://localhost:3000' }, cwd: aerie.dataDir });
+    const { absoluteTtlSeconds } = (pluginConfig('accounts') as { session: { absoluteTtlSeconds: number } }).session;
+    expect(setSessionCookie(config, 't'.repeat(43), absoluteTtlSeconds)).toBe(`aerie_session=${'t'.repeat(43)}; Path=/; Max-Age=2592000; HttpOnly; SameSite=Lax`);
     expect(clearSessionCookie(config)).toBe('aerie_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax');
   });
 });

@@ -51,7 +51,7 @@ describe('audit: signed checkpoints, verify one record, CLI verify/export/verify
     // As the kernel CLI builds it: its own `audit verify-file`, then the audit plugin's commands.
     registerAuditFileCommands(program);
     auditPlugin.commands!(program, {
-      config: aerie.kernel.config, crypto: () => aerie.kernel.container.resolve(coreRefs.crypto.id),
+      config: aerie.kernel.config, pluginConfig: () => ({}) as never, crypto: () => aerie.kernel.container.resolve(coreRefs.crypto.id),
       boot: async () => ({ resolve: (ref) => aerie.kernel.container.resolve(ref.id), close: async () => {} }),
     });
     let exitCode = 0;
