@@ -128,11 +128,16 @@ export class Kernel {
       container.register(coreRefs.auditHealth.id, { useValue: new KernelAuditHealth(db.knex, clock, sealer) });
       // core.auditLog: the chain's read side for the audit plugin; checkpoints are signed by the checkpointer.
       container.register(coreRefs.auditLog.id, { useValue: new KernelAuditLog(db.knex, checkpointer, loadAuditKey) });
+      const manifests = Object.freeze(ordered.map((p) => p.manifest));
       for (const [i, p] of ordered.entries()) {
-        definitions[i].register?.({ service: (ref, impl) => container.registerSingleton(ref.id, impl) });
+        definitions[i].register?.({
+          plugins: manifests,
+          service: (ref, impl) => container.registerSingleton(ref.id, impl),
+          value: (ref, value) => container.register(ref.id, { useValue: value }),
+          extensionPoint: (point) => container.register(point.id, { useValue: ext(point.id) }),
+        });
         for (const schema of loadSchemas(p.dir)) schemas.add(schema);
       }
-      const manifests = Object.freeze(ordered.map((p) => p.manifest));
       for (const [i, p] of ordered.entries()) {
         const def = definitions[i];
         const ctx: PluginContext = {

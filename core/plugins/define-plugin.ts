@@ -15,8 +15,19 @@ export type ResolvedDeps<D> = { [K in keyof D]: D[K] extends ServiceRef<infer T>
 
 /** Declarations made before any plugin initialises. */
 export interface PluginRegistrar {
+  /** Manifests of every enabled plugin, in boot order (as `ctx.plugins`). */
+  plugins: readonly PluginManifest[];
   /** Registers a singleton class; its constructor takes `@inject(ref.id)` parameters. */
   service<T>(ref: ServiceRef<T>, impl: constructor<T>): void;
+  /** Registers a ready value (e.g. a table computed from `plugins`) a service may `@inject(ref.id)`. */
+  value<T>(ref: ServiceRef<T>, value: T): void;
+  /**
+   * Declares an extension point this plugin owns. Its contributions (`ctx.extend`) become injectable
+   * as `@inject(point.id) values: readonly T[]` — a live array in contribution order, since plugins
+   * initialised later contribute after the service is made. This is the one way a service receives
+   * an extension point.
+   */
+  extensionPoint<T>(point: ExtensionPointRef<T>): void;
 }
 
 /** What `init` is given besides its dependencies. */

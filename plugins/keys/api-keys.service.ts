@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { coreRefs, inject, injectable, type AuditService, type Clock, type CryptoService, type Database } from '../../core/index.ts';
 import { parseScope, formatScope } from '../../core/index.ts';
-import { keysRefs, type ApiKeyDto, type ApiKeyPrincipal, type AppGroupDirectory, type ServiceAccountDirectory } from './api.ts';
+import { keysExtensions, keysRefs, type ApiKeyDto, type ApiKeyPrincipal, type AppGroupDirectory, type ServiceAccountDirectory } from './api.ts';
 import { keysInternalRefs } from './internal-refs.ts';
 import { keysErrors } from './errors.ts';
 import { revocationMarkerSeconds } from './token-lifetime.ts';
@@ -70,8 +70,6 @@ const ISSUANCE_SQL = `select k.id, k.org_id as "orgId", k.scopes, k.max_token_li
 @injectable()
 export class ApiKeysService {
   private readonly byHash = new LruMap<string, KeyRecord>(KEY_CACHE_SIZE);
-  private serviceAccounts: readonly ServiceAccountDirectory[] = [];
-  private appGroups: readonly AppGroupDirectory[] = [];
 
   constructor(
     @inject(coreRefs.audit.id) private readonly audit: AuditService,
@@ -80,17 +78,13 @@ export class ApiKeysService {
     @inject(coreRefs.clock.id) private readonly clock: Clock,
     @inject(keysInternalRefs.keyStatus.id) private readonly keyStatus: KeyStatusService,
     @inject(keysRefs.signingKeys.id) private readonly signingKeys: SigningKeysService,
+    @inject(keysExtensions.serviceAccounts.id) private readonly serviceAccounts: readonly ServiceAccountDirectory[],
+    @inject(keysExtensions.appGroups.id) private readonly appGroups: readonly AppGroupDirectory[],
   ) {
     keyStatus.onChange((change) => {
       if (change.type === 'revoked' || change.type === 'rotated') this.byHash.deleteWhere((k) => k.id === change.keyId);
       else if (change.type === 'resync') this.byHash.clear();
     });
-  }
-
-  /** Wires the directories (live extension arrays) at init. */
-  useExtensions(serviceAccounts: readonly ServiceAccountDirectory[], appGroups: readonly AppGroupDirectory[]): void {
-    this.serviceAccounts = serviceAccounts;
-    this.appGroups = appGroups;
   }
 
   /**

@@ -24,13 +24,14 @@ export default definePlugin({
     keyStatus: keysInternalRefs.keyStatus,
   },
   register(reg) {
+    reg.extensionPoint(keysExtensions.serviceAccounts);
+    reg.extensionPoint(keysExtensions.appGroups);
     reg.service(keysInternalRefs.keyStatus, KeyStatusService);
     reg.service(keysRefs.signingKeys, SigningKeysService);
     reg.service(keysRefs.apiKeys, ApiKeysService);
     reg.service(keysRefs.machineTokens, MachineTokensService);
   },
   async init({ config, signingKeys, apiKeys, machineTokens, keyStatus }, ctx) {
-    apiKeys.useExtensions(ctx.extensions(keysExtensions.serviceAccounts), ctx.extensions(keysExtensions.appGroups));
     // The organization's signing key is made in its creation transaction.
     ctx.extend(orgsExtensions.onCreate, async (org, trx) => {
       await signingKeys.createFor(org, trx);

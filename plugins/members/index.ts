@@ -15,13 +15,13 @@ export default definePlugin({
   id: 'members',
   deps: { invitations: membersRefs.invitations, members: membersRefs.members, responses: responsesRef, permissions: rbacRefs.permissions },
   register(reg) {
+    reg.extensionPoint(membersExtensions.companyDomains);
+    reg.extensionPoint(membersExtensions.directorAccepted);
     reg.service(membersRefs.invitations, InvitationsService);
     reg.service(membersRefs.members, MembersService);
     reg.service(responsesRef, InvitationResponseService);
   },
   init({ invitations, members, responses, permissions }, ctx) {
-    invitations.configure(ctx.extensions(membersExtensions.companyDomains));
-    responses.configure(ctx.extensions(membersExtensions.directorAccepted));
     ctx.routes(
       // Fixed paths before `/{connectedIdId}`: the router tries routes in order.
       ...invitationRoutes(invitations, permissions),

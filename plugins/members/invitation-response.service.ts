@@ -5,7 +5,7 @@ import {
 import { accountsRefs, type AccountDto, type AccountsService, type SessionsService } from '../accounts/api.ts';
 import { orgsRefs, type MembershipDto, type MembershipsService, type OrganizationsService } from '../orgs/api.ts';
 import { isDirectorRoleKey, rbacRefs, type AssignmentDto, type AssignmentsService, type MembershipType } from '../rbac/api.ts';
-import type { DirectorAccepted } from './api.ts';
+import { membersExtensions, type DirectorAccepted } from './api.ts';
 import { effectiveStatus, type InvitationRow } from './invitation-record.ts';
 import { membersErrors } from './errors.ts';
 
@@ -30,8 +30,6 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; error: Error };
  */
 @injectable()
 export class InvitationResponseService {
-  private directorHooks: readonly DirectorHook[] = [];
-
   constructor(
     @inject(coreRefs.audit.id) private readonly audit: AuditService,
     @inject(coreRefs.db.id) private readonly db: Database,
@@ -43,12 +41,8 @@ export class InvitationResponseService {
     @inject(orgsRefs.organizations.id) private readonly organizations: OrganizationsService,
     @inject(orgsRefs.memberships.id) private readonly memberships: MembershipsService,
     @inject(rbacRefs.assignments.id) private readonly assignments: AssignmentsService,
+    @inject(membersExtensions.directorAccepted.id) private readonly directorHooks: readonly DirectorHook[],
   ) {}
-
-  /** Wires the director hooks (live extension array). */
-  configure(directorHooks: readonly DirectorHook[]): void {
-    this.directorHooks = directorHooks;
-  }
 
   /**
    * Accepts for the signed-in account, whose email must be the invitation's.

@@ -6,6 +6,7 @@ import {
 import { accountsRefs, type AccountsService } from '../accounts/api.ts';
 import { orgsRefs, type MembershipsService } from '../orgs/api.ts';
 import { DIRECTOR_ORG_TYPES, isDirectorRoleKey, rbacRefs, type AssignmentsService, type RolesService } from '../rbac/api.ts';
+import { membersExtensions } from './api.ts';
 import { companyDomainsOf, isCompanyEmail } from './company-email.ts';
 import { invitationMail } from './invitation-mail.ts';
 import {
@@ -44,8 +45,6 @@ type DomainSource = (orgId: string) => Promise<readonly string[]>;
  */
 @injectable()
 export class InvitationsService {
-  private domainSources: readonly DomainSource[] = [];
-
   constructor(
     @inject(coreRefs.audit.id) private readonly audit: AuditService,
     @inject(coreRefs.db.id) private readonly db: Database,
@@ -57,12 +56,8 @@ export class InvitationsService {
     @inject(orgsRefs.memberships.id) private readonly memberships: MembershipsService,
     @inject(rbacRefs.assignments.id) private readonly assignments: AssignmentsService,
     @inject(rbacRefs.roles.id) private readonly roles: RolesService,
+    @inject(membersExtensions.companyDomains.id) private readonly domainSources: readonly DomainSource[],
   ) {}
-
-  /** Wires the verified-domain sources (live extension array). */
-  configure(domainSources: readonly DomainSource[]): void {
-    this.domainSources = domainSources;
-  }
 
   /**
    * Invites `Email` with the proposed role `RoleId` and mails the token. Director roles are checked

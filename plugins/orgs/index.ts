@@ -21,6 +21,8 @@ export default definePlugin({
     masterSeals: orgsRefs.masterSeals, orgType: orgsRefs.orgType, personalSeals: accountsRefs.personalSeals,
   },
   register(reg) {
+    reg.extensionPoint(orgsExtensions.onCreate);
+    reg.extensionPoint(orgsExtensions.readiness);
     reg.service(orgsRefs.organizations, OrganizationsService);
     reg.service(orgsRefs.entitlements, EntitlementsService);
     reg.service(orgsRefs.masterSeals, MasterSealsService);
@@ -30,7 +32,6 @@ export default definePlugin({
   init({ organizations, masterSeals, orgType, personalSeals, events, db, audit }, ctx) {
     const sealHistory = recordSealLifecycle({ events, db, audit, organizations, logger: ctx.logger });
     ctx.onShutdown(() => sealHistory.unsubscribe());
-    organizations.useExtensions(ctx.extensions(orgsExtensions.onCreate), ctx.extensions(orgsExtensions.readiness));
     contributeMasterSealReadiness(ctx, masterSeals, personalSeals);
     ctx.extend(coreExtensions.orgResolver, (slug, principal) => organizations.resolveContext(slug, principal));
     ctx.extend(coreExtensions.grants, async (_principal, org) =>

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { coreRefs, inject, injectable, type AuditService, type Clock, type Database, type EventBus, type Principal } from '../../core/index.ts';
 import { MembershipModel, OrganizationModel, type OrgType } from './models/organization.model.ts';
 import { orgsErrors } from './errors.ts';
-import type { CreatedOrg, MembershipRole, OrgDto, OrgsContext } from './api.ts';
+import { orgsExtensions, type CreatedOrg, type MembershipRole, type OrgDto, type OrgsContext } from './api.ts';
 import { internalRefs, type OrgsConfig } from './internal-refs.ts';
 import type { PlanKey } from './plans.ts';
 
@@ -15,22 +15,15 @@ type ReadinessCheck = (org: { id: string; ownerAccountId: string }) => Promise<b
 /** `orgs.organizations`: creating organizations and resolving them for requests. */
 @injectable()
 export class OrganizationsService {
-  private createHooks: readonly CreateHook[] = [];
-  private readinessChecks: readonly ReadinessCheck[] = [];
-
   constructor(
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(internalRefs.config.id) private readonly config: OrgsConfig,
     @inject(coreRefs.clock.id) private readonly clock: Clock,
     @inject(coreRefs.events.id) private readonly events: EventBus,
     @inject(coreRefs.audit.id) private readonly audit: AuditService,
+    @inject(orgsExtensions.onCreate.id) private readonly createHooks: readonly CreateHook[],
+    @inject(orgsExtensions.readiness.id) private readonly readinessChecks: readonly ReadinessCheck[],
   ) {}
-
-  /** Wires the extension points (live arrays) at init. */
-  useExtensions(createHooks: readonly CreateHook[], readinessChecks: readonly ReadinessCheck[]): void {
-    this.createHooks = createHooks;
-    this.readinessChecks = readinessChecks;
-  }
 
   /**
    * Creates an organization on the default plan with the creator as active `Owner`, running the

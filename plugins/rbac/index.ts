@@ -1,6 +1,7 @@
 import { coreExtensions, coreRefs, definePlugin } from '../../core/index.ts';
 import { orgsExtensions } from '../orgs/api.ts';
 import { rbacRefs } from './api.ts';
+import { rbacInternalRefs } from './internal-refs.ts';
 import { RolesService } from './roles.service.ts';
 import { AssignmentsService } from './assignments.service.ts';
 import { PermissionsService } from './permissions.service.ts';
@@ -14,14 +15,13 @@ export default definePlugin({
   id: 'rbac',
   deps: { roles: rbacRefs.roles, assignments: rbacRefs.assignments, permissions: rbacRefs.permissions },
   register(reg) {
+    reg.value(rbacInternalRefs.scopeCatalog, new ScopeCatalog(reg.plugins));
     reg.service(rbacRefs.roles, RolesService);
     reg.service(rbacRefs.assignments, AssignmentsService);
     reg.service(rbacRefs.permissions, PermissionsService);
   },
   init({ roles, assignments, permissions }, ctx) {
-    const catalog = new ScopeCatalog(ctx.plugins);
-    for (const skipped of catalog.skipped) ctx.logger.warn(`scope left out of the catalog: ${skipped}`);
-    roles.configure(catalog);
+    for (const skipped of roles.scopeCatalog().skipped) ctx.logger.warn(`scope left out of the catalog: ${skipped}`);
     // Presets are made in the creation transaction; older organizations get them on first use.
     ctx.extend(orgsExtensions.onCreate, async (org, trx) => roles.ensurePresets(org.id, trx));
     // rbac initialises after orgs, so this provider is the one route `scope` checks use.

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { coreRefs, inject, injectable, permissionDenied, type AuditService, type Clock, type Database } from '../../core/index.ts';
 import type { PermissionSet } from '../../core/index.ts';
-import { ScopeCatalog } from './scope-catalog.ts';
+import type { ScopeCatalog } from './scope-catalog.ts';
+import { rbacInternalRefs } from './internal-refs.ts';
 import { isPresetKey, PRESET_ROLES, presetRoleId, presetTemplateId } from './presets.ts';
 import { parseTemplate, templateCeiling, variablesOf } from './role-compile.ts';
 import { rbacErrors } from './errors.ts';
@@ -69,7 +70,6 @@ interface TemplateRow {
  */
 @injectable()
 export class RolesService {
-  private catalog = new ScopeCatalog([]);
   /** Organizations known to have their presets (process-local; creation is idempotent anyway). */
   private readonly presetsReady = new Set<string>();
 
@@ -77,12 +77,8 @@ export class RolesService {
     @inject(coreRefs.audit.id) private readonly audit: AuditService,
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.clock.id) private readonly clock: Clock,
+    @inject(rbacInternalRefs.scopeCatalog.id) private readonly catalog: ScopeCatalog,
   ) {}
-
-  /** Wires the catalog of enabled plugins' scopes. */
-  configure(catalog: ScopeCatalog): void {
-    this.catalog = catalog;
-  }
 
   /** The scope catalog roles draw from. */
   scopeCatalog(): ScopeCatalog {
