@@ -2,6 +2,7 @@ import { generateKeyPairSync, createPrivateKey, sign, type JsonWebKey } from 'no
 import type { Knex } from 'knex';
 import { calculateJwkThumbprint } from 'jose';
 import { coreRefs, inject, injectable, type Clock, type CryptoService, type Database } from '../../core/index.ts';
+import { MasterSealModel } from './models/organization.model.ts';
 
 /** Algorithm of every Org Master Seal: ECDSA P-256 with SHA-256 (the curve of passkeys and roost tickets). */
 export const MASTER_SEAL_ALG = 'ES256';
@@ -16,17 +17,6 @@ export interface MasterSealDto {
   createdAt: string;
 }
 
-interface MasterSealRow {
-  orgId: string;
-  kid: string;
-  alg: string;
-  publicJwk: JsonWebKey;
-  privateJwkEnc: string;
-  createdBy: string;
-  createdAt: Date;
-}
-
-const TABLE = 'orgs.master_seals';
 const aad = (orgId: string) => `orgs.master_seal:${orgId}`;
 
 /**
@@ -52,7 +42,7 @@ export class MasterSealsService {
     const kid = await calculateJwkThumbprint({ kty: 'EC', crv: 'P-256', x: pub.x!, y: pub.y! }, 'sha256');
     const publicJwk: JsonWebKey = { kty: 'EC', crv: 'P-256', x: pub.x, y: pub.y, kid, alg: MASTER_SEAL_ALG, use: 'sig' };
     const privateJwk = { ...privateKey.export({ format: 'jwk' }), kid, alg: MASTER_SEAL_ALG };
-    await trx(TABLE).insert({
+    await MasterSealModel.query(trx).insert({
       orgId, kid, alg: MASTER_SEAL_ALG, publicJwk: JSON.stringify(publicJwk),
       privateJwkEnc: this.crypto.envelope.encrypt(JSON.stringify(privateJwk), aad(orgId)), createdBy: byAccountId, createdAt: this.clock.now(),
     });
@@ -61,13 +51,13 @@ export class MasterSealsService {
 
   /** The organization's master seal (public part), or null. */
   async get(orgId: string, trx?: Knex.Transaction): Promise<MasterSealDto | null> {
-    const row = (await (trx ?? this.db.knex)(TABLE).where({ orgId }).first()) as MasterSealRow | undefined;
-    return row ? { kid: row.kid, alg: MASTER_SEAL_ALG, publicJwk: row.publicJwk, createdAt: new Date(row.createdAt).toISOString() } : null;
+    const row = await MasterSealModel.query(trx ?? this.db.knex).findById(orgId);
+    return row ? { kid: row.kid, alg: MASTER_SEAL_ALG, publicJwk: row.publicJwk as JsonWebKey, createdAt: new Date(row.createdAt).toISOString() } : null;
   }
 
   /** Whether the organization has a master seal (half of `ready`). */
   async has(orgId: string): Promise<boolean> {
-    return !!(await this.db.knex(TABLE).where({ orgId }).first('orgId'));
+    return !!(await MasterSealModel.query(this.db.knex).findById(orgId).select('orgId'));
   }
 
   /**
@@ -75,7 +65,7 @@ export class MasterSealsService {
    * @throws Error when the organization has none or the envelope does not decrypt.
    */
   async sign(orgId: string, data: Uint8Array): Promise<Buffer> {
-    const row = (await this.db.knex(TABLE).where({ orgId }).first()) as MasterSealRow | undefined;
+    const row = await MasterSealModel.query(this.db.knex).findById(orgId);
     if (!row) throw new Error(`organization ${orgId} has no master seal`);
     const jwk = JSON.parse(this.crypto.envelope.decryptText(row.privateJwkEnc, aad(orgId))) as JsonWebKey;
     return sign('sha256', data, { key: createPrivateKey({ key: jwk, format: 'jwk' }), dsaEncoding: 'ieee-p1363' });

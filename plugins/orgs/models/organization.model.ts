@@ -1,3 +1,4 @@
+import type { JsonWebKey } from 'node:crypto';
 import { Model } from 'objection';
 
 /** Organization types. @see spec 01 "Organization lifecycle and settings" */
@@ -36,4 +37,17 @@ export class AddonModel extends Model {
   orgId!: string;
   addonKey!: string;
   enabledAt!: Date;
+}
+
+/** Row of `orgs.master_seals`: one Org Master Seal per organization, private JWK envelope-encrypted. */
+export class MasterSealModel extends Model {
+  static override tableName = 'orgs.master_seals';
+  static override idColumn = 'orgId';
+  orgId!: string;
+  kid!: string;
+  alg!: string;
+  publicJwk!: JsonWebKey | string;
+  privateJwkEnc!: string;
+  createdBy!: string;
+  createdAt!: Date;
 }
