@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestAerie } from '../../helpers/harness.ts';
-import { auditEvents, createKey, createOrg, requestToken, startWithDirectory, type TestOrg } from './keys-helpers.ts';
+import { createKey, requestToken, startWithDirectory } from '../../helpers/api-keys.ts';
+import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
+import { auditEvents } from '../../helpers/audit-events.ts';
 
 const BASE = (slug: string) => `/api/org/${slug}/settings/keys/api-keys`;
 
@@ -14,8 +16,8 @@ describe('keys: organization API keys (/api/org/{slug}/settings/keys/api-keys)',
 
   beforeAll(async () => {
     aerie = await startWithDirectory();
-    acme = await createOrg(aerie, 'owner@acme.test', 'acme');
-    globex = await createOrg(aerie, 'owner@globex.test', 'globex');
+    acme = await signInWithOrg(aerie, 'owner@acme.test', 'acme');
+    globex = await signInWithOrg(aerie, 'owner@globex.test', 'globex');
     member = await aerie.signIn('member@acme.test');
     admin = await aerie.signIn('admin@acme.test');
     for (const [email, role] of [['member@acme.test', 'Member'], ['admin@acme.test', 'Admin']]) {
@@ -135,7 +137,7 @@ describe('keys: organization API keys (/api/org/{slug}/settings/keys/api-keys)',
     const k = await createKey(aerie, acme, { name: 'audited', scopes: ['org.project.read'] });
     await aerie.request('POST', `${BASE('acme')}/${k.id}/rotate`, { token: acme.owner });
     await aerie.request('DELETE', `${BASE('acme')}/${k.id}`, { token: admin });
-    const events = (await auditEvents(aerie, acme.id)).filter((e) => e.businessData.keyId === k.id);
+    const events = (await auditEvents(aerie, { id: acme.id })).filter((e) => e.businessData.keyId === k.id);
     expect(events.map((e) => e.eventType)).toEqual(['org.api_key.created', 'org.api_key.rotated', 'org.api_key.revoked']);
     expect(events[0].businessData).toMatchObject({ keyId: k.id, name: 'audited', scopes: ['org.project.read'], maxTokenLifetimeSeconds: null });
     const [owner] = await aerie.sql("select id from accounts.accounts where email = 'owner@acme.test'");

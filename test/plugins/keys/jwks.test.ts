@@ -3,7 +3,9 @@ import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify } from
 import * as client from 'openid-client';
 import * as oauth from 'oauth4webapi';
 import type { TestAerie } from '../../helpers/harness.ts';
-import { auditEvents, createKey, createOrg, decodeJwt, listKeys, startWithDirectory, tokenFor, type TestOrg } from './keys-helpers.ts';
+import { createKey, decodeJwt, listKeys, startWithDirectory, tokenFor } from '../../helpers/api-keys.ts';
+import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
+import { auditEvents } from '../../helpers/audit-events.ts';
 
 describe('keys: each organization is an issuer with a JWKS (real clients over HTTP)', () => {
   let aerie: TestAerie;
@@ -24,7 +26,7 @@ describe('keys: each organization is an issuer with a JWKS (real clients over HT
 
   beforeAll(async () => {
     aerie = await startWithDirectory({ env: { AERIE_BASE_URL: BASE_URL } });
-    acme = await createOrg(aerie, 'owner@acme.test', 'acme');
+    acme = await signInWithOrg(aerie, 'owner@acme.test', 'acme');
     key = await createKey(aerie, acme, { scopes: ['org.api_key.list'] });
     issuer = `${aerie.kernel.config.baseUrl}/api/public/orgs/acme`;
     audience = `${aerie.kernel.config.baseUrl}/api/org/acme`;
@@ -104,7 +106,7 @@ describe('keys: each organization is an issuer with a JWKS (real clients over HT
     expect(res.body.kid).not.toBe(oldKid);
     const jwks = await aerie.request('GET', '/api/public/orgs/acme/.well-known/jwks.json');
     expect(jwks.body.keys.map((k: { kid: string }) => k.kid)).toEqual([res.body.kid]);
-    const rotatedEvents = (await auditEvents(aerie, acme.id)).filter((e) => e.eventType === 'org.signing_key.rotated');
+    const rotatedEvents = (await auditEvents(aerie, { id: acme.id })).filter((e) => e.eventType === 'org.signing_key.rotated');
     expect(rotatedEvents.map((e) => e.businessData)).toEqual([{ kid: res.body.kid, retiredKid: oldKid }]);
 
     const remote = remoteJwks(`${issuer}/.well-known/jwks.json`);
@@ -116,9 +118,9 @@ describe('keys: each organization is an issuer with a JWKS (real clients over HT
   });
 
   it('creates a signing key on first need for organizations that have none (made before the plugin)', async () => {
-    const legacy = await createOrg(aerie, 'owner@legacy.test', 'legacy');
+    const legacy = await signInWithOrg(aerie, 'owner@legacy.test', 'legacy');
     const legacyKey = await createKey(aerie, legacy, { scopes: ['org.api_key.list'] });
-    const other = await createOrg(aerie, 'owner@older.test', 'older');
+    const other = await signInWithOrg(aerie, 'owner@older.test', 'older');
     await aerie.sql('delete from keys.signing_keys where org_id in (?, ?)', [legacy.id, other.id]);
 
     const token = await tokenFor(aerie, legacy, legacyKey.value);

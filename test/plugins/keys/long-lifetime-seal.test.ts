@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestAerie } from '../../helpers/harness.ts';
 import { addSealPasskey, authenticatorFor, signStepUp } from '../../helpers/passkey-flows.ts';
 import type { SoftAuthenticator } from '../../helpers/soft-authenticator.ts';
-import { auditEvents, createOrg, decodeJwt, requestToken, startWithDirectory, type TestOrg } from './keys-helpers.ts';
+import { decodeJwt, requestToken, startWithDirectory } from '../../helpers/api-keys.ts';
+import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
+import { auditEvents } from '../../helpers/audit-events.ts';
 
 const PURPOSE = 'api_key.long_lifetime';
 
@@ -19,8 +21,8 @@ describe('keys: a ceiling above 300 s needs the owner and a passkey seal (spec 0
 
   beforeAll(async () => {
     aerie = await startWithDirectory();
-    acme = await createOrg(aerie, 'owner@acme.test', 'acme');
-    await createOrg(aerie, 'owner@globex.test', 'globex');
+    acme = await signInWithOrg(aerie, 'owner@acme.test', 'acme');
+    await signInWithOrg(aerie, 'owner@globex.test', 'globex');
     admin = await aerie.signIn('admin@acme.test');
     await aerie.sql(`insert into orgs.memberships (id, org_id, account_id, role, status, created_at, updated_at)
       select gen_random_uuid(), ?, id, 'Admin', 'active', now(), now() from accounts.accounts where email = 'admin@acme.test'`, [acme.id]);
@@ -73,7 +75,7 @@ describe('keys: a ceiling above 300 s needs the owner and a passkey seal (spec 0
     const res = await create(acme.owner, { assertionResponseJson: assertion });
     expect(res.status).toBe(201);
     expect(res.body.maxTokenLifetimeSeconds).toBe(86400);
-    const [created] = (await auditEvents(aerie, acme.id)).filter((e) => e.eventType === 'org.api_key.created' && e.businessData.keyId === res.body.id);
+    const [created] = (await auditEvents(aerie, { id: acme.id })).filter((e) => e.eventType === 'org.api_key.created' && e.businessData.keyId === res.body.id);
     expect(created.businessData).toMatchObject({ maxTokenLifetimeSeconds: 86400, _humanSeal: { credentialId: expect.any(String), userId: expect.any(String) } });
     const replay = await create(acme.owner, { assertionResponseJson: assertion });
     expect(replay.status).toBe(401);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestAerie } from '../../helpers/harness.ts';
-import { createKey, createOrg, decodeJwt, listKeys, requestToken, startWithDirectory, tokenFor, type TestOrg } from './keys-helpers.ts';
+import { createKey, decodeJwt, listKeys, requestToken, startWithDirectory, tokenFor } from '../../helpers/api-keys.ts';
+import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
 
 describe('keys: POST /api/m2m/token', () => {
   let aerie: TestAerie;
@@ -10,8 +11,8 @@ describe('keys: POST /api/m2m/token', () => {
 
   beforeAll(async () => {
     aerie = await startWithDirectory();
-    acme = await createOrg(aerie, 'owner@acme.test', 'acme');
-    globex = await createOrg(aerie, 'owner@globex.test', 'globex');
+    acme = await signInWithOrg(aerie, 'owner@acme.test', 'acme');
+    globex = await signInWithOrg(aerie, 'owner@globex.test', 'globex');
     key = await createKey(aerie, acme, { scopes: ['org.api_key.list', 'org.project.*'] });
   });
   afterAll(() => aerie?.close());

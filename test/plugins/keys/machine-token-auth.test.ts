@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../core/clock.ts';
 import type { TestAerie } from '../../helpers/harness.ts';
 import type { SigningKeysService } from '../../../plugins/keys/api.ts';
-import { createKey, createOrg, decodeJwt, listKeys, startWithDirectory, tokenFor, type TestOrg } from './keys-helpers.ts';
+import { createKey, decodeJwt, listKeys, startWithDirectory, tokenFor } from '../../helpers/api-keys.ts';
+import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
 
 const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
 
@@ -18,8 +19,8 @@ describe('keys: machine tokens on /api/org/{slug}/* (spec 01 "Machine token rule
 
   beforeAll(async () => {
     aerie = await startWithDirectory({ clock });
-    acme = await createOrg(aerie, 'owner@acme.test', 'acme');
-    globex = await createOrg(aerie, 'owner@globex.test', 'globex');
+    acme = await signInWithOrg(aerie, 'owner@acme.test', 'acme');
+    globex = await signInWithOrg(aerie, 'owner@globex.test', 'globex');
     acmeKey = await createKey(aerie, acme, { scopes: ['org.api_key.list'] });
     globexKey = await createKey(aerie, globex, { scopes: ['org.api_key.list'] });
     signingKeys = aerie.kernel.container.resolve<SigningKeysService>('keys.signingKeys');

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestAerie } from '../../helpers/harness.ts';
 import { Kernel } from '../../../core/kernel.ts';
 import type { KeyStatusService } from '../../../plugins/keys/key-status.service.ts';
-import { createKey, createOrg, FIXTURE_PLUGINS, startWithDirectory, tokenFor, type TestOrg } from './keys-helpers.ts';
+import { createKey, FIXTURE_PLUGINS, startWithDirectory, tokenFor } from '../../helpers/api-keys.ts';
+import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
 
 /**
  * Two Aerie processes (kernels) on one PostgreSQL server: a revocation or rotation made through one
@@ -34,7 +35,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('keys: revocation across process
 
   beforeAll(async () => {
     first = await startWithDirectory();
-    acme = await createOrg(first, 'owner@acme.test', 'acme');
+    acme = await signInWithOrg(first, 'owner@acme.test', 'acme');
     secondDir = mkdtempSync(join(tmpdir(), 'aerie-second-'));
     second = await Kernel.boot({
       cwd: secondDir,

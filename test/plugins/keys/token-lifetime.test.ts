@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestAerie } from '../../helpers/harness.ts';
 import { issuedLifetime, revocationMarkerSeconds } from '../../../plugins/keys/token-lifetime.ts';
-import { createKey, createOrg, decodeJwt, requestToken, setCeiling, startWithDirectory, type TestOrg } from './keys-helpers.ts';
+import { createKey, decodeJwt, requestToken, setCeiling, startWithDirectory } from '../../helpers/api-keys.ts';
+import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
 
 /** spec 01 "Machine token rules" 3, row by row: [lifetimeSeconds, key ceiling, issued]. */
 const SPEC_TABLE: Array<[number | undefined, number | null, number]> = [
@@ -42,7 +43,7 @@ describe('keys: machine-token lifetime (spec 01 "Machine token rules" 3)', () =>
 
     beforeAll(async () => {
       aerie = await startWithDirectory();
-      org = await createOrg(aerie, 'owner@lifetime.test', 'lifetime');
+      org = await signInWithOrg(aerie, 'owner@lifetime.test', 'lifetime');
       key = await createKey(aerie, org);
     });
     afterAll(() => aerie?.close());

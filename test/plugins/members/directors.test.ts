@@ -3,7 +3,9 @@ import type { TestAerie } from '../../helpers/harness.ts';
 import { addPasskey, authenticatorFor, signStepUp } from '../../helpers/passkey-flows.ts';
 import type { SoftAuthenticator } from '../../helpers/soft-authenticator.ts';
 import { fixtureState } from './fixtures/members-fixture/index.ts';
-import { assign, auditEvents, createOrg, invitationToken, invite, joinOrg, roleId, startMembers } from './members-helpers.ts';
+import { assign, invitationToken, invite, joinOrg, roleId, startMembers } from '../../helpers/org-members.ts';
+import { createOrg } from '../../helpers/orgs.ts';
+import { auditEvents } from '../../helpers/audit-events.ts';
 
 const PURPOSE = 'board.member.change';
 
@@ -71,7 +73,7 @@ describe('members: director invitations (board seal, organization type, company-
     const replay = await invite(aerie, owner, 'corp', { Email: 'dora@example.com', RoleId: director, SealAssertionJson });
     expect(replay.body).toMatchObject({ error: 'STEPUP_FAILED' });
     // The sealed event carries the human seal marker the kernel adds for sealed requests.
-    const [event] = (await auditEvents(aerie, 'corp', 'org.member.invited')).filter((e) => e.businessData.email === 'dora@example.com');
+    const [event] = (await auditEvents(aerie, { slug: 'corp' }, 'org.member.invited')).filter((e) => e.businessData.email === 'dora@example.com');
     const [{ id: olga }] = await aerie.sql("select id from accounts.accounts where email = 'olga@acme.example'");
     expect(event.businessData).toMatchObject({ roleKey: 'ORG_DIRECTOR', boardChairman: true, boardSharePercent: 12.5, sealEmail: 'olga@acme.example', _humanSeal: { userId: olga } });
   });
@@ -91,7 +93,7 @@ describe('members: director invitations (board seal, organization type, company-
       connectedIdId: res.body.Member.ConnectedIdId, roleKey: 'ORG_DIRECTOR', boardChairman: true, boardSharePercent: 12.5,
     })]);
     expect((await aerie.request('GET', '/api/org/corp/rbac-fixture/business', { token: dora })).status).toBe(200);
-    expect((await auditEvents(aerie, 'corp', 'org.member.director_accepted')).map((e) => e.businessData)).toEqual([
+    expect((await auditEvents(aerie, { slug: 'corp' }, 'org.member.director_accepted')).map((e) => e.businessData)).toEqual([
       expect.objectContaining({ connectedIdId: res.body.Member.ConnectedIdId, roleKey: 'ORG_DIRECTOR', boardChairman: true }),
     ]);
     const members = await aerie.request('GET', '/api/org/corp/members', { token: owner });

@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestAerie } from '../../helpers/harness.ts';
 import { ManualClock } from '../../../core/clock.ts';
-import { auditEvents, createOrg, customRole, invitationMails, invitationToken, invite, joinOrg, roleId, startMembers } from './members-helpers.ts';
+import { customRole, invitationMails, invitationToken, invite, joinOrg, roleId, startMembers } from '../../helpers/org-members.ts';
+import { createOrg } from '../../helpers/orgs.ts';
+import { auditEvents } from '../../helpers/audit-events.ts';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const DAY = 86400;
@@ -173,14 +175,14 @@ describe('members: invitations (send, resend, cancel, accept, decline, accept-wi
     const sent = await invite(aerie, owner, 'acme', { Email: 'quick@example.com', RoleId: guestRole });
     const resend = () => aerie.request('POST', '/api/org/acme/members/invite/resend', { token: owner, body: { InvitationId: sent.body.InvitationId } });
     const before = await row(sent.body.InvitationId);
-    const eventsBefore = (await auditEvents(aerie, 'acme', 'org.member.invitation_resent')).length;
+    const eventsBefore = (await auditEvents(aerie, { slug: 'acme' }, 'org.member.invitation_resent')).length;
     clock.advance(45);
     const early = await resend();
     expect(early.status).toBe(429);
     expect(early.body).toMatchObject({ error: 'RATE_LIMITED', retryAfterSeconds: 15 });
     expect(await row(sent.body.InvitationId)).toEqual(before);
     expect(invitationMails(aerie, 'quick@example.com')).toHaveLength(1);
-    expect(await auditEvents(aerie, 'acme', 'org.member.invitation_resent')).toHaveLength(eventsBefore);
+    expect(await auditEvents(aerie, { slug: 'acme' }, 'org.member.invitation_resent')).toHaveLength(eventsBefore);
     clock.advance(15);
     const ok = await resend();
     expect(ok.status).toBe(200);
@@ -267,18 +269,18 @@ describe('members: invitations (send, resend, cancel, accept, decline, accept-wi
   });
   it('records every step on the audit chain (org.member.invited with the inviter as actor, …)', async () => {
     const [{ id: ownerAccount }] = await aerie.sql("select id from accounts.accounts where email = 'owner@acme.example'");
-    const [first] = await auditEvents(aerie, 'acme', 'org.member.invited');
+    const [first] = await auditEvents(aerie, { slug: 'acme' }, 'org.member.invited');
     expect(first).toEqual({
       eventType: 'org.member.invited', actorType: 'account', actorId: ownerAccount,
       businessData: expect.objectContaining({ email: 'ann@example.com', roleId: guestRole, roleKey: 'ORG_GUEST', invitationId: expect.any(String) }),
     });
-    const types = new Set((await auditEvents(aerie, 'acme')).map((e) => e.eventType));
+    const types = new Set((await auditEvents(aerie, { slug: 'acme' })).map((e) => e.eventType));
     for (const t of ['org.member.invitation_resent', 'org.member.invitation_cancelled', 'org.member.invitation_accepted', 'org.member.invitation_declined', 'org.member.invitation_expired', 'org.role.assigned', 'org.member.revoked']) {
       expect(types).toContain(t);
     }
-    const accepted = (await auditEvents(aerie, 'acme', 'org.member.invitation_accepted')).find((e) => e.businessData.roleKey === 'ORG_GUEST');
+    const accepted = (await auditEvents(aerie, { slug: 'acme' }, 'org.member.invitation_accepted')).find((e) => e.businessData.roleKey === 'ORG_GUEST');
     expect(accepted).toMatchObject({ actorType: 'account', businessData: { membershipType: 'Guest' } });
     // Refused requests leave no event.
-    expect((await auditEvents(aerie, 'acme', 'org.member.invited')).every((e) => e.businessData.email !== 'x@example.com')).toBe(true);
+    expect((await auditEvents(aerie, { slug: 'acme' }, 'org.member.invited')).every((e) => e.businessData.email !== 'x@example.com')).toBe(true);
   });
 });

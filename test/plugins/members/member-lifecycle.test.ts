@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestAerie } from '../../helpers/harness.ts';
-import { assign, auditEvents, createOrg, customRole, invitationToken, invite, joinOrg, roleId, startMembers } from './members-helpers.ts';
+import { assign, customRole, invitationToken, invite, joinOrg, roleId, startMembers } from '../../helpers/org-members.ts';
+import { createOrg } from '../../helpers/orgs.ts';
+import { auditEvents } from '../../helpers/audit-events.ts';
 
 describe('members: edit, suspend, revoke, delete', () => {
   let aerie: TestAerie;
@@ -123,7 +125,7 @@ describe('members: edit, suspend, revoke, delete', () => {
     expect((await assign(aerie, owner, 'acme', lister, id)).body).toMatchObject({ error: 'MEMBER_NOT_ACTIVE', status: 'suspended' });
   });
   it('records suspend, re-activation, revoke, delete and edits on the audit chain', async () => {
-    const events = await auditEvents(aerie, 'acme', 'org.member.suspended', 'org.member.reactivated', 'org.member.revoked', 'org.member.deleted', 'org.member.updated');
+    const events = await auditEvents(aerie, { slug: 'acme' }, 'org.member.suspended', 'org.member.reactivated', 'org.member.revoked', 'org.member.deleted', 'org.member.updated');
     const types = new Set(events.map((e) => e.eventType));
     expect(types).toEqual(new Set(['org.member.suspended', 'org.member.reactivated', 'org.member.revoked', 'org.member.deleted', 'org.member.updated']));
     expect(events.find((e) => e.eventType === 'org.member.updated' && e.businessData.role === 'Admin')).toMatchObject({ businessData: { changes: expect.arrayContaining(['Role']) } });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestAerie } from '../../helpers/harness.ts';
-import { createKey, createOrg, startWithDirectory, type TestOrg } from '../keys/keys-helpers.ts';
+import { createKey, startWithDirectory } from '../../helpers/api-keys.ts';
+import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
 
 /** Adds `email` (signed in first) to an organization with a role and status (test set-up). */
 async function addMember(aerie: TestAerie, org: TestOrg, email: string, role: string, status = 'active'): Promise<void> {
@@ -24,9 +25,9 @@ describe('public-api: /api/public/v1 with organization API keys', () => {
 
   beforeAll(async () => {
     aerie = await startWithDirectory();
-    acme = await createOrg(aerie, 'Ann@Acme.test', 'acme');
-    acmeTwo = await createOrg(aerie, 'ann@acme.test', 'acme-two');
-    globex = await createOrg(aerie, 'gus@globex.test', 'globex');
+    acme = await signInWithOrg(aerie, 'Ann@Acme.test', 'acme');
+    acmeTwo = await signInWithOrg(aerie, 'ann@acme.test', 'acme-two');
+    globex = await signInWithOrg(aerie, 'gus@globex.test', 'globex');
     key = await createKey(aerie, acme, { name: 'partner', scopes: ['org.api_key.list'] });
     globexKey = await createKey(aerie, globex);
     await aerie.request('PUT', `/api/test-directory/app-groups/${acme.id}/ag-web`, {});

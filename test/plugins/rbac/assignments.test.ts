@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestAerie } from '../../helpers/harness.ts';
-import { assign, createOrg, customRole, joinOrg, roleId, startMembers } from '../members/members-helpers.ts';
+import { assign, customRole, joinOrg, roleId, startMembers } from '../../helpers/org-members.ts';
+import { createOrg } from '../../helpers/orgs.ts';
 
 describe('rbac: assignments, snapshots, the guest compile table and the permission check', () => {
   let aerie: TestAerie;

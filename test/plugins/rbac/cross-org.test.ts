@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestAerie } from '../../helpers/harness.ts';
-import { assign, createOrg, customRole, invitationToken, invite, joinOrg, roleId, startMembers } from '../members/members-helpers.ts';
+import { assign, customRole, invitationToken, invite, joinOrg, roleId, startMembers } from '../../helpers/org-members.ts';
+import { createOrg } from '../../helpers/orgs.ts';
 
 /**
  * Every members and rbac route, called by the Owner of `acme` with ids that belong to `globex`:

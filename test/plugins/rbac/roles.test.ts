@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestAerie } from '../../helpers/harness.ts';
 import { presetRoleId } from '../../../plugins/rbac/presets.ts';
-import { createOrg, customRole, joinOrg, rolesByKey, startMembers } from '../members/members-helpers.ts';
+import { customRole, joinOrg, rolesByKey, startMembers } from '../../helpers/org-members.ts';
+import { createOrg } from '../../helpers/orgs.ts';
 
 const PRESETS: Record<string, string[]> = {
   ORG_DIRECTOR: ['org.meeting.list', 'org.meeting.read', 'view.business'],

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestAerie } from '../../helpers/harness.ts';
-import { assign, auditEvents, createOrg, customRole, invite, joinOrg, startMembers } from '../members/members-helpers.ts';
+import { assign, customRole, invite, joinOrg, startMembers } from '../../helpers/org-members.ts';
+import { createOrg } from '../../helpers/orgs.ts';
+import { auditEvents } from '../../helpers/audit-events.ts';
 
 /** The spec's forbidden pairs. @see spec 01 "Role and permission" */
 const PAIRS = [
@@ -39,9 +41,9 @@ describe('rbac: separation of duties', () => {
     expect(res.body.message).toContain(a);
     expect(await assignments(id)).not.toContain(second);
     // The refusal is sealed although the assignment rolled back; the assignment itself left no event.
-    const blocked = (await auditEvents(aerie, 'acme', 'auth.sod.assignment_blocked')).filter((e) => e.businessData.connectedIdId === id);
+    const blocked = (await auditEvents(aerie, { slug: 'acme' }, 'auth.sod.assignment_blocked')).filter((e) => e.businessData.connectedIdId === id);
     expect(blocked).toEqual([expect.objectContaining({ actorType: 'account', businessData: expect.objectContaining({ roleId: second, pairs: [{ a, b, introduced: true }] }) })]);
-    expect((await auditEvents(aerie, 'acme', 'org.role.assigned')).filter((e) => e.businessData.roleId === second)).toEqual([]);
+    expect((await auditEvents(aerie, { slug: 'acme' }, 'org.role.assigned')).filter((e) => e.businessData.roleId === second)).toEqual([]);
   });
 
   it.each(PAIRS)('refuses one role holding %s and %s, at assignment and already at invitation', async (a, b) => {
@@ -82,11 +84,11 @@ describe('rbac: separation of duties', () => {
     expect(clean.body.conflicts.filter((c: { connectedIdId: string }) => c.connectedIdId === id)).toEqual([]);
 
     await aerie.request('PATCH', `/api/org/acme/members/${id}`, { token: owner, body: { Role: 'Member' } });
-    const detectedBefore = (await auditEvents(aerie, 'acme', 'auth.sod.conflict_detected')).length;
+    const detectedBefore = (await auditEvents(aerie, { slug: 'acme' }, 'auth.sod.conflict_detected')).length;
     const report = await aerie.request('GET', '/api/org/acme/roles/sod-report', { token: owner });
     expect(report.status).toBe(200);
     // A scan seals one auth.sod.conflict_detected per finding.
-    const detected = (await auditEvents(aerie, 'acme', 'auth.sod.conflict_detected')).slice(detectedBefore);
+    const detected = (await auditEvents(aerie, { slug: 'acme' }, 'auth.sod.conflict_detected')).slice(detectedBefore);
     expect(detected).toHaveLength(report.body.conflicts.length);
     expect(detected.map((e) => e.businessData)).toContainEqual(expect.objectContaining({ connectedIdId: id, a: 'org.member.invite', b: 'org.member.revoke' }));
     expect(report.body.isValid).toBe(false);
@@ -109,6 +111,6 @@ describe('rbac: separation of duties', () => {
     await createOrg(aerie, owner, 'clean');
     const res = await aerie.request('GET', '/api/org/clean/roles/sod-report', { token: owner });
     expect(res.body).toEqual({ isValid: true, conflicts: [] });
-    expect(await auditEvents(aerie, 'clean', 'auth.sod.conflict_detected')).toEqual([]);
+    expect(await auditEvents(aerie, { slug: 'clean' }, 'auth.sod.conflict_detected')).toEqual([]);
   });
 });

@@ -1,14 +1,19 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TestAerie, type StartOptions, type TestResponse } from '../../helpers/harness.ts';
-import { mailsTo } from '../../helpers/mail.ts';
+import { TestAerie, type StartOptions, type TestResponse } from './harness.ts';
+import { mailsTo } from './mail.ts';
 
-const here = fileURLToPath(new URL('.', import.meta.url));
+const plugins = fileURLToPath(new URL('../plugins/', import.meta.url));
+
+/**
+ * Helpers for suites that need organization members: the members and rbac suites (invite, join,
+ * roles, assignments).
+ */
 
 /** Folder of the members test fixture plugin (verified domains, director hook). */
-export const MEMBERS_FIXTURE = join(here, 'fixtures');
+export const MEMBERS_FIXTURE = join(plugins, 'members', 'fixtures');
 /** Folder of the rbac test fixture plugin (scopes of plugins not built yet, checking routes). */
-export const RBAC_FIXTURE = join(here, '..', 'rbac', 'fixtures');
+export const RBAC_FIXTURE = join(plugins, 'rbac', 'fixtures');
 
 /**
  * Starts Aerie with accounts, orgs, rbac, members and both fixture plugins. Sessions live 30 days
@@ -25,13 +30,6 @@ export function startMembers(options: StartOptions = {}): Promise<TestAerie> {
       ...options.env,
     },
   });
-}
-
-/** Creates an organization (201) and returns its id. */
-export async function createOrg(aerie: TestAerie, token: string, slug: string, type: 'Standard' | 'Corporation' | 'Project' = 'Standard'): Promise<string> {
-  const res = await aerie.request('POST', '/api/org/create', { token, body: { name: `Org ${slug}`, slug, type } });
-  if (res.status !== 201) throw new Error(`create org: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.id as string;
 }
 
 /** Roles of `slug` by key (including inactive ones). */
@@ -94,27 +92,4 @@ export async function joinOrg(aerie: TestAerie, ownerToken: string, slug: string
 /** `POST /api/org/{slug}/roles/{roleId}/members`. */
 export function assign(aerie: TestAerie, token: string, slug: string, role: string, ConnectedIdId: string, Variables?: Record<string, string>): Promise<TestResponse> {
   return aerie.request('POST', `/api/org/${slug}/roles/${role}/members`, { token, body: { ConnectedIdId, ...(Variables ? { Variables } : {}) } });
-}
-
-/** An audit event as stored (outbox, or the sealed chain once a sealer drained it). */
-export interface StoredAuditEvent {
-  eventType: string;
-  actorType: string;
-  actorId: string | null;
-  businessData: Record<string, any>;
-}
-
-/** Audit events of organization `slug` of the given types, oldest first (outbox and sealed chain). */
-export async function auditEvents(aerie: TestAerie, slug: string, ...types: string[]): Promise<StoredAuditEvent[]> {
-  const rows = await aerie.sql(
-    `select event_type, actor_type, actor_id, business_data, occurred_at, k from (
-       select e.event_type, e.actor_type, e.actor_id, e.business_data, e.occurred_at, e.org_id, lpad(e.position::text, 20, '0') as k from core.audit_outbox e
-       union all
-       select e.event_type, e.actor_type, e.actor_id, e.business_data, e.occurred_at, e.org_id, lpad(e.seq::text, 20, '0') from core.audit_events e
-     ) x join orgs.organizations o on o.id = x.org_id where o.slug = ? order by x.occurred_at, x.k`,
-    [slug],
-  );
-  return rows
-    .filter((r) => types.length === 0 || types.includes(r.event_type))
-    .map((r) => ({ eventType: r.event_type, actorType: r.actor_type, actorId: r.actor_id, businessData: r.business_data }));
 }

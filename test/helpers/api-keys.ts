@@ -1,28 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import { TestAerie, type StartOptions } from '../../helpers/harness.ts';
+import { TestAerie, type StartOptions } from './harness.ts';
+import type { TestOrg } from './orgs.ts';
 
 /** Folder of the test double plugin that answers for service accounts and app groups. */
-export const FIXTURE_PLUGINS = fileURLToPath(new URL('./fixtures', import.meta.url));
+export const FIXTURE_PLUGINS = fileURLToPath(new URL('../plugins/keys/fixtures', import.meta.url));
 
 /** Starts Aerie with every plugin plus the directory test double. */
 export function startWithDirectory(options: StartOptions = {}): Promise<TestAerie> {
   return TestAerie.start({ ...options, env: { AERIE_PLUGIN_PATHS: FIXTURE_PLUGINS, ...options.env } });
-}
-
-/** An organization with its owner's session token. */
-export interface TestOrg {
-  id: string;
-  slug: string;
-  owner: string;
-}
-
-/** Signs `email` in and creates organization `slug` owned by it. */
-export async function createOrg(aerie: TestAerie, email: string, slug: string): Promise<TestOrg> {
-  const owner = await aerie.signIn(email);
-  const res = await aerie.request('POST', '/api/org/create', { token: owner, body: { name: `Org ${slug}`, slug } });
-  expect(res.status).toBe(201);
-  return { id: res.body.id, slug, owner };
 }
 
 /** Creates an API key through the dashboard route; returns its id and value. */
@@ -61,11 +47,4 @@ export function decodeJwt(token: string): { header: Record<string, any>; claims:
 /** `GET /api/org/{slug}/settings/keys/api-keys` with a bearer token: the machine-token probe route. */
 export function listKeys(aerie: TestAerie, slug: string, token: string) {
   return aerie.request('GET', `/api/org/${slug}/settings/keys/api-keys`, { token });
-}
-
-/** An organization's audit events, pending in the outbox or already sealed, oldest first. */
-export async function auditEvents(aerie: TestAerie, orgId: string): Promise<Array<{ eventType: string; actorType: string; actorId: string; businessData: any }>> {
-  const rows = await aerie.sql(`select event_type, actor_type, actor_id, business_data, occurred_at from core.audit_outbox where org_id = ?
-    union all select event_type, actor_type, actor_id, business_data, occurred_at from core.audit_events where org_id = ? order by occurred_at`, [orgId, orgId]);
-  return rows.map((r) => ({ eventType: r.event_type, actorType: r.actor_type, actorId: r.actor_id, businessData: r.business_data }));
 }
