@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { TestAerie } from '../../helpers/harness.ts';
+import { Command } from 'commander';
 import { BootError } from '../../../core/plugins/boot-error.ts';
+import { ConfigError, loadConfig } from '../../../core/config/load-config.ts';
+import helloPartner from '../../fixtures/partner-plugin/hello-partner/index.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url));
 
@@ -77,6 +80,47 @@ describe('a partner plugin loaded from AERIE_PLUGIN_PATHS', () => {
     const ref = path.post.requestBody.content['application/json'].schema.$ref as string;
     expect(ref).toBe('#/components/schemas/hello-partner.greeting.body');
     expect(res.body.components.schemas['hello-partner.greeting.body']).toMatchObject({ $id: 'hello-partner/greeting.body', required: ['message'] });
+  });
+});
+
+describe('a partner plugin: its configuration keys and its command', () => {
+  let aerie: TestAerie;
+  beforeAll(async () => {
+    aerie = await TestAerie.start({ plugins: ['accounts', 'hello-partner'], env: { AERIE_PLUGIN_PATHS: fixture('partner-plugin'), HELLO_PARTNER_LIST_LIMIT: '2' } });
+  });
+  afterAll(() => aerie?.close());
+
+  it('receives its own validated configuration (HELLO_PARTNER_LIST_LIMIT=2 caps the list)', async () => {
+    const ann = await aerie.signIn('ann@example.com');
+    for (const message of ['one', 'two', 'three']) expect((await aerie.request('POST', '/api/hello-partner/greetings', { token: ann, body: { message } })).status).toBe(201);
+    const list = await aerie.request('GET', '/api/hello-partner/greetings', { token: ann });
+    expect(list.body.greetings.map((g: { message: string }) => g.message)).toEqual(['one', 'two']);
+  });
+
+  it('stops boot with one line naming its key and variable when the value is invalid', () => {
+    let err: unknown;
+    try {
+      loadConfig({ env: { AERIE_PLUGIN_PATHS: fixture('partner-plugin'), HELLO_PARTNER_LIST_LIMIT: '0' } });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toBe('invalid config: helloPartner.listLimit must be >= 1 (from HELLO_PARTNER_LIST_LIMIT)');
+    // Without the plugin, nobody reads the variable.
+    expect(() => loadConfig({ env: { HELLO_PARTNER_LIST_LIMIT: '0' } })).not.toThrow();
+  });
+
+  it('adds its command to the aerie program through its commands hook', async () => {
+    let out = '';
+    const program = new Command('aerie').exitOverride().configureOutput({ writeOut: (s) => (out += s), writeErr: (s) => (out += s) });
+    helloPartner.commands!(program, {
+      config: aerie.kernel.config, pluginConfig: () => ({}) as never, crypto: () => { throw new Error('not used'); },
+      boot: async () => ({ resolve: (ref) => aerie.kernel.container.resolve(ref.id), close: async () => {} }),
+    });
+    await program.parseAsync(['node', 'aerie', 'hello-partner', 'count']);
+    const [{ n }] = await aerie.sql('select count(*)::int as n from hello_partner.greetings');
+    expect(n).toBe(3);
+    expect(out).toBe('3 greetings\n');
   });
 });
 
