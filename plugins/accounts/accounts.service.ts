@@ -3,10 +3,11 @@ import type { Knex } from 'knex';
 import { coreRefs, inject, injectable, notFound, type AerieConfig, type Clock, type Database, type EventBus } from '../../core/index.ts';
 import { AccountModel } from './models/account.model.ts';
 import type { AccountDto } from './api.ts';
+import type { AccountsService as AccountsServiceApi } from './service-interfaces.ts';
 
 /** `accounts.accounts`: reads and changes accounts. */
 @injectable()
-export class AccountsService {
+export class AccountsService implements AccountsServiceApi {
   constructor(
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.config.id) private readonly config: AerieConfig,

@@ -3,13 +3,11 @@
  * (A plugin imports only another plugin's `api.ts`, never its other files.)
  */
 import { createExtensionPoint, createServiceRef } from '../../core/index.ts';
-import type { AccountsService } from './accounts.service.ts';
-import type { SessionsService } from './sessions.service.ts';
-import type { PersonalSealsService } from './personal-seals.service.ts';
+import type { AccountsService, SessionsService, PersonalSealsService } from './service-interfaces.ts';
 
-export type { AccountsService } from './accounts.service.ts';
-export type { SessionsService } from './sessions.service.ts';
-export type { PersonalSealsService, PersonalSealDto } from './personal-seals.service.ts';
+export type { AccountsService, SessionsService, PersonalSealsService, AccountRecord } from './service-interfaces.ts';
+
+export type { PersonalSealDto } from './personal-seals.service.ts';
 
 /** An account as clients see it. */
 export interface AccountDto {

@@ -5,6 +5,7 @@ import { internalRefs } from './internal-refs.ts';
 import type { PasskeysRepository } from './passkeys.repository.ts';
 import { shortFingerprint } from './relying-party.ts';
 import { accountsErrors } from './errors.ts';
+import type { PersonalSealsService as PersonalSealsServiceApi } from './service-interfaces.ts';
 
 /** The passkey an account bound as its personal seal. @see spec 01 "Account", "Organization (public DTO)" */
 export interface PersonalSealDto {
@@ -20,7 +21,7 @@ export interface PersonalSealDto {
  * one — the owner's half of an organization's `ready`.
  */
 @injectable()
-export class PersonalSealsService {
+export class PersonalSealsService implements PersonalSealsServiceApi {
   constructor(
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.clock.id) private readonly clock: Clock,

@@ -1,5 +1,5 @@
 import type { AuthScheme } from '../../core/index.ts';
-import type { SessionsService } from './sessions.service.ts';
+import type { SessionsService } from './service-interfaces.ts';
 
 const SESSION_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 

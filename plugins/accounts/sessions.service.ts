@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { coreRefs, inject, injectable, type AerieConfig, type Clock, type CryptoService, type Database, type Principal } from '../../core/index.ts';
 import { internalRefs, type AccountsConfig } from './internal-refs.ts';
 import { AccountModel, SessionModel } from './models/account.model.ts';
+import type { SessionsService as SessionsServiceApi } from './service-interfaces.ts';
 
 /** Sliding expiry is written at most this often per session (seconds), to keep reads cheap. */
 const TOUCH_INTERVAL_SECONDS = 60;
@@ -12,7 +13,7 @@ const TOUCH_INTERVAL_SECONDS = 60;
  * (`session.idleTtlSeconds`) capped by an absolute one (`session.absoluteTtlSeconds`).
  */
 @injectable()
-export class SessionsService {
+export class SessionsService implements SessionsServiceApi {
   constructor(
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.config.id) private readonly config: AerieConfig,

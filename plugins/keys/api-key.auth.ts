@@ -1,5 +1,5 @@
 import type { AuthScheme } from '../../core/index.ts';
-import type { ApiKeysService } from './api-keys.service.ts';
+import type { ApiKeysService } from './service-interfaces.ts';
 import { API_KEY_PREFIX } from './api-keys.service.ts';
 
 /** Longer header values are cut before hashing (no key is this long; bounds the work). */

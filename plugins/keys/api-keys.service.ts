@@ -8,6 +8,7 @@ import { revocationMarkerSeconds } from './token-lifetime.ts';
 import type { KeyChange, KeyStatusService } from './key-status.service.ts';
 import type { SigningKeysService } from './signing-keys.service.ts';
 import { LruMap } from './lru.ts';
+import type { ApiKeysService as ApiKeysServiceApi } from './service-interfaces.ts';
 
 /** Prefix of every organization API key. @see spec 01 "Organization API key" */
 export const API_KEY_PREFIX = 'ah_live_';
@@ -68,7 +69,7 @@ const ISSUANCE_SQL = `select k.id, k.org_id as "orgId", k.scopes, k.max_token_li
  * @see spec 01 "Organization API key", "Machine token rules"
  */
 @injectable()
-export class ApiKeysService {
+export class ApiKeysService implements ApiKeysServiceApi {
   private readonly byHash = new LruMap<string, KeyRecord>(KEY_CACHE_SIZE);
 
   constructor(

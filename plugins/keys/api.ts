@@ -3,13 +3,10 @@
  * may import. (A plugin imports only another plugin's `api.ts`, never its other files.)
  */
 import { createExtensionPoint, createServiceRef, type Principal } from '../../core/index.ts';
-import type { SigningKeysService } from './signing-keys.service.ts';
-import type { ApiKeysService } from './api-keys.service.ts';
-import type { MachineTokensService } from './machine-tokens.service.ts';
+import type { SigningKeysService, ApiKeysService, MachineTokensService } from './service-interfaces.ts';
 
-export type { SigningKeysService } from './signing-keys.service.ts';
-export type { ApiKeysService } from './api-keys.service.ts';
-export type { MachineTokensService } from './machine-tokens.service.ts';
+export type { SigningKeysService, ApiKeysService, MachineTokensService } from './service-interfaces.ts';
+
 
 /**
  * A machine token on `/api/org/{slug}/*`: `id` is the API key that issued it.

@@ -1,5 +1,5 @@
 import type { AuthScheme } from '../../core/index.ts';
-import type { MachineTokensService } from './machine-tokens.service.ts';
+import type { MachineTokensService } from './service-interfaces.ts';
 
 const ORG_PATH = /^\/api\/org\/([^/]+)(?:\/|$)/;
 const JWT_SHAPE = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;

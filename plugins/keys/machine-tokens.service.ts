@@ -11,6 +11,7 @@ import { JWS_ALG } from './signing-keys.service.ts';
 import { issuedLifetime } from './token-lifetime.ts';
 import { keysErrors } from './errors.ts';
 import type { KeyStatusService } from './key-status.service.ts';
+import type { MachineTokensService as MachineTokensServiceApi } from './service-interfaces.ts';
 
 /** `POST /api/m2m/token` answer. @see spec 01 "Machine token response" */
 export interface MachineTokenResponse {
@@ -62,7 +63,7 @@ const IAT_LEEWAY_SECONDS = 60;
  * @see spec 01 "Machine tokens", "Machine token rules"
  */
 @injectable()
-export class MachineTokensService {
+export class MachineTokensService implements MachineTokensServiceApi {
   private readonly verified = new LruMap<string, VerifiedToken>(VERIFIED_CACHE_SIZE);
 
   constructor(

@@ -7,6 +7,7 @@ import { orgsRefs, type OrganizationsService } from '../orgs/api.ts';
 import { keysInternalRefs } from './internal-refs.ts';
 import { LruMap } from './lru.ts';
 import type { KeyStatusService } from './key-status.service.ts';
+import type { SigningKeysService as SigningKeysServiceApi } from './service-interfaces.ts';
 
 const generateRsa = promisify(generateKeyPair);
 
@@ -72,7 +73,7 @@ interface SigningKeyRow {
  * @see spec 01 "End-user token", "Organization lifecycle and settings" (signing-key/rotate)
  */
 @injectable()
-export class SigningKeysService {
+export class SigningKeysService implements SigningKeysServiceApi {
   private readonly signers = new LruMap<string, Signer>(KEY_CACHE_SIZE);
   private readonly verifiers = new LruMap<string, Verifier>(KEY_CACHE_SIZE);
   /** Active key per organization id, used while the key-status view is in sync. */

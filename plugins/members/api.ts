@@ -3,11 +3,12 @@
  */
 import type { Knex } from 'knex';
 import { createExtensionPoint, createServiceRef } from '../../core/index.ts';
-import type { InvitationsService } from './invitations.service.ts';
-import type { MembersService } from './members.service.ts';
+import type { InvitationsService, MembersService } from './service-interfaces.ts';
 
-export type { InvitationsService, InvitationDto, InvitationStatus } from './invitations.service.ts';
-export type { MembersService, MemberDto } from './members.service.ts';
+export type { InvitationsService, MembersService } from './service-interfaces.ts';
+
+export type { InvitationDto, InvitationStatus } from './invitations.service.ts';
+export type { MemberDto } from './members.service.ts';
 
 /** A director who accepted an invitation: what the board needs to seat them. @see spec 01 "Members" */
 export interface DirectorAccepted {

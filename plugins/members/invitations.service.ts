@@ -13,6 +13,7 @@ import {
   effectiveStatus, INVITATION_TOKEN_BYTES, INVITATION_TTL_SECONDS, invitationDto, RESEND_INTERVAL_SECONDS, type InvitationDto, type InvitationRow,
 } from './invitation-record.ts';
 import { membersErrors } from './errors.ts';
+import type { InvitationsService as InvitationsServiceApi } from './service-interfaces.ts';
 
 export type { InvitationDto, InvitationStatus } from './invitation-record.ts';
 
@@ -44,7 +45,7 @@ type DomainSource = (orgId: string) => Promise<readonly string[]>;
  * @see spec 01 "Members"
  */
 @injectable()
-export class InvitationsService {
+export class InvitationsService implements InvitationsServiceApi {
   constructor(
     @inject(coreRefs.audit.id) private readonly audit: AuditService,
     @inject(coreRefs.db.id) private readonly db: Database,

@@ -4,6 +4,7 @@ import { accountsRefs, type AccountsService } from '../accounts/api.ts';
 import { orgsRefs, type MembershipDto, type MembershipRole, type MembershipsService } from '../orgs/api.ts';
 import { rbacRefs, type AssignmentDto, type AssignmentsService, type MembershipType } from '../rbac/api.ts';
 import { membersErrors } from './errors.ts';
+import type { MembersService as MembersServiceApi } from './service-interfaces.ts';
 
 /** A member as clients see it. @see docs/api/members.md "The member object" */
 export interface MemberDto {
@@ -63,7 +64,7 @@ interface ProfileRow {
  * @see spec 01 "Members"
  */
 @injectable()
-export class MembersService {
+export class MembersService implements MembersServiceApi {
 
   constructor(
     @inject(coreRefs.audit.id) private readonly audit: AuditService,

@@ -5,16 +5,12 @@ import type { Knex } from 'knex';
 import { createExtensionPoint, createServiceRef, type OrgContext } from '../../core/index.ts';
 import type { PlanKey } from './plans.ts';
 import type { MembershipRole } from './memberships.service.ts';
-import type { OrganizationsService } from './organizations.service.ts';
-import type { EntitlementsService } from './entitlements.service.ts';
-import type { MasterSealsService } from './master-seals.service.ts';
-import type { OrgTypeService } from './org-type.service.ts';
-import type { MembershipsService } from './memberships.service.ts';
+import type { OrganizationsService, EntitlementsService, MasterSealsService, OrgTypeService, MembershipsService } from './service-interfaces.ts';
 
-export type { OrganizationsService } from './organizations.service.ts';
-export type { EntitlementsService } from './entitlements.service.ts';
-export type { MasterSealsService, MasterSealDto } from './master-seals.service.ts';
-export type { MembershipsService, MembershipDto, MembershipRole, MembershipStatus } from './memberships.service.ts';
+export type { OrganizationsService, EntitlementsService, MasterSealsService, OrgTypeService, MembershipsService, OrgRecord } from './service-interfaces.ts';
+
+export type { MasterSealDto } from './master-seals.service.ts';
+export type { MembershipDto, MembershipRole, MembershipStatus } from './memberships.service.ts';
 export type { OrgType } from './models/organization.model.ts';
 export type { PlanKey } from './plans.ts';
 

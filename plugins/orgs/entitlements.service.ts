@@ -1,13 +1,14 @@
 import { coreRefs, inject, injectable, type Database } from '../../core/index.ts';
 import { AddonModel, OrganizationModel } from './models/organization.model.ts';
 import { FEATURE_MIN_PLAN, RETENTION_DAYS, planAtLeast, type PlanKey } from './plans.ts';
+import type { EntitlementsService as EntitlementsServiceApi } from './service-interfaces.ts';
 
 /**
  * `orgs.entitlements`: what an organization's plan and add-ons allow. Other plugins ask it
  * (`hasFeature(orgId, 'feature.audit.view_all')`) instead of reading plans themselves.
  */
 @injectable()
-export class EntitlementsService {
+export class EntitlementsService implements EntitlementsServiceApi {
   constructor(@inject(coreRefs.db.id) private readonly db: Database) {}
 
   /** The organization's plan. @throws Error for an unknown organization id. */

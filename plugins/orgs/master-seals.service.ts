@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { calculateJwkThumbprint } from 'jose';
 import { coreRefs, inject, injectable, type Clock, type CryptoService, type Database } from '../../core/index.ts';
 import { MasterSealModel } from './models/organization.model.ts';
+import type { MasterSealsService as MasterSealsServiceApi } from './service-interfaces.ts';
 
 /** Algorithm of every Org Master Seal: ECDSA P-256 with SHA-256 (the curve of passkeys and roost tickets). */
 export const MASTER_SEAL_ALG = 'ES256';
@@ -26,7 +27,7 @@ const aad = (orgId: string) => `orgs.master_seal:${orgId}`;
  * @see spec 01 "Organization (public DTO)"
  */
 @injectable()
-export class MasterSealsService {
+export class MasterSealsService implements MasterSealsServiceApi {
   constructor(
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.crypto.id) private readonly crypto: CryptoService,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { coreRefs, inject, injectable, type Clock, type Database, type EventBus } from '../../core/index.ts';
 import { MembershipModel } from './models/organization.model.ts';
+import type { MembershipsService as MembershipsServiceApi } from './service-interfaces.ts';
 
 /** A membership's role in its organization. @see spec 01 "Members" */
 export type MembershipRole = 'Owner' | 'Admin' | 'Member';
@@ -29,7 +30,7 @@ type Db = Knex | Knex.Transaction;
  * @see spec 01 "Members"
  */
 @injectable()
-export class MembershipsService {
+export class MembershipsService implements MembershipsServiceApi {
   constructor(
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.clock.id) private readonly clock: Clock,

@@ -3,6 +3,7 @@ import { OrganizationModel, type OrgType } from './models/organization.model.ts'
 import { orgsRefs } from './api.ts';
 import type { MasterSealsService, MasterSealDto } from './master-seals.service.ts';
 import { orgsErrors } from './errors.ts';
+import type { OrgTypeService as OrgTypeServiceApi } from './service-interfaces.ts';
 
 /**
  * Changes an organization's type (`POST /api/org/{slug}/upgrade-type`).
@@ -15,7 +16,7 @@ import { orgsErrors } from './errors.ts';
  * - type and seal change in one transaction; `org.type.changed` is emitted when the type changed.
  */
 @injectable()
-export class OrgTypeService {
+export class OrgTypeService implements OrgTypeServiceApi {
   constructor(
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.clock.id) private readonly clock: Clock,

@@ -5,6 +5,7 @@ import { orgsErrors } from './errors.ts';
 import { orgsExtensions, type CreatedOrg, type MembershipRole, type OrgDto, type OrgsContext } from './api.ts';
 import { internalRefs, type OrgsConfig } from './internal-refs.ts';
 import type { PlanKey } from './plans.ts';
+import type { OrganizationsService as OrganizationsServiceApi } from './service-interfaces.ts';
 
 /** Slugs that would collide with fixed `/api/org/…` routes. */
 export const RESERVED_SLUGS = new Set(['create', 'invitation', 'representative', 'otp', 'api', 'admin', 'settings', 'new', 'me', 'public']);
@@ -14,7 +15,7 @@ type ReadinessCheck = (org: { id: string; ownerAccountId: string }) => Promise<b
 
 /** `orgs.organizations`: creating organizations and resolving them for requests. */
 @injectable()
-export class OrganizationsService {
+export class OrganizationsService implements OrganizationsServiceApi {
   constructor(
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(internalRefs.config.id) private readonly config: OrgsConfig,

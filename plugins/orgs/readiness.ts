@@ -1,7 +1,7 @@
 import type { PluginContext } from '../../core/index.ts';
 import type { PersonalSealsService } from '../accounts/api.ts';
 import { orgsExtensions } from './api.ts';
-import type { MasterSealsService } from './master-seals.service.ts';
+import type { MasterSealsService } from './service-interfaces.ts';
 
 /**
  * Wires the Org Master Seal into organization creation and `ready`:

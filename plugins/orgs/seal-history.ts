@@ -1,7 +1,7 @@
 import type { Subscription } from 'rxjs';
 import type { Logger } from 'pino';
 import type { AuditService, Database, EventBus } from '../../core/index.ts';
-import type { OrganizationsService } from './organizations.service.ts';
+import type { OrganizationsService } from './service-interfaces.ts';
 
 /**
  * Copies an account's passkey lifecycle (`seal.lifecycle.registered` / `.revoked`) into the audit

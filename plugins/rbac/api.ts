@@ -2,13 +2,12 @@
  * The rbac plugin's public API: service refs and types other plugins may import.
  */
 import { createServiceRef } from '../../core/index.ts';
-import type { RolesService } from './roles.service.ts';
-import type { AssignmentsService } from './assignments.service.ts';
-import type { PermissionsService } from './permissions.service.ts';
+import type { RolesService, AssignmentsService, PermissionsService } from './service-interfaces.ts';
 
-export type { RolesService, RoleDto, PermissionDto } from './roles.service.ts';
-export type { AssignmentsService, AssignmentDto, MemberAccessDto } from './assignments.service.ts';
-export type { PermissionsService } from './permissions.service.ts';
+export type { RolesService, AssignmentsService, PermissionsService, ScopeCatalogView } from './service-interfaces.ts';
+
+export type { RoleDto, PermissionDto } from './roles.service.ts';
+export type { AssignmentDto, MemberAccessDto } from './assignments.service.ts';
 export type { MembershipType } from './membership-type.ts';
 export { SodConflictError } from './errors.ts';
 export { DIRECTOR_ORG_TYPES, DIRECTOR_ROLE_KEYS, isDirectorRoleId, isDirectorRoleKey, presetRoleId } from './presets.ts';

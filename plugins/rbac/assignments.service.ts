@@ -9,6 +9,7 @@ import { compileTemplates, variablesKey, variablesOf } from './role-compile.ts';
 import { membershipTypeOf, type MembershipType } from './membership-type.ts';
 import { DEFAULT_MEMBER_GRANTS } from './default-grants.ts';
 import { rbacErrors, SodConflictError } from './errors.ts';
+import type { AssignmentsService as AssignmentsServiceApi } from './service-interfaces.ts';
 
 type Db = Knex | Knex.Transaction;
 
@@ -72,7 +73,7 @@ interface AssignmentRow {
  * @see spec 01 "Role and permission", "Roles"
  */
 @injectable()
-export class AssignmentsService {
+export class AssignmentsService implements AssignmentsServiceApi {
 
   constructor(
     @inject(coreRefs.audit.id) private readonly audit: AuditService,

@@ -1,6 +1,7 @@
 import { coreRefs, inject, injectable, permissionDenied, type Database, type OrgContext, type Principal } from '../../core/index.ts';
 import { PermissionSet, type ScopeContext } from '../../core/index.ts';
 import { DEFAULT_MEMBER_GRANTS } from './default-grants.ts';
+import type { PermissionsService as PermissionsServiceApi } from './service-interfaces.ts';
 
 /** Most members' permission sets kept built (by membership id); a hit still reads fresh grants first. */
 export const PERMISSION_SET_CACHE_SIZE = 2048;
@@ -35,7 +36,7 @@ interface CachedSet {
  * @see spec 01 "Role and permission", "Authentication" (fresh permissions), "Errors" (`PERMISSION_DENIED`)
  */
 @injectable()
-export class PermissionsService {
+export class PermissionsService implements PermissionsServiceApi {
   private readonly sets = new Map<string, CachedSet>();
   private last?: CachedSet;
 

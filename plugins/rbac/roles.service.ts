@@ -7,6 +7,7 @@ import { rbacInternalRefs } from './internal-refs.ts';
 import { isPresetKey, PRESET_ROLES, presetRoleId, presetTemplateId } from './presets.ts';
 import { parseTemplate, templateCeiling, variablesOf } from './role-compile.ts';
 import { rbacErrors } from './errors.ts';
+import type { RolesService as RolesServiceApi } from './service-interfaces.ts';
 
 type Db = Knex | Knex.Transaction;
 
@@ -69,7 +70,7 @@ interface TemplateRow {
  * @see spec 01 "Roles", "Role and permission"
  */
 @injectable()
-export class RolesService {
+export class RolesService implements RolesServiceApi {
   /** Organizations known to have their presets (process-local; creation is idempotent anyway). */
   private readonly presetsReady = new Set<string>();
 

@@ -1,7 +1,7 @@
 import { reply, route, type AerieConfig, type Database, type EventBus, type RouteDef } from '../../../core/index.ts';
-import type { AccountsService } from '../accounts.service.ts';
+import type { AccountsService } from '../service-interfaces.ts';
 import type { EmailCodesService } from '../email-codes.service.ts';
-import type { SessionsService } from '../sessions.service.ts';
+import type { SessionsService } from '../service-interfaces.ts';
 import { ACTIVITY, userAgentOf, type ActivityLogService } from '../activity-log.service.ts';
 import { assertSignInOrigin, sessionReply, type SessionMode } from '../session-reply.ts';
 

@@ -1,6 +1,6 @@
 import { notFound, reply, route, type AerieConfig, type Clock, type RouteDef } from '../../../core/index.ts';
-import type { AccountsService } from '../accounts.service.ts';
-import type { SessionsService } from '../sessions.service.ts';
+import type { AccountsService } from '../service-interfaces.ts';
+import type { SessionsService } from '../service-interfaces.ts';
 import type { MeContributor } from '../api.ts';
 import { ME_CACHE_SECONDS, type MeCache } from '../me-cache.ts';
 import { clearSessionCookie } from '../cookie-session.auth.ts';

@@ -1,6 +1,6 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { route, type AerieConfig, type RouteDef } from '../../../core/index.ts';
-import type { AccountsService } from '../accounts.service.ts';
+import type { AccountsService } from '../service-interfaces.ts';
 import type { PasskeySignInService } from '../passkey-sign-in.service.ts';
 import { userAgentOf } from '../activity-log.service.ts';
 import { assertSignInOrigin, sessionReply, type SessionMode } from '../session-reply.ts';

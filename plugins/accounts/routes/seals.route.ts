@@ -1,5 +1,5 @@
 import { route, type RouteDef, type SealField, type SealService } from '../../../core/index.ts';
-import type { PersonalSealsService } from '../personal-seals.service.ts';
+import type { PersonalSealsService } from '../service-interfaces.ts';
 import { SIGNED_IN } from './passkeys.route.ts';
 
 /**

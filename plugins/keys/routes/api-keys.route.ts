@@ -1,6 +1,7 @@
 import { reply, route, type GrantsProvider, type HandlerInput, type RouteDef, type RouteSeal } from '../../../core/index.ts';
 import { PermissionSet } from '../../../core/index.ts';
-import type { ApiKeysService, NewApiKey } from '../api-keys.service.ts';
+import type { NewApiKey } from '../api-keys.service.ts';
+import type { ApiKeysService } from '../service-interfaces.ts';
 import { requireOrganizationWideKey } from '../org-wide.ts';
 import { keysErrors } from '../errors.ts';
 import { DEFAULT_TOKEN_LIFETIME_SECONDS } from '../token-lifetime.ts';

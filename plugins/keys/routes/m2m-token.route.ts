@@ -1,5 +1,6 @@
 import { reply, route, type RouteDef } from '../../../core/index.ts';
-import type { MachineTokenRequest, MachineTokensService } from '../machine-tokens.service.ts';
+import type { MachineTokenRequest } from '../machine-tokens.service.ts';
+import type { MachineTokensService } from '../service-interfaces.ts';
 
 /**
  * `POST /api/m2m/token {orgSlug, apiKey, scope?, lifetimeSeconds?}` →

@@ -1,5 +1,5 @@
 import { route, type RouteDef } from '../../../core/index.ts';
-import type { SigningKeysService } from '../signing-keys.service.ts';
+import type { SigningKeysService } from '../service-interfaces.ts';
 import { keysErrors } from '../errors.ts';
 
 const SCOPE = 'org.signing_key.rotate';

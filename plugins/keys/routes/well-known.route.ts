@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { notFound, reply, route, type AerieConfig, type RouteDef } from '../../../core/index.ts';
-import type { SigningKeysService } from '../signing-keys.service.ts';
+import type { SigningKeysService } from '../service-interfaces.ts';
 import { JWS_ALG } from '../signing-keys.service.ts';
 
 /**

@@ -1,6 +1,7 @@
 import { reply, route, type OrgContext, type Principal, type RouteDef } from '../../../core/index.ts';
 import { DIRECTOR_ORG_TYPES, isDirectorRoleId, type PermissionsService } from '../../rbac/api.ts';
-import type { Inviter, InvitationsService, InviteInput } from '../invitations.service.ts';
+import type { Inviter, InviteInput } from '../invitations.service.ts';
+import type { InvitationsService } from '../service-interfaces.ts';
 
 /** Seal purpose of director invitations. @see spec 01 "Members" */
 export const DIRECTOR_SEAL_PURPOSE = 'board.member.change';

@@ -1,5 +1,6 @@
 import { route, type RouteDef } from '../../../core/index.ts';
-import type { MemberPatch, MembersService } from '../members.service.ts';
+import type { MemberPatch } from '../members.service.ts';
+import type { MembersService } from '../service-interfaces.ts';
 
 type MemberParams = { slug: string; connectedIdId: string };
 

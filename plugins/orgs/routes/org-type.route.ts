@@ -1,7 +1,7 @@
 import { notFound, permissionDenied, route, type RouteDef } from '../../../core/index.ts';
-import type { OrganizationsService } from '../organizations.service.ts';
-import type { OrgTypeService } from '../org-type.service.ts';
-import type { MasterSealsService } from '../master-seals.service.ts';
+import type { OrganizationsService } from '../service-interfaces.ts';
+import type { OrgTypeService } from '../service-interfaces.ts';
+import type { MasterSealsService } from '../service-interfaces.ts';
 import type { OrgType } from '../models/organization.model.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { notFound, reply, route, type RouteDef } from '../../../core/index.ts';
 import type { PlanKey } from '../plans.ts';
-import type { OrganizationsService } from '../organizations.service.ts';
+import type { OrganizationsService } from '../service-interfaces.ts';
 import type { OrgType } from '../models/organization.model.ts';
 
 /**

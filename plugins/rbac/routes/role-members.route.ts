@@ -1,8 +1,8 @@
 import { reply, route, type RouteDef } from '../../../core/index.ts';
-import type { AssignmentsService } from '../assignments.service.ts';
+import type { AssignmentsService } from '../service-interfaces.ts';
 import { DIRECTOR_ORG_TYPES, isDirectorRoleId } from '../presets.ts';
 import { rbacErrors } from '../errors.ts';
-import type { PermissionsService } from '../permissions.service.ts';
+import type { PermissionsService } from '../service-interfaces.ts';
 
 type RoleParams = { slug: string; roleId: string };
 type AssignBody = { ConnectedIdId: string; Variables?: Record<string, string>; SealAssertionJson?: string };

@@ -1,6 +1,6 @@
 import { reply, route, type RouteDef } from '../../../core/index.ts';
-import type { RolesService } from '../roles.service.ts';
-import type { PermissionsService } from '../permissions.service.ts';
+import type { RolesService } from '../service-interfaces.ts';
+import type { PermissionsService } from '../service-interfaces.ts';
 
 type RoleParams = { slug: string; roleId: string };
 

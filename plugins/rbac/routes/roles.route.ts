@@ -1,5 +1,5 @@
 import { reply, route, type RouteDef } from '../../../core/index.ts';
-import type { RolesService } from '../roles.service.ts';
+import type { RolesService } from '../service-interfaces.ts';
 
 type RoleParams = { slug: string; roleId: string };
 type RoleBody = { Name: string; RoleKey: string; Description?: string; RequiresApproval?: boolean };

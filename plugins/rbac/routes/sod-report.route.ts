@@ -1,5 +1,5 @@
 import { route, type RouteDef } from '../../../core/index.ts';
-import type { AssignmentsService } from '../assignments.service.ts';
+import type { AssignmentsService } from '../service-interfaces.ts';
 
 /**
  * `GET /api/org/{slug}/roles/sod-report`: plain members (active or suspended) currently holding

@@ -1,0 +1,78 @@
+/**
+ * The accounts plugin's service interfaces: what other plugins may call through its refs (`api.ts`).
+ * The classes that implement them stay inside the plugin.
+ */
+import type { Principal } from '../../core/index.ts';
+import type { AccountDto } from './api.ts';
+import type { PersonalSealDto } from './personal-seals.service.ts';
+import type { Knex } from 'knex';
+
+/** An account as stored (`accounts.accounts`); `AccountDto` is its public shape. */
+export interface AccountRecord {
+  id: string;
+  email: string;
+  displayName: string | null;
+  emailVerifiedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** `accounts.accounts`: reads and changes accounts. */
+export interface AccountsService {
+  /** The account with this id, or `undefined`. */
+  findById(id: string, trx?: Knex.Transaction): Promise<AccountRecord | undefined>;
+  /** The account with this email (case-insensitive), or `undefined`. */
+  findByEmail(email: string, trx?: Knex.Transaction): Promise<AccountRecord | undefined>;
+  /**
+   * Returns the account for a just-verified email, creating it (with `displayName`) when new.
+   * @returns the account and whether it was created now.
+   */
+  ensureVerified(email: string, displayName: string | null, trx: Knex.Transaction): Promise<{ account: AccountRecord; created: boolean }>;
+  /** Changes the display name. @throws 404 `NOT_FOUND` for an unknown account. */
+  updateProfile(id: string, patch: { displayName: string }): Promise<AccountDto>;
+  /** The client-facing shape of an account. */
+  toDto(a: AccountRecord): AccountDto;
+  /** Listed in `AERIE_PLATFORM_ADMINS` (case-insensitive). */
+  isPlatformAdmin(email: string): boolean;
+}
+
+/**
+ * `accounts.sessions`: opaque 256-bit session tokens, stored as SHA-256, with a sliding idle expiry
+ * (`session.idleTtlSeconds`) capped by an absolute one (`session.absoluteTtlSeconds`).
+ */
+export interface SessionsService {
+  /**
+   * Opens a session; the token is returned once and only its hash is kept. With `csrf` (cookie
+   * sessions) a CSRF token is made as well, returned once and kept as SHA-256.
+   */
+  create(accountId: string, meta: { userAgent?: string; ip?: string; csrf?: boolean }, trx: Knex.Transaction): Promise<{ token: string; expiresAt: Date; absoluteTtlSeconds: number; csrfToken?: string }>;
+  /**
+   * Whether `csrfToken` is the CSRF token of the session with this session token (constant-time;
+   * false for bearer sessions, which have none). Reads only: a refused request changes nothing.
+   */
+  csrfMatches(token: string, csrfToken: string): Promise<boolean>;
+  /**
+   * The principal for a live session token, or `null` (unknown, revoked or expired). Slides the idle
+   * expiry forward, never past the absolute one.
+   */
+  authenticate(token: string): Promise<Principal | null>;
+  /** Ends a session (logout). Idempotent. */
+  revoke(sessionId: string): Promise<void>;
+}
+
+/**
+ * `accounts.personalSeals`: binds one of an account's passkeys as its personal seal
+ * (`POST /api/v1/seals`; no security mail, spec 01 "Events") and answers whether an account has
+ * one — the owner's half of an organization's `ready`.
+ */
+export interface PersonalSealsService {
+  /**
+   * Binds the account's passkey `credentialId` as its personal seal, replacing an earlier binding.
+   * @throws 404 `PASSKEY_NOT_FOUND` (also for another account's passkey)
+   */
+  bind(accountId: string, credentialId: string): Promise<PersonalSealDto>;
+  /** The account's personal seal, or null. */
+  get(accountId: string, trx?: Knex.Transaction): Promise<PersonalSealDto | null>;
+  /** Whether the account has bound a personal seal (a removed passkey unbinds it). */
+  hasPersonalSeal(accountId: string): Promise<boolean>;
+}
