@@ -6,8 +6,6 @@ import { requireOrganizationWideKey } from '../org-wide.ts';
 import { keysErrors } from '../errors.ts';
 import { DEFAULT_TOKEN_LIFETIME_SECONDS } from '../token-lifetime.ts';
 
-const BASE = '/api/org/{slug}/settings/keys/api-keys';
-
 type CreateBody = NewApiKey & { assertionResponseJson?: unknown };
 
 /**
@@ -39,7 +37,7 @@ function needsLongLifetimeSeal(body: CreateBody): boolean {
 export function apiKeyRoutes(apiKeys: ApiKeysService, grants: () => GrantsProvider | undefined): RouteDef[] {
   return [
     route<CreateBody, unknown, { slug: string }>({
-      method: 'POST', path: BASE, auth: 'session', org: true, scope: 'org.api_key.create', params: 'keys/slug.params',
+      method: 'POST', path: '/api/org/{slug}/settings/keys/api-keys', auth: 'session', org: true, scope: 'org.api_key.create', params: 'keys/slug.params',
       body: 'keys/create-api-key.body', status: 201, seal: longLifetimeSeal,
       summary: 'Create an API key (the value is shown once)', tags: ['keys'],
       handler: async ({ body, principal, org, seal }) => {
@@ -60,7 +58,7 @@ export function apiKeyRoutes(apiKeys: ApiKeysService, grants: () => GrantsProvid
       },
     }),
     route({
-      method: 'GET', path: BASE, auth: ['session', 'machineToken'], org: true, scope: 'org.api_key.list', params: 'keys/slug.params',
+      method: 'GET', path: '/api/org/{slug}/settings/keys/api-keys', auth: ['session', 'machineToken'], org: true, scope: 'org.api_key.list', params: 'keys/slug.params',
       summary: "The organization's API keys (never their values)", tags: ['keys'],
       handler: async ({ principal, org }) => {
         requireOrganizationWideKey(principal);
@@ -68,7 +66,7 @@ export function apiKeyRoutes(apiKeys: ApiKeysService, grants: () => GrantsProvid
       },
     }),
     route<unknown, unknown, { slug: string; keyId: string }>({
-      method: 'POST', path: `${BASE}/{keyId}/rotate`, auth: 'session', org: true, scope: 'org.api_key.rotate', params: 'keys/key-id.params',
+      method: 'POST', path: '/api/org/{slug}/settings/keys/api-keys/{keyId}/rotate', auth: 'session', org: true, scope: 'org.api_key.rotate', params: 'keys/key-id.params',
       summary: 'Give an API key a new value (the old one stops working at once)', tags: ['keys'],
       handler: async ({ params, org }) => {
         const { key, value } = await apiKeys.rotate(org!.org.id, params.keyId);
@@ -76,7 +74,7 @@ export function apiKeyRoutes(apiKeys: ApiKeysService, grants: () => GrantsProvid
       },
     }),
     route<unknown, unknown, { slug: string; keyId: string }>({
-      method: 'DELETE', path: `${BASE}/{keyId}`, auth: 'session', org: true, scope: 'org.api_key.revoke', params: 'keys/key-id.params',
+      method: 'DELETE', path: '/api/org/{slug}/settings/keys/api-keys/{keyId}', auth: 'session', org: true, scope: 'org.api_key.revoke', params: 'keys/key-id.params',
       summary: 'Revoke an API key and cut off the machine tokens it issued', tags: ['keys'],
       handler: async ({ params, org }) => {
         await apiKeys.revoke(org!.org.id, params.keyId);

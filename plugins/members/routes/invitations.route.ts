@@ -20,10 +20,9 @@ export function invitationRoutes(invitations: InvitationsService, permissions: P
     const grants = role === 'Member' ? await permissions.grantsOf(principal, org) : undefined;
     return { accountId: principal.accountId!, email: principal.email, role, grants: grants === 'all' ? undefined : grants };
   };
-  const base = '/api/org/{slug}/members';
   return [
     route<InviteInput>({
-      method: 'POST', path: `${base}/invite`, auth: 'session', org: true, scope: 'org.member.invite', params: 'members/org.params', body: 'members/invite.body', status: 201,
+      method: 'POST', path: '/api/org/{slug}/members/invite', auth: 'session', org: true, scope: 'org.member.invite', params: 'members/org.params', body: 'members/invite.body', status: 201,
       summary: 'Invite someone by email with a proposed role', tags: ['members'],
       seal: {
         purpose: DIRECTOR_SEAL_PURPOSE,
@@ -36,19 +35,19 @@ export function invitationRoutes(invitations: InvitationsService, permissions: P
       handler: async ({ org, body, principal }) => reply(201, await invitations.invite(org!.org, await inviter(principal!, org!), body)),
     }),
     route<{ InvitationId?: string; Email?: string }>({
-      method: 'POST', path: `${base}/invite/resend`, auth: 'session', org: true, scope: 'org.member.invite', params: 'members/org.params', body: 'members/resend.body',
+      method: 'POST', path: '/api/org/{slug}/members/invite/resend', auth: 'session', org: true, scope: 'org.member.invite', params: 'members/org.params', body: 'members/resend.body',
       summary: 'Re-send an invitation with a new token', tags: ['members'],
       handler: async ({ org, body, principal }) => invitations.resend(org!.org, await inviter(principal!, org!), body),
     }),
     route<unknown, unknown, { slug: string; invitationId: string }>({
-      method: 'DELETE', path: `${base}/invite/{invitationId}`, auth: 'session', org: true, scope: 'org.member.invite', params: 'members/invitation.params',
+      method: 'DELETE', path: '/api/org/{slug}/members/invite/{invitationId}', auth: 'session', org: true, scope: 'org.member.invite', params: 'members/invitation.params',
       summary: 'Cancel an invitation', tags: ['members'],
       handler: async ({ org, params, principal }) => {
         await invitations.cancel(org!.org.id, await inviter(principal!, org!), params.invitationId);
       },
     }),
     route<unknown, { status?: string }>({
-      method: 'GET', path: `${base}/invitations`, auth: 'session', org: true, scope: 'org.member.list', params: 'members/org.params', query: 'members/invitations-list.query',
+      method: 'GET', path: '/api/org/{slug}/members/invitations', auth: 'session', org: true, scope: 'org.member.list', params: 'members/org.params', query: 'members/invitations-list.query',
       summary: "The organization's invitations", tags: ['members'],
       handler: async ({ org, query }) => ({ Invitations: await invitations.list(org!.org.id, query.status) }),
     }),

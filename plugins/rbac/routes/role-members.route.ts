@@ -15,10 +15,9 @@ type AssignBody = { ConnectedIdId: string; Variables?: Record<string, string>; S
  * @see spec 01 "Roles", "Role and permission" (separation of duties)
  */
 export function roleMemberRoutes(assignments: AssignmentsService, permissions: PermissionsService): RouteDef[] {
-  const base = '/api/org/{slug}/roles/{roleId}/members';
   return [
     route<AssignBody, unknown, RoleParams>({
-      method: 'POST', path: base, auth: 'session', org: true, scope: 'org.role.assign', params: 'rbac/role.params', body: 'rbac/assign.body', status: 201,
+      method: 'POST', path: '/api/org/{slug}/roles/{roleId}/members', auth: 'session', org: true, scope: 'org.role.assign', params: 'rbac/role.params', body: 'rbac/assign.body', status: 201,
       summary: 'Assign a role to a member (snapshots its permissions)', tags: ['roles'],
       // Appointing a director is a board change: the same seal as a director invitation, bound to the member.
       seal: {
@@ -40,7 +39,7 @@ export function roleMemberRoutes(assignments: AssignmentsService, permissions: P
       },
     }),
     route<unknown, unknown, RoleParams & { connectedIdRoleId: string }>({
-      method: 'DELETE', path: `${base}/{connectedIdRoleId}`, auth: 'session', org: true, scope: 'org.role.unassign', params: 'rbac/assignment.params',
+      method: 'DELETE', path: '/api/org/{slug}/roles/{roleId}/members/{connectedIdRoleId}', auth: 'session', org: true, scope: 'org.role.unassign', params: 'rbac/assignment.params',
       summary: 'Take a role assignment away', tags: ['roles'],
       handler: async ({ org, params }) => {
         await assignments.unassign(org!.org.id, params.roleId, params.connectedIdRoleId);

@@ -11,10 +11,9 @@ type RoleParams = { slug: string; roleId: string };
  * @see spec 01 "Roles"
  */
 export function rolePermissionRoutes(roles: RolesService, permissions: PermissionsService): RouteDef[] {
-  const base = '/api/org/{slug}/roles/{roleId}/permissions';
   return [
     route<{ Scope: string }, unknown, RoleParams>({
-      method: 'POST', path: base, auth: 'session', org: true, scope: 'org.permission.create', params: 'rbac/role.params', body: 'rbac/permission-add.body', status: 201,
+      method: 'POST', path: '/api/org/{slug}/roles/{roleId}/permissions', auth: 'session', org: true, scope: 'org.permission.create', params: 'rbac/role.params', body: 'rbac/permission-add.body', status: 201,
       summary: 'Add a scope expression to a role', tags: ['roles'],
       handler: async ({ org, params, body, principal }) => {
         const held = await permissions.permissionSet(principal!, org!);
@@ -23,7 +22,7 @@ export function rolePermissionRoutes(roles: RolesService, permissions: Permissio
       },
     }),
     route<unknown, unknown, RoleParams & { templateId: string }>({
-      method: 'DELETE', path: `${base}/{templateId}`, auth: 'session', org: true, scope: 'org.permission.delete', params: 'rbac/template.params',
+      method: 'DELETE', path: '/api/org/{slug}/roles/{roleId}/permissions/{templateId}', auth: 'session', org: true, scope: 'org.permission.delete', params: 'rbac/template.params',
       summary: 'Remove a scope expression from a role', tags: ['roles'],
       handler: async ({ org, params }) => {
         await roles.removePermission(org!.org.id, params.roleId, params.templateId);

@@ -11,25 +11,24 @@ type RolePatch = Partial<RoleBody> & { IsActive?: boolean };
  * @see spec 01 "Roles"
  */
 export function roleRoutes(roles: RolesService): RouteDef[] {
-  const base = '/api/org/{slug}/roles';
   return [
     route({
-      method: 'GET', path: `${base}/scopes`, auth: 'session', org: true, scope: 'org.role.list', params: 'rbac/org.params',
+      method: 'GET', path: '/api/org/{slug}/roles/scopes', auth: 'session', org: true, scope: 'org.role.list', params: 'rbac/org.params',
       summary: 'The scope catalog roles draw from', tags: ['roles'],
       handler: () => ({ Scopes: roles.scopeCatalog().list().map((e) => ({ Scope: e.scope, Description: e.description, Plugin: e.plugin })) }),
     }),
     route<unknown, { includeInactive?: boolean }>({
-      method: 'GET', path: base, auth: 'session', org: true, scope: 'org.role.list', params: 'rbac/org.params', query: 'rbac/roles-list.query',
+      method: 'GET', path: '/api/org/{slug}/roles', auth: 'session', org: true, scope: 'org.role.list', params: 'rbac/org.params', query: 'rbac/roles-list.query',
       summary: "List the organization's roles", tags: ['roles'],
       handler: async ({ org, query }) => ({ Roles: await roles.list(org!.org.id, query.includeInactive === true) }),
     }),
     route<unknown, unknown, RoleParams>({
-      method: 'GET', path: `${base}/{roleId}`, auth: 'session', org: true, scope: 'org.role.read', params: 'rbac/role.params',
+      method: 'GET', path: '/api/org/{slug}/roles/{roleId}', auth: 'session', org: true, scope: 'org.role.read', params: 'rbac/role.params',
       summary: 'A role with its permissions', tags: ['roles'],
       handler: async ({ org, params }) => roles.get(org!.org.id, params.roleId),
     }),
     route<RoleBody>({
-      method: 'POST', path: base, auth: 'session', org: true, scope: 'org.role.create', params: 'rbac/org.params', body: 'rbac/role-create.body', status: 201,
+      method: 'POST', path: '/api/org/{slug}/roles', auth: 'session', org: true, scope: 'org.role.create', params: 'rbac/org.params', body: 'rbac/role-create.body', status: 201,
       summary: 'Create a role', tags: ['roles'],
       handler: async ({ org, body }) => {
         const role = await roles.create(org!.org.id, body);
@@ -37,12 +36,12 @@ export function roleRoutes(roles: RolesService): RouteDef[] {
       },
     }),
     route<RolePatch, unknown, RoleParams>({
-      method: 'PUT', path: `${base}/{roleId}`, auth: 'session', org: true, scope: 'org.role.update', params: 'rbac/role.params', body: 'rbac/role-update.body',
+      method: 'PUT', path: '/api/org/{slug}/roles/{roleId}', auth: 'session', org: true, scope: 'org.role.update', params: 'rbac/role.params', body: 'rbac/role-update.body',
       summary: 'Update a role', tags: ['roles'],
       handler: async ({ org, params, body }) => roles.update(org!.org.id, params.roleId, body),
     }),
     route<unknown, unknown, RoleParams>({
-      method: 'DELETE', path: `${base}/{roleId}`, auth: 'session', org: true, scope: 'org.role.delete', params: 'rbac/role.params',
+      method: 'DELETE', path: '/api/org/{slug}/roles/{roleId}', auth: 'session', org: true, scope: 'org.role.delete', params: 'rbac/role.params',
       summary: 'Delete a role nobody holds', tags: ['roles'],
       handler: async ({ org, params }) => {
         await roles.remove(org!.org.id, params.roleId);
