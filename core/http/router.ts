@@ -12,10 +12,11 @@ import { PermissionSet } from '../authz/index.ts';
 import { BootError } from '../plugins/boot-error.ts';
 import { assertCleanInput } from './input-hygiene.ts';
 import type { SealService, SealVerification } from '../seals/seal-service.types.ts';
+import { orderRoutes, type OwnedRoute } from './route-table.ts';
 
 /** What the router needs from the kernel. */
 export interface RouterDeps {
-  routes: Array<{ pluginId: string; def: RouteDef }>;
+  routes: OwnedRoute[];
   schemas: SchemaRegistry;
   authSchemes: Map<string, AuthScheme>;
   orgResolver?: OrgResolver;
@@ -36,11 +37,14 @@ export function toKoaPath(path: string): string {
  * with `required`), params/query/body validation and the same text and finite-number checks (400),
  * the route's `guard`, the passkey seal (401 `STEPUP_REQUIRED`/`STEPUP_FAILED`), then the handler
  * inside a request scope.
- * @throws BootError for an unknown auth scheme or schema `$id`, naming the plugin.
+ * Matching does not depend on registration order: a literal segment beats a `{param}` at the same
+ * position (see {@link orderRoutes}).
+ * @throws BootError for an unknown auth scheme or schema `$id`, naming the plugin, or for a
+ *   duplicate method + path, naming both plugins.
  */
 export function buildRouter(deps: RouterDeps): Router {
   const router = new Router();
-  for (const { pluginId, def } of deps.routes) {
+  for (const { pluginId, def } of orderRoutes(deps.routes)) {
     const schemes = def.auth === 'public' ? [] : (Array.isArray(def.auth) ? def.auth : [def.auth]);
     for (const name of schemes) {
       if (!deps.authSchemes.has(name)) throw new BootError(`plugin ${pluginId}: route ${def.method} ${def.path} uses unknown auth scheme "${name}"`);

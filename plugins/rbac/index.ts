@@ -27,9 +27,8 @@ export default definePlugin({
     // rbac initialises after orgs, so this provider is the one route `scope` checks use.
     ctx.extend(coreExtensions.grants, (principal, org) => permissions.grantsOf(principal, org));
     ctx.routes(
-      // Fixed paths before `/{roleId}`: the router tries routes in order.
-      ...sodReportRoutes(assignments),
       ...roleRoutes(roles),
+      ...sodReportRoutes(assignments),
       ...rolePermissionRoutes(roles, permissions),
       ...roleMemberRoutes(assignments, permissions),
     );

@@ -1,0 +1,56 @@
+import { BootError } from '../plugins/boot-error.ts';
+import type { RouteDef } from './route.ts';
+
+/** A route definition with the id of the plugin (or `kernel`) that registered it. */
+export interface OwnedRoute {
+  pluginId: string;
+  def: RouteDef;
+}
+
+const PARAM = /^\{[A-Za-z_][A-Za-z0-9_]*\}$/;
+
+/**
+ * The shape of a path, with parameter names erased: `/api/org/{slug}/roles/{roleId}` →
+ * `/api/org/{}/roles/{}`. Two routes with the same method and shape can never be told apart.
+ * @param path - a route path with `{param}` placeholders.
+ */
+export function pathShape(path: string): string {
+  return path.split('/').map((s) => (PARAM.test(s) ? '{}' : s)).join('/');
+}
+
+/**
+ * Sort key of a path: one character per segment, `0` for a literal and `1` for a `{param}`, so a
+ * literal segment sorts before a parameter at the same position (`/roles/scopes` before
+ * `/roles/{roleId}`), whatever order the plugins registered them in.
+ */
+function specificity(path: string): string {
+  return path.split('/').map((s) => (PARAM.test(s) ? '1' : '0')).join('');
+}
+
+/**
+ * Checks the route table and returns it in matching order: most specific first, where at the first
+ * position two paths differ in kind, the literal segment wins (as in Fastify's radix tree). Routes
+ * of equal specificity keep their registration order; they can never match the same request.
+ * @param routes - every route of the kernel and the enabled plugins, in registration order.
+ * @returns a new array; `routes` is not changed.
+ * @throws BootError on a second route with the same method and path shape, naming both plugins:
+ *   `duplicate route GET /api/org/{slug}/roles/{roleId}: plugin rbac and plugin partner`.
+ * @example
+ * orderRoutes([{ pluginId: 'rbac', def: byId }, { pluginId: 'rbac', def: scopes }]) // → [scopes, byId]
+ */
+export function orderRoutes(routes: readonly OwnedRoute[]): OwnedRoute[] {
+  const seen = new Map<string, OwnedRoute>();
+  for (const r of routes) {
+    const key = `${r.def.method} ${pathShape(r.def.path)}`;
+    const first = seen.get(key);
+    if (first) {
+      const paths = first.def.path === r.def.path ? r.def.path : `${first.def.path} (and ${r.def.path})`;
+      throw new BootError(`duplicate route ${r.def.method} ${paths}: plugin ${first.pluginId} and plugin ${r.pluginId}`);
+    }
+    seen.set(key, r);
+  }
+  const keyed = routes.map((r) => ({ r, key: specificity(r.def.path) }));
+  // Array.prototype.sort is stable, so equal keys keep registration order.
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return keyed.map((k) => k.r);
+}
