@@ -1,26 +1,28 @@
+import { statusOf, type ErrorCode } from './error-codes.ts';
+
 /**
  * The one error class services throw and the kernel renders.
  *
  * Rendered as the envelope `{ error: code, message, ...fields }` with HTTP `status`. Only errors with
  * `expose: true` (all 4xx by default) show their message; others render as 500 `INTERNAL_ERROR`
- * with the request id and no internals.
- * @see spec 01 "Errors"
+ * with the request id and no internals. `code` is one of the registered {@link ErrorCode}s.
+ * @see docs/api/errors.md
  */
 export class AerieError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly fields: Record<string, unknown>;
   readonly expose: boolean;
   /** Response headers to send with the error (e.g. `Retry-After`). */
   readonly headers: Record<string, string> = {};
 
   /**
-   * @param status HTTP status (400–599).
-   * @param code the spec's error code, e.g. `PERMISSION_DENIED`.
+   * @param status HTTP status (400–599), the one the registry gives `code` (see {@link aerieError}).
+   * @param code a registered error code, e.g. `PERMISSION_DENIED`.
    * @param message human-readable sentence shown to clients when exposed.
-   * @param fields extra envelope fields named by the spec (`required`, `feature`, …).
+   * @param fields extra envelope fields (`required`, `feature`, …).
    */
-  constructor(status: number, code: string, message: string, fields: Record<string, unknown> = {}) {
+  constructor(status: number, code: ErrorCode, message: string, fields: Record<string, unknown> = {}) {
     super(message);
     this.name = 'AerieError';
     this.status = status;
@@ -31,24 +33,41 @@ export class AerieError extends Error {
   }
 }
 
-/** 400 with the given code (default `VALIDATION_FAILED`). */
-export const badRequest = (message: string, code = 'VALIDATION_FAILED', fields: Record<string, unknown> = {}) =>
-  new AerieError(400, code, message, fields);
+/**
+ * An {@link AerieError} with the status the registry gives `code`, so a code's status is written once.
+ * @param code - a registered code; @param message - shown to clients; @param fields - extra envelope fields.
+ * @throws Error when `code` is not registered by a loaded module.
+ * @example throw aerieError('SLUG_TAKEN', `The slug "${slug}" is already in use.`, { slug });
+ */
+export const aerieError = (code: ErrorCode, message: string, fields: Record<string, unknown> = {}) =>
+  new AerieError(statusOf(code), code, message, fields);
 
-/** 401 `UNAUTHORIZED` (or the given code, e.g. `STEPUP_REQUIRED`). */
-export const unauthorized = (message = 'Authentication required.', code = 'UNAUTHORIZED', fields: Record<string, unknown> = {}) =>
-  new AerieError(401, code, message, fields);
+/** 400 `VALIDATION_FAILED` naming the offending member in `field` (dotted path, `body`, `query` or `params`). */
+export const validationFailed = (message: string, field: string, fields: Record<string, unknown> = {}) =>
+  aerieError('VALIDATION_FAILED', message, { field, ...fields });
 
-/** 403 `PERMISSION_DENIED` with `errorCode` and the `required` scope (spec 01 "Errors"). */
-export const permissionDenied = (required?: string, message = 'You do not hold the permission this action needs.') =>
-  new AerieError(403, 'PERMISSION_DENIED', message, {
-    errorCode: 'PERMISSION_DENIED',
-    ...(required ? { required } : {}),
-  });
+/** 401 `UNAUTHORIZED`: no credential, or one that is not valid. */
+export const unauthorized = (message = 'Authentication required.') => aerieError('UNAUTHORIZED', message);
+
+/**
+ * 401 `STEPUP_REQUIRED`: the action needs a passkey seal.
+ * @param purpose - the seal purpose the client should ask options for (sent as `purpose`), when known.
+ */
+export const stepUpRequired = (purpose?: string, message = 'This action needs a passkey seal.') =>
+  aerieError('STEPUP_REQUIRED', message, purpose ? { purpose } : {});
+
+/**
+ * 403 `PERMISSION_DENIED` with `errorCode: "PERMISSION_DENIED"` and the `required` scope.
+ * @param required - the scope (or role word such as `owner`) that would help; omit when none would.
+ * @param fields - further envelope fields (e.g. `refused`).
+ */
+export const permissionDenied = (required?: string, message = 'You do not hold the permission this action needs.', fields: Record<string, unknown> = {}) =>
+  aerieError('PERMISSION_DENIED', message, { errorCode: 'PERMISSION_DENIED', ...(required ? { required } : {}), ...fields });
+
+/** 403 `UPGRADE_REQUIRED` with `feature` (e.g. `feature.audit.view_all`): the plan does not include it. */
+export const upgradeRequired = (feature: string, message = 'Your plan does not include this feature.') =>
+  aerieError('UPGRADE_REQUIRED', message, { feature });
 
 /** 404 `NOT_FOUND`; also used for other organizations' ids so existence does not leak. */
-export const notFound = (message = 'Not found.', code = 'NOT_FOUND') => new AerieError(404, code, message);
+export const notFound = (message = 'Not found.') => aerieError('NOT_FOUND', message);
 
-/** 409 with the given code. */
-export const conflict = (message: string, code = 'CONFLICT', fields: Record<string, unknown> = {}) =>
-  new AerieError(409, code, message, fields);

@@ -12,7 +12,9 @@ export type { RouteDef, HandlerInput, Principal, OrgContext, RequestInfo } from 
 export { reply, Reply } from './http/reply.ts';
 export type { AuthScheme, AuthRequest } from './http/auth-scheme.ts';
 export type { GrantsProvider, OrgResolver } from './http/authorizer.ts';
-export { AerieError, badRequest, unauthorized, permissionDenied, notFound, conflict } from './errors.ts';
+export { AerieError, aerieError, validationFailed, unauthorized, stepUpRequired, permissionDenied, upgradeRequired, notFound } from './errors.ts';
+export { defineErrorCodes, registeredErrorCodes } from './error-codes.ts';
+export type { ErrorCode, ErrorCodeInfo, ErrorCodeRegistry, ErrorCodeTable } from './error-codes.ts';
 export { currentRequest } from './request-context.ts';
 export type { Database } from './db/database.ts';
 export { pluginSchema } from './db/migrations.ts';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Clock } from '../clock.ts';
-import { badRequest } from '../errors.ts';
+import { validationFailed } from '../errors.ts';
 import { currentRequest } from '../request-context.ts';
 import type { AppendOptions, AuditActorRef, AuditEventInput, AuditService } from './audit-service.types.ts';
 import { checkSealable } from './sealable.ts';
@@ -47,7 +47,7 @@ export class OutboxAuditService implements AuditService {
       const checked = checkSealable(e, options.maxBusinessDataBytes);
       if ('problem' in checked) {
         const field = fieldOf(checked.problem.field, i);
-        throw badRequest(`${field} ${checked.problem.rule}`, 'VALIDATION_FAILED', { field });
+        throw validationFailed(`${field} ${checked.problem.rule}`, field);
       }
     });
     const scope = currentRequest();

@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import type Router from '@koa/router';
-import { AerieError } from '../errors.ts';
+import { AerieError, aerieError } from '../errors.ts';
 import { requestIdFrom } from './router.ts';
 import { jsonBody } from './json-body.ts';
 
@@ -21,11 +21,11 @@ export function createHttpApp(router: Router, logger: Logger): Koa {
     ctx.set('X-Request-Id', ctx.state.requestId);
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new AerieError(404, 'NOT_FOUND', `No route for ${ctx.method} ${ctx.path}.`);
+      if (ctx.status === 404 && ctx.body === undefined) throw aerieError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}.`);
       // allowedMethods() sets a bare 405 (and `Allow`); answer it in the envelope like every other error.
-      if (ctx.status === 405 && ctx.body === undefined) throw new AerieError(405, 'METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}.`);
+      if (ctx.status === 405 && ctx.body === undefined) throw aerieError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}.`);
       // Methods no route serves anywhere (TRACE, CONNECT, …).
-      if (ctx.status === 501 && ctx.body === undefined) throw new AerieError(501, 'NOT_IMPLEMENTED', `${ctx.method} is not supported.`);
+      if (ctx.status === 501 && ctx.body === undefined) throw aerieError('NOT_IMPLEMENTED', `${ctx.method} is not supported.`);
     } catch (err) {
       renderError(ctx, err, logger);
     }

@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import type { ErrorCode } from '../error-codes.ts';
 
 /**
  * Answers what Node's HTTP parser refuses before any route runs — headers or URL too long (431),
@@ -15,9 +16,8 @@ export function answerClientError(err: Error & { code?: string }, socket: Socket
   }
   const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
   const status = tooLarge ? 431 : 400;
-  const body = JSON.stringify(tooLarge
-    ? { error: 'HEADERS_TOO_LARGE', message: 'The request line and headers are limited to 16 KiB.' }
-    : { error: 'BAD_REQUEST', message: 'The request is not valid HTTP.' });
+  const error: ErrorCode = tooLarge ? 'HEADERS_TOO_LARGE' : 'BAD_REQUEST';
+  const body = JSON.stringify({ error, message: tooLarge ? 'The request line and headers are limited to 16 KiB.' : 'The request is not valid HTTP.' });
   const reason = tooLarge ? 'Request Header Fields Too Large' : 'Bad Request';
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`);
 }

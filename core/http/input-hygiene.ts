@@ -4,7 +4,7 @@
  * reaches a handler or PostgreSQL (which refuses U+0000 in text with a 500).
  * @see docs/api/errors.md "Text and numbers every route refuses"
  */
-import { badRequest } from '../errors.ts';
+import { validationFailed } from '../errors.ts';
 
 // U+0000, and UTF-16 code units that are not half of a pair (not Unicode text).
 const BAD_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -22,7 +22,7 @@ export function assertCleanInput(value: unknown, root: 'params' | 'query' | 'bod
   const stack: Array<{ value: unknown; path: string }> = [{ value, path: '' }];
   const fail = (path: string, rule: string) => {
     const field = path || root;
-    return badRequest(`${field} ${rule}`, 'VALIDATION_FAILED', { field });
+    return validationFailed(`${field} ${rule}`, field);
   };
   while (stack.length) {
     const item = stack.pop()!;

@@ -6,7 +6,7 @@
  */
 import type { Middleware } from 'koa';
 import getRawBody from 'raw-body';
-import { AerieError } from '../errors.ts';
+import { aerieError } from '../errors.ts';
 
 declare module 'koa' {
   interface Request {
@@ -32,30 +32,30 @@ export function jsonBody(limitBytes: number): Middleware {
   return async (ctx, next) => {
     if (!ctx.is(JSON_TYPES)) return next();
     const encoding = ctx.get('content-encoding').toLowerCase();
-    if (encoding && encoding !== 'identity') throw new AerieError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body without Content-Encoding.');
+    if (encoding && encoding !== 'identity') throw aerieError('UNSUPPORTED_MEDIA_TYPE', 'Send the body without Content-Encoding.');
     let raw: Buffer;
     try {
       raw = await getRawBody(ctx.req, { limit: limitBytes, length: ctx.request.length });
     } catch (err) {
       if ((err as { type?: string }).type === 'entity.too.large') {
-        throw new AerieError(413, 'PAYLOAD_TOO_LARGE', `Request bodies are limited to ${limitBytes} bytes.`, { limitBytes });
+        throw aerieError('PAYLOAD_TOO_LARGE', `Request bodies are limited to ${limitBytes} bytes.`, { limitBytes });
       }
-      throw new AerieError(400, 'INVALID_JSON', 'The request body could not be read.');
+      throw aerieError('INVALID_JSON', 'The request body could not be read.');
     }
     let text: string;
     try {
       text = decoder.decode(raw);
     } catch {
-      throw new AerieError(400, 'INVALID_JSON', 'The request body is not valid UTF-8.');
+      throw aerieError('INVALID_JSON', 'The request body is not valid UTF-8.');
     }
     if (text.trim() === '') {
       ctx.request.body = {};
     } else {
-      if (!OBJECT_OR_ARRAY.test(text)) throw new AerieError(400, 'INVALID_JSON', 'The request body is not valid JSON.');
+      if (!OBJECT_OR_ARRAY.test(text)) throw aerieError('INVALID_JSON', 'The request body is not valid JSON.');
       try {
         ctx.request.body = JSON.parse(text);
       } catch {
-        throw new AerieError(400, 'INVALID_JSON', 'The request body is not valid JSON.');
+        throw aerieError('INVALID_JSON', 'The request body is not valid JSON.');
       }
     }
     return next();

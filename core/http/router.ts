@@ -6,7 +6,7 @@ import type { GrantsProvider, OrgResolver } from './authorizer.ts';
 import type { HandlerInput, OrgContext, Principal, RouteDef } from './route.ts';
 import { Reply } from './reply.ts';
 import type { SchemaRegistry } from './schema-registry.ts';
-import { AerieError, notFound, permissionDenied, unauthorized } from '../errors.ts';
+import { aerieError, notFound, permissionDenied, stepUpRequired, unauthorized } from '../errors.ts';
 import { runInRequestScope } from '../request-context.ts';
 import { PermissionSet } from '../authz/index.ts';
 import { BootError } from '../plugins/boot-error.ts';
@@ -85,7 +85,7 @@ export function buildRouter(deps: RouterDeps): Router {
       let body: unknown = ctx.request.body;
       if (validateBody) {
         if (body === undefined || (ctx.request.length && !ctx.is('application/json'))) {
-          if (ctx.request.length) throw new AerieError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
+          if (ctx.request.length) throw aerieError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
           body = {};
         }
         validateBody(body);
@@ -139,10 +139,10 @@ const builtSets = new WeakMap<readonly string[], PermissionSet>();
 async function verifySeal(seal: NonNullable<RouteDef['seal']>, input: HandlerInput, seals: SealService): Promise<SealVerification | undefined> {
   if (seal.when && !seal.when(input)) return undefined;
   const accountId = input.principal?.accountId;
-  if (!accountId) throw unauthorized('A passkey seal from a signed-in person is required.', 'STEPUP_REQUIRED');
+  if (!accountId) throw stepUpRequired(undefined, 'A passkey seal from a signed-in person is required.');
   const raw = (input.body as Record<string, unknown> | undefined)?.[seal.assertionField];
   if (raw === undefined || raw === null || raw === '') {
-    throw unauthorized('This action needs a passkey seal.', 'STEPUP_REQUIRED', { purpose: seal.purpose });
+    throw stepUpRequired(seal.purpose);
   }
   return seals.verify({ accountId, purpose: seal.purpose, subject: seal.subject(input), assertion: raw, inputs: seal.inputs?.(input) });
 }

@@ -1,6 +1,6 @@
 import type { Ajv, ValidateFunction } from 'ajv';
 import { createAjv, describeAjvError } from '../validation.ts';
-import { badRequest } from '../errors.ts';
+import { validationFailed } from '../errors.ts';
 
 /**
  * Holds every route JSON Schema by `$id` and compiles validators once at boot: one ajv for bodies
@@ -37,7 +37,7 @@ export class SchemaRegistry {
     return (value) => {
       if (!fn(value)) {
         const { field, message } = describeAjvError(fn.errors, kind);
-        throw badRequest(message, 'VALIDATION_FAILED', { field });
+        throw validationFailed(message, field);
       }
     };
   }

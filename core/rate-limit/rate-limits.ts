@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Database } from '../db/database.ts';
-import { AerieError } from '../errors.ts';
+import { aerieError, type AerieError } from '../errors.ts';
+import type { ErrorCode } from '../error-codes.ts';
 
 /** A limit: at most `points` per `durationSeconds` window per key. `name` prefixes its keys (`a-z0-9.-`). */
 export interface RateLimitSpec {
@@ -31,7 +32,7 @@ export interface RateLimiter {
    *   `Retry-After` header when the window has fewer than `points` left (nothing is spent then
    *   beyond the refused request itself).
    */
-  consume(key: string, options?: { points?: number; code?: string; message?: string }): Promise<RateLimitState>;
+  consume(key: string, options?: { points?: number; code?: ErrorCode; message?: string }): Promise<RateLimitState>;
   /** What is left of `key`'s window, without spending. */
   peek(key: string): Promise<RateLimitState>;
   /** Forgets `key`'s window (e.g. a new code resets its wrong-guess count). */
@@ -44,10 +45,14 @@ export interface RateLimitService {
   limiter(spec: RateLimitSpec): RateLimiter;
 }
 
-/** 429 `code` with `retryAfterSeconds` and the `Retry-After` header. */
-export function rateLimited(seconds: number, code = 'RATE_LIMITED', message = 'Too many requests; try again later.'): AerieError {
+/**
+ * 429 `RATE_LIMITED` (or another registered 429 code, e.g. `TOO_MANY_ATTEMPTS`) with
+ * `retryAfterSeconds` and the `Retry-After` header.
+ * @param seconds - until the window resets; rounded up, at least 1.
+ */
+export function rateLimited(seconds: number, code: ErrorCode = 'RATE_LIMITED', message = 'Too many requests; try again later.'): AerieError {
   const retryAfterSeconds = Math.max(1, Math.ceil(seconds));
-  const err = new AerieError(429, code, message, { retryAfterSeconds });
+  const err = aerieError(code, message, { retryAfterSeconds });
   err.headers['Retry-After'] = String(retryAfterSeconds);
   return err;
 }

@@ -16,7 +16,7 @@ import type { Logger } from 'pino';
 import {
   generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON, type VerifiedAuthenticationResponse,
 } from '@simplewebauthn/server';
-import { AerieError, unauthorized } from '../errors.ts';
+import { AerieError, aerieError, stepUpRequired } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import {
@@ -58,7 +58,7 @@ const MESSAGES: Record<StepUpFailure, string> = {
  * 401 `STEPUP_FAILED` with a `reason`. @see spec 01 "Errors"
  * @param reason - which check failed.
  */
-export const stepUpFailed = (reason: StepUpFailure) => unauthorized(MESSAGES[reason], 'STEPUP_FAILED', { reason });
+export const stepUpFailed = (reason: StepUpFailure) => aerieError('STEPUP_FAILED', MESSAGES[reason], { reason });
 
 /** Dependencies of {@link KernelSealService}; the passkey store is looked up per call. */
 export interface SealServiceDeps {
@@ -119,7 +119,7 @@ export class KernelSealService implements SealService {
    */
   async verify(input: { accountId: string; purpose: string; subject: string; assertion: unknown; inputs?: Record<string, string> }): Promise<SealVerification> {
     if (input.assertion === undefined || input.assertion === null || input.assertion === '') {
-      throw unauthorized('This action needs a passkey seal.', 'STEPUP_REQUIRED', { purpose: input.purpose });
+      throw stepUpRequired(input.purpose);
     }
     const response = parseAssertion(input.assertion);
     const row = await this.#challenges.findByChallenge(clientDataChallenge(response));

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { coreRefs, inject, injectable, notFound, type AerieConfig, type Clock, type Database, type EventBus } from '../../core/index.ts';
+import { coreRefs, inject, injectable, type AerieConfig, type Clock, type Database, type EventBus } from '../../core/index.ts';
 import { AccountModel } from './models/account.model.ts';
 import type { AccountDto } from './api.ts';
 import type { AccountsService as AccountsServiceApi } from './service-interfaces.ts';
+import { accountsErrors } from './errors.ts';
 
 /** `accounts.accounts`: reads and changes accounts. */
 @injectable()
@@ -45,7 +46,7 @@ export class AccountsService implements AccountsServiceApi {
   /** Changes the display name. @throws 404 `NOT_FOUND` for an unknown account. */
   async updateProfile(id: string, patch: { displayName: string }): Promise<AccountDto> {
     const account = await this.findById(id);
-    if (!account) throw notFound('Account not found.');
+    if (!account) throw accountsErrors.accountNotFound();
     const updated = await account.$query(this.db.knex).patchAndFetch({ displayName: patch.displayName, updatedAt: this.clock.now() });
     this.events.emit({ type: 'account.updated', payload: { accountId: id } });
     return this.toDto(updated);

@@ -4,7 +4,7 @@ import {
   generateRegistrationOptions, verifyRegistrationResponse, type PublicKeyCredentialCreationOptionsJSON, type RegistrationResponseJSON,
   type VerifiedRegistrationResponse,
 } from '@simplewebauthn/server';
-import { coreRefs, inject, injectable, notFound, type AerieConfig, type Clock, type Database, type EventBus, type Mailer } from '../../core/index.ts';
+import { coreRefs, inject, injectable, type AerieConfig, type Clock, type Database, type EventBus, type Mailer } from '../../core/index.ts';
 import { accountsRefs } from './api.ts';
 import type { AccountsService } from './accounts.service.ts';
 import { internalRefs } from './internal-refs.ts';
@@ -45,7 +45,7 @@ export class PasskeyRegistrationService {
    */
   async options(accountId: string): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const account = await this.accounts.findById(accountId);
-    if (!account) throw notFound('Account not found.');
+    if (!account) throw accountsErrors.accountNotFound();
     const rp = relyingParty(this.config);
     const existing = await this.passkeys.rows(accountId);
     const options = await generateRegistrationOptions({

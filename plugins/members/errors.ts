@@ -1,31 +1,51 @@
-import { AerieError, conflict, notFound, unauthorized } from '../../core/index.ts';
+import { aerieError, defineErrorCodes, permissionDenied, validationFailed } from '../../core/index.ts';
+import { memberErrors } from '../rbac/api.ts';
 
-/** Error codes of the members plugin (documented in docs/api/members.md). */
+/**
+ * The members plugin's own error codes (documented in docs/api/members.md). `MEMBER_NOT_FOUND`,
+ * `MEMBER_NOT_ACTIVE` and `DIRECTOR_ORG_TYPE` are rbac's, which this plugin requires.
+ */
+export const membersErrorCodes = defineErrorCodes('members', {
+  INVITATION_NOT_FOUND: { status: 404, description: "unknown, superseded or another organization's invitation or token" },
+  INVITATION_EXPIRED: { status: 410, description: "the token's invitation expired" },
+  INVITATION_NOT_PENDING: { status: 409, description: 'the invitation was accepted, declined or cancelled (`status`)' },
+  INVITATION_PENDING: { status: 409, description: 'an open invitation for the address exists (`invitationId`)' },
+  ALREADY_MEMBER: { status: 409, description: 'the person is an active or suspended member (`status`)' },
+  INVITATION_EMAIL_MISMATCH: { status: 403, description: 'signed in with another address than the invited one' },
+  ACCOUNT_EXISTS: { status: 409, description: 'accept-with-register for an address that has an account' },
+  COMPANY_EMAIL_REQUIRED: { status: 400, description: 'a representative director without a verified-domain address' },
+  OWNER_PROTECTED: { status: 409, description: "the organization's Owner cannot be changed this way" },
+  MEMBER_REVOKED: { status: 409, description: 'the member was revoked; invite them again' },
+});
+
+type MembersErrorCodes = typeof membersErrorCodes;
+declare module '../../core/index.ts' {
+  interface ErrorCodeRegistry extends MembersErrorCodes {}
+}
+
+/** Errors of the members plugin. */
 export const membersErrors = {
-  memberNotFound: (field?: string) => new AerieError(404, 'MEMBER_NOT_FOUND', 'Member not found.', field ? { field } : {}),
-  invitationNotFound: () => notFound('No invitation matches this token or id.', 'INVITATION_NOT_FOUND'),
-  invitationExpired: () => new AerieError(410, 'INVITATION_EXPIRED', 'The invitation expired. Ask for a new one.'),
-  invitationNotPending: (status: string) => conflict(`The invitation was already ${status}.`, 'INVITATION_NOT_PENDING', { status }),
-  resendTooSoon: (retryAfterSeconds: number) =>
-    new AerieError(429, 'RATE_LIMITED', 'This invitation was just sent. Try again later.', { retryAfterSeconds }),
+  ...memberErrors,
+  invitationNotFound: () => aerieError('INVITATION_NOT_FOUND', 'No invitation matches this token or id.'),
+  invitationExpired: () => aerieError('INVITATION_EXPIRED', 'The invitation expired. Ask for a new one.'),
+  invitationNotPending: (status: string) => aerieError('INVITATION_NOT_PENDING', `The invitation was already ${status}.`, { status }),
+  // Not the kernel's rateLimited(): that one also sets `Retry-After`, which this answer has never sent.
+  resendTooSoon: (retryAfterSeconds: number) => aerieError('RATE_LIMITED', 'This invitation was just sent. Try again later.', { retryAfterSeconds }),
   invitationPending: (invitationId: string) =>
-    conflict('An open invitation for this address exists; re-send it instead.', 'INVITATION_PENDING', { invitationId }),
-  alreadyMember: (status: string) => conflict(`This person is already a member (${status}).`, 'ALREADY_MEMBER', { status }),
+    aerieError('INVITATION_PENDING', 'An open invitation for this address exists; re-send it instead.', { invitationId }),
+  alreadyMember: (status: string) => aerieError('ALREADY_MEMBER', `This person is already a member (${status}).`, { status }),
   emailMismatch: () =>
-    new AerieError(403, 'INVITATION_EMAIL_MISMATCH', 'The invitation was sent to another email address than the one you are signed in with.'),
+    aerieError('INVITATION_EMAIL_MISMATCH', 'The invitation was sent to another email address than the one you are signed in with.'),
   accountExists: () =>
-    conflict('An account with this email exists: sign in and accept the invitation instead.', 'ACCOUNT_EXISTS'),
-  directorOrgType: (orgType: string) =>
-    new AerieError(400, 'DIRECTOR_ORG_TYPE', 'Directors can only be invited to Corporation and Project organizations.', { field: 'RoleId', orgType }),
+    aerieError('ACCOUNT_EXISTS', 'An account with this email exists: sign in and accept the invitation instead.'),
   companyEmailRequired: () =>
-    new AerieError(400, 'COMPANY_EMAIL_REQUIRED', "A representative director needs an address on one of the organization's verified domains.", { field: 'Email' }),
-  directorFieldsOnly: (field: string) =>
-    new AerieError(400, 'VALIDATION_FAILED', `${field} is only accepted for director roles.`, { field }),
+    aerieError('COMPANY_EMAIL_REQUIRED', "A representative director needs an address on one of the organization's verified domains.", { field: 'Email' }),
+  directorFieldsOnly: (field: string) => validationFailed(`${field} is only accepted for director roles.`, field),
   sealEmailMismatch: () =>
-    unauthorized('The passkey seal was made by another account than SealEmail names.', 'STEPUP_FAILED', { reason: 'other_account' }),
-  ownerProtected: () => conflict("The organization's Owner cannot be changed this way.", 'OWNER_PROTECTED'),
-  memberRevoked: () => conflict('The member was revoked; invite them again.', 'MEMBER_REVOKED'),
-  memberNotActive: (status: string) => conflict(`The member is ${status}.`, 'MEMBER_NOT_ACTIVE', { status }),
-  adminOnly: () => new AerieError(403, 'PERMISSION_DENIED', 'Only an Owner or Admin can do this to an Admin or change roles.', { errorCode: 'PERMISSION_DENIED' }),
-  selfManager: () => new AerieError(400, 'VALIDATION_FAILED', 'A member cannot report to themselves.', { field: 'ReportingManagerId' }),
+    aerieError('STEPUP_FAILED', 'The passkey seal was made by another account than SealEmail names.', { reason: 'other_account' }),
+  ownerProtected: () => aerieError('OWNER_PROTECTED', "The organization's Owner cannot be changed this way."),
+  memberRevoked: () => aerieError('MEMBER_REVOKED', 'The member was revoked; invite them again.'),
+  /** No scope would help (the rule is about roles), so the body has `errorCode` and no `required`. */
+  adminOnly: () => permissionDenied(undefined, 'Only an Owner or Admin can do this to an Admin or change roles.'),
+  selfManager: () => validationFailed('A member cannot report to themselves.', 'ReportingManagerId'),
 };

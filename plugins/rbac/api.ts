@@ -9,7 +9,7 @@ export type { RolesService, AssignmentsService, PermissionsService, ScopeCatalog
 export type { RoleDto, PermissionDto } from './roles.service.ts';
 export type { AssignmentDto, MemberAccessDto } from './assignments.service.ts';
 export type { MembershipType } from './membership-type.ts';
-export { SodConflictError } from './errors.ts';
+export { SodConflictError, memberErrors } from './errors.ts';
 export { DIRECTOR_ORG_TYPES, DIRECTOR_ROLE_KEYS, isDirectorRoleId, isDirectorRoleKey, presetRoleId } from './presets.ts';
 
 export const rbacRefs = {

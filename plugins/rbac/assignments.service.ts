@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { coreRefs, inject, injectable, permissionDenied, type AuditService, type Clock, type Database } from '../../core/index.ts';
+import { coreRefs, inject, injectable, type AuditService, type Clock, type Database } from '../../core/index.ts';
 import { checkAssignment, findSodConflicts, hasUnfilledValue, parseScope, PermissionSet, type SodConflict } from '../../core/index.ts';
 import { orgsRefs, type MembershipDto, type MembershipsService } from '../orgs/api.ts';
 import { rbacRefs } from './api.ts';
@@ -271,7 +271,7 @@ export class AssignmentsService implements AssignmentsServiceApi {
     if (!assigner || assigner.role !== 'Member') return;
     const held = new PermissionSet(assigner.grants ?? []);
     for (const g of grants) {
-      if (!hasUnfilledValue(parseScope(g)) && !held.has(g)) throw permissionDenied(g, 'You can only assign roles whose permissions you hold yourself.');
+      if (!hasUnfilledValue(parseScope(g)) && !held.has(g)) throw rbacErrors.grantNotHeld(g, 'assign roles whose permissions');
     }
   }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { coreRefs, inject, injectable, permissionDenied, type AuditService, type Clock, type Database } from '../../core/index.ts';
+import { coreRefs, inject, injectable, type AuditService, type Clock, type Database } from '../../core/index.ts';
 import type { PermissionSet } from '../../core/index.ts';
 import type { ScopeCatalog } from './scope-catalog.ts';
 import { rbacInternalRefs } from './internal-refs.ts';
@@ -222,7 +222,7 @@ export class RolesService implements RolesServiceApi {
       if (!role) throw rbacErrors.roleNotFound();
       if (role.isPreset) throw rbacErrors.presetRole(role.roleKey, 'permissions');
       const ceiling = templateCeiling(scopeText);
-      if (callerHolds && !callerHolds.has(ceiling)) throw permissionDenied(ceiling, 'You can only add permissions you hold yourself.');
+      if (callerHolds && !callerHolds.has(ceiling)) throw rbacErrors.grantNotHeld(ceiling, 'add permissions');
       if (await trx('rbac.permission_templates').where({ roleId, scope: template.scope }).first()) throw rbacErrors.permissionExists(template.scope);
       const [created] = (await trx('rbac.permission_templates').insert({
         id: randomUUID(), orgId, roleId, scope: template.scope, baseScope, createdAt: this.clock.now(),

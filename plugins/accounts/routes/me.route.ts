@@ -1,9 +1,10 @@
-import { notFound, reply, route, type AerieConfig, type Clock, type RouteDef } from '../../../core/index.ts';
+import { reply, route, type AerieConfig, type Clock, type RouteDef } from '../../../core/index.ts';
 import type { AccountsService } from '../service-interfaces.ts';
 import type { SessionsService } from '../service-interfaces.ts';
 import type { MeContributor } from '../api.ts';
 import { ME_CACHE_SECONDS, type MeCache } from '../me-cache.ts';
 import { clearSessionCookie } from '../cookie-session.auth.ts';
+import { accountsErrors } from '../errors.ts';
 
 interface Deps {
   config: AerieConfig;
@@ -32,7 +33,7 @@ export function meRoutes({ config, clock, accounts, sessions, cache, contributor
         const hit = body !== undefined;
         if (!body) {
           const account = await accounts.findById(accountId);
-          if (!account) throw notFound('Account not found.');
+          if (!account) throw accountsErrors.accountNotFound();
           body = { account: accounts.toDto(account), organizations: [] };
           for (const contribute of contributors) Object.assign(body, await contribute(accountId));
           cache.set(accountId, body, now);

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { notFound, reply, route, type AerieConfig, type RouteDef } from '../../../core/index.ts';
+import { reply, route, type AerieConfig, type RouteDef } from '../../../core/index.ts';
 import type { SigningKeysService } from '../service-interfaces.ts';
 import { JWS_ALG } from '../signing-keys.service.ts';
+import { keysErrors } from '../errors.ts';
 
 /**
  * Seconds clients may cache the JWKS. Short, because a rotated key leaves the set at once and
@@ -23,7 +24,7 @@ export function wellKnownRoutes(config: AerieConfig, signingKeys: SigningKeysSer
       summary: "The organization's JSON Web Key Set", tags: ['keys'],
       handler: async ({ params, request }) => {
         const jwks = await signingKeys.jwks(params.slug);
-        if (!jwks) throw notFound('Organization not found.');
+        if (!jwks) throw keysErrors.organizationNotFound();
         const body = JSON.stringify(jwks);
         const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
         const headers = { 'cache-control': `public, max-age=${JWKS_MAX_AGE_SECONDS}, must-revalidate`, etag, 'content-type': 'application/jwk-set+json' };
@@ -35,7 +36,7 @@ export function wellKnownRoutes(config: AerieConfig, signingKeys: SigningKeysSer
       method: 'GET', path: '/api/public/orgs/{slug}/.well-known/openid-configuration', auth: 'public', params: 'keys/slug.params',
       summary: "The organization's issuer metadata", tags: ['keys'],
       handler: async ({ params }) => {
-        if (!(await signingKeys.jwks(params.slug))) throw notFound('Organization not found.');
+        if (!(await signingKeys.jwks(params.slug))) throw keysErrors.organizationNotFound();
         const issuer = signingKeys.issuer(params.slug);
         return reply(200, {
           issuer,

@@ -1,8 +1,9 @@
-import { notFound, permissionDenied, route, type RouteDef } from '../../../core/index.ts';
+import { route, type RouteDef } from '../../../core/index.ts';
 import type { OrganizationsService } from '../service-interfaces.ts';
 import type { OrgTypeService } from '../service-interfaces.ts';
 import type { MasterSealsService } from '../service-interfaces.ts';
 import type { OrgType } from '../models/organization.model.ts';
+import { orgsErrors } from '../errors.ts';
 
 /**
  * `POST /api/org/{slug}/upgrade-type {type, masterSeal?}` (Owner only, 403 `PERMISSION_DENIED`
@@ -16,7 +17,7 @@ export function orgTypeRoutes(orgs: OrganizationsService, orgType: OrgTypeServic
       method: 'POST', path: '/api/org/{slug}/upgrade-type', auth: 'session', org: true, params: 'orgs/slug.params', body: 'orgs/upgrade-type.body',
       summary: 'Change the organization type (issues the Org Master Seal for Corporation)', tags: ['orgs'],
       handler: async ({ org, principal, body }) => {
-        if (org!.member?.role !== 'Owner') throw permissionDenied(undefined, 'Only the owner may change the organization type.');
+        if (org!.member?.role !== 'Owner') throw orgsErrors.ownerOnlyTypeChange();
         const { org: updated, masterSeal } = await orgType.change(org!.org.id, principal!.accountId!, body);
         return { ...(await orgs.toDto(updated)), role: 'Owner', masterSeal };
       },
@@ -26,7 +27,7 @@ export function orgTypeRoutes(orgs: OrganizationsService, orgType: OrgTypeServic
       summary: "The organization's master seal (public key)", tags: ['orgs'],
       handler: async ({ org }) => {
         const seal = await masterSeals.get(org!.org.id);
-        if (!seal) throw notFound('This organization has no master seal.');
+        if (!seal) throw orgsErrors.masterSealNotFound();
         return seal;
       },
     }),

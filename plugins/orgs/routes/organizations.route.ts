@@ -1,7 +1,8 @@
-import { notFound, reply, route, type RouteDef } from '../../../core/index.ts';
+import { reply, route, type RouteDef } from '../../../core/index.ts';
 import type { PlanKey } from '../plans.ts';
 import type { OrganizationsService } from '../service-interfaces.ts';
 import type { OrgType } from '../models/organization.model.ts';
+import { orgsErrors } from '../errors.ts';
 
 /**
  * `POST /api/org/create` (201, the creator becomes the active `Owner`), `GET /api/org/{slug}`
@@ -23,7 +24,7 @@ export function organizationRoutes(orgs: OrganizationsService): RouteDef[] {
       summary: 'An organization the caller belongs to', tags: ['orgs'],
       handler: async ({ org }) => {
         const row = await orgs.findById(org!.org.id);
-        if (!row) throw notFound('Organization not found.');
+        if (!row) throw orgsErrors.organizationNotFound();
         return { ...(await orgs.toDto(row)), role: org!.member?.role ?? null };
       },
     }),
@@ -32,7 +33,7 @@ export function organizationRoutes(orgs: OrganizationsService): RouteDef[] {
       summary: "Set an organization's plan (platform admins)", tags: ['admin'],
       handler: async ({ params, body }) => {
         const updated = await orgs.setPlan(params.slug, body.planKey);
-        if (!updated) throw notFound('Organization not found.');
+        if (!updated) throw orgsErrors.organizationNotFound();
         return { slug: updated.slug, planKey: updated.planKey };
       },
     }),

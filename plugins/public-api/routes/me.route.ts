@@ -1,6 +1,7 @@
-import { notFound, route, type RouteDef } from '../../../core/index.ts';
+import { route, type RouteDef } from '../../../core/index.ts';
 import type { ApiKeyPrincipal, ApiKeysService, SigningKeysService } from '../../keys/api.ts';
 import type { OrganizationDirectory } from '../organization-directory.ts';
+import { publicApiErrors } from '../errors.ts';
 
 /**
  * `GET /api/public/v1/me`: the organization behind the key (`{id, name, slug, ready}`), its issuer
@@ -15,7 +16,7 @@ export function meRoutes(directory: OrganizationDirectory, apiKeys: ApiKeysServi
       handler: async ({ principal }) => {
         const p = principal as ApiKeyPrincipal;
         const [org, key] = await Promise.all([directory.byId(p.orgId), apiKeys.get(p.orgId, p.id)]);
-        if (!org || !key) throw notFound('Organization not found.');
+        if (!org || !key) throw publicApiErrors.organizationNotFound();
         const issuer = signingKeys.issuer(org.slug);
         const { revokedAt: _revoked, ...keyView } = key;
         return { ...org, issuer, jwksUri: `${issuer}/.well-known/jwks.json`, key: keyView };

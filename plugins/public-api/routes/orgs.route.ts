@@ -1,6 +1,7 @@
-import { notFound, route, type RouteDef } from '../../../core/index.ts';
+import { route, type RouteDef } from '../../../core/index.ts';
 import { requireOrganizationWideKey, type ApiKeyPrincipal } from '../../keys/api.ts';
 import type { OrganizationDirectory } from '../organization-directory.ts';
+import { publicApiErrors } from '../errors.ts';
 
 /**
  * The public organization API (`X-Api-Key`): `POST /orgs/by-owner` (a list, empty for "no account"
@@ -21,7 +22,7 @@ export function orgRoutes(directory: OrganizationDirectory): RouteDef[] {
       summary: 'The organization an email owns under a name', tags: ['public-v1'],
       handler: async ({ body }) => {
         const org = await directory.match(body.ownerEmail, body.orgName);
-        if (!org) throw notFound('No organization of that owner has that name.');
+        if (!org) throw publicApiErrors.noMatchingOrganization();
         return org;
       },
     }),
@@ -30,7 +31,7 @@ export function orgRoutes(directory: OrganizationDirectory): RouteDef[] {
       summary: 'An organization by id', tags: ['public-v1'],
       handler: async ({ body }) => {
         const org = await directory.byId(body.orgId);
-        if (!org) throw notFound('Organization not found.');
+        if (!org) throw publicApiErrors.organizationNotFound();
         return org;
       },
     }),
