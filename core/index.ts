@@ -8,7 +8,7 @@ export { createServiceRef, createExtensionPoint } from './refs.ts';
 export type { ServiceRef, ExtensionPointRef } from './refs.ts';
 export { coreRefs, coreExtensions } from './core-refs.ts';
 export { route } from './http/route.ts';
-export type { RouteDef, HandlerInput, Principal, OrgContext, RequestInfo } from './http/route.ts';
+export type { RouteDef, RouteDefinition, RouteSchema, SchemaRef, SchemaType, AuthSpec, HandlerInput, Principal, OrgContext, RequestInfo } from './http/route.ts';
 export { reply, Reply } from './http/reply.ts';
 export type { AuthScheme, AuthRequest } from './http/auth-scheme.ts';
 export type { GrantsProvider, OrgResolver } from './http/authorizer.ts';

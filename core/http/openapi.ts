@@ -1,4 +1,4 @@
-import type { RouteDef } from './route.ts';
+import { schemaId, type RouteDef } from './route.ts';
 import type { SchemaRegistry } from './schema-registry.ts';
 import type { AuthScheme } from './auth-scheme.ts';
 
@@ -25,8 +25,8 @@ export function buildOpenApi(routes: RouteDef[], schemas: SchemaRegistry, info: 
       responses: { [String(def.status ?? 200)]: { description: 'Success' }, default: { description: 'Error envelope', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } } },
     };
     if (def.scope) op['x-aerie-scope'] = def.scope;
-    if (def.body) op.requestBody = { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${componentName(def.body)}` } } } };
-    if (def.query) op['x-aerie-query-schema'] = { $ref: `#/components/schemas/${componentName(def.query)}` };
+    if (def.body) op.requestBody = { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${componentName(schemaId(def.body))}` } } } };
+    if (def.query) op['x-aerie-query-schema'] = { $ref: `#/components/schemas/${componentName(schemaId(def.query))}` };
     (paths[def.path] ??= {})[def.method.toLowerCase()] = op;
   }
   const schemesUsed = new Set(routes.flatMap((r) => (r.auth === 'public' ? [] : Array.isArray(r.auth) ? r.auth : [r.auth])));

@@ -4,6 +4,7 @@
  * a `Reply`, or nothing (204). They never touch koa's `ctx`.
  */
 
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { RouteSeal, SealVerification } from '../seals/seal-service.types.ts';
 
 /** Who is calling, as resolved by an auth scheme. */
@@ -45,12 +46,17 @@ export interface RequestInfo {
   headers: Record<string, string | string[] | undefined>;
 }
 
-export interface HandlerInput<B = any, Q = any, P = any> {
+/**
+ * What a handler receives. `route()` narrows it from the definition: `body`, `query` and `params`
+ * are the types of their JSON Schemas, `principal` is non-null on routes that are not public and
+ * `org` is non-null on routes with `org: true`.
+ */
+export interface HandlerInput<B = any, Q = any, P = any, Pr extends Principal | null = Principal | null, O extends OrgContext | null = OrgContext | null> {
   body: B;
   query: Q;
   params: P;
-  principal: Principal | null;
-  org: OrgContext | null;
+  principal: Pr;
+  org: O;
   request: RequestInfo;
   /** The verified passkey seal, on routes that declare `seal` (when it applied). */
   seal?: SealVerification;
@@ -58,37 +64,104 @@ export interface HandlerInput<B = any, Q = any, P = any> {
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export interface RouteDef<B = any, Q = any, P = any> {
+/**
+ * A route JSON Schema written as a TypeScript module: an `as const` object with its `$id`, so the
+ * kernel registers and validates it like a JSON file and `route()` derives the handler's types from it.
+ * @example export const greetingBody = { $id: 'hello-partner/greeting.body', type: 'object', … } as const satisfies RouteSchema;
+ */
+export type RouteSchema = Exclude<JSONSchema, boolean> & { readonly $id: string };
+
+/** A schema given by `$id` (a JSON file in `schemas/`, typed `unknown`) or as a {@link RouteSchema}. */
+export type SchemaRef = string | RouteSchema;
+
+/** `auth` of a route: `public`, one auth scheme name, or several accepted schemes. */
+export type AuthSpec = 'public' | (string & {}) | readonly string[];
+
+/** The `$id` of a schema reference. */
+export function schemaId(ref: SchemaRef): string {
+  return typeof ref === 'string' ? ref : ref.$id;
+}
+
+/** The value type a schema reference validates: `FromSchema` of a {@link RouteSchema}, else `unknown`. */
+export type SchemaType<S> = S extends RouteSchema ? FromSchema<S> : unknown;
+
+/** `null` on public routes, a {@link Principal} when at least one scheme must have authenticated. */
+export type PrincipalOf<A> = A extends 'public' ? null : string extends A ? Principal | null : Principal;
+
+/** `{ slug: string; roleId: string }` for `/api/org/{slug}/roles/{roleId}`: the params of a route without a params schema. */
+export type PathParams<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? { [K in Name | keyof PathParams<Rest>]: string } : {};
+
+/** The handler input a definition implies. */
+export type InputOf<A, O, B, Q, P, Path extends string> = HandlerInput<
+  SchemaType<B>, SchemaType<Q>, P extends SchemaRef ? SchemaType<P> : PathParams<Path>, PrincipalOf<A>, O extends true ? OrgContext : null>;
+
+/** A route definition as the kernel stores it (types erased). */
+export interface RouteDef {
   method: HttpMethod;
   /** Path with `{param}` placeholders, as the spec writes them: `/api/org/{slug}/roles`. */
   path: string;
-  /** `public`, one auth scheme name, or several accepted schemes. */
-  auth: 'public' | string | string[];
-  /** Resolve `{slug}` to an organization the caller belongs to (404 otherwise). */
+  auth: AuthSpec;
   org?: boolean;
+  platformAdmin?: boolean;
+  scope?: string;
+  body?: SchemaRef;
+  query?: SchemaRef;
+  params?: SchemaRef;
+  guard?: (input: HandlerInput) => void | Promise<void>;
+  seal?: RouteSeal;
+  status?: number;
+  summary?: string;
+  tags?: string[];
+  handler: (input: HandlerInput) => unknown | Promise<unknown>;
+}
+
+/** A route definition as a plugin writes it, with the handler's input narrowed from the rest. */
+export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P, Path extends string = string> {
+  method: HttpMethod;
+  /** Path with `{param}` placeholders, as the spec writes them: `/api/org/{slug}/roles`. Write it as one literal. */
+  path: Path;
+  /** `public`, one auth scheme name, or several accepted schemes (401 `UNAUTHORIZED` when none matches). */
+  auth: A;
+  /** Resolve `{slug}` to an organization the caller belongs to (404 otherwise); the handler gets `org`. */
+  org?: O;
   /** Only platform admins (403 `PERMISSION_DENIED` otherwise). */
   platformAdmin?: boolean;
   /** Scope expression the caller must hold in the organization. */
   scope?: string;
-  /** JSON Schema `$id`s. */
-  body?: string;
-  query?: string;
-  params?: string;
+  /** Schemas of the body, the query string and the path parameters (a {@link RouteSchema} or an `$id`). */
+  body?: B;
+  query?: Q;
+  params?: P;
   /**
    * Checks that run after validation and before the seal (e.g. "Owner only", request rules with
    * their own error codes), so a caller who could never succeed is not asked for a passkey first.
    */
-  guard?: (input: HandlerInput<B, Q, P>) => void | Promise<void>;
+  guard?: (input: InputOf<A, O, B, Q, P, Path>) => void | Promise<void>;
   /** Passkey step-up required before the handler runs. @see core/seals/seal-service.types.ts */
-  seal?: RouteSeal;
+  seal?: RouteSeal<InputOf<A, O, B, Q, P, Path>>;
   /** Status for a plain return value. Default 200. */
   status?: number;
   summary?: string;
   tags?: string[];
-  handler: (input: HandlerInput<B, Q, P>) => unknown | Promise<unknown>;
+  handler: (input: InputOf<A, O, B, Q, P, Path>) => unknown | Promise<unknown>;
 }
 
-/** Identity helper that types a route definition. */
-export function route<B = any, Q = any, P = any>(def: RouteDef<B, Q, P>): RouteDef<B, Q, P> {
-  return def;
+/**
+ * Types a route definition: the handler's `body`, `query` and `params` get the types of the route's
+ * schemas (`json-schema-to-ts` `FromSchema`), `principal` is a `Principal` unless `auth` is
+ * `'public'`, and `org` is an `OrgContext` when `org: true`.
+ * @returns the definition, for `ctx.routes(...)`.
+ * @example
+ * route({ method: 'POST', path: '/api/m2m/token', auth: 'public', body: m2mTokenBody,
+ *   handler: ({ body }) => tokens.issue(body) }); // body: { orgSlug: string; apiKey: string; … }
+ */
+export function route<
+  const A extends AuthSpec,
+  const B extends SchemaRef | undefined = undefined,
+  const Q extends SchemaRef | undefined = undefined,
+  const P extends SchemaRef | undefined = undefined,
+  const O extends boolean = false,
+  const Path extends string = string,
+>(def: RouteDefinition<A, O, B, Q, P, Path>): RouteDef {
+  return def as unknown as RouteDef;
 }

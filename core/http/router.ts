@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import type { AuthRequest, AuthScheme } from './auth-scheme.ts';
 import type { GrantsProvider, OrgResolver } from './authorizer.ts';
-import type { HandlerInput, OrgContext, Principal, RouteDef } from './route.ts';
+import type { HandlerInput, OrgContext, Principal, RouteDef, SchemaRef } from './route.ts';
 import { Reply } from './reply.ts';
 import type { SchemaRegistry } from './schema-registry.ts';
 import { aerieError, notFound, permissionDenied, stepUpRequired, unauthorized } from '../errors.ts';
@@ -51,10 +51,10 @@ export function buildRouter(deps: RouterDeps): Router {
     }
     if (def.seal && !deps.seals) throw new BootError(`plugin ${pluginId}: route ${def.method} ${def.path} needs passkey seals (core.seals is not available)`);
     if (def.org && !deps.orgResolver) throw new BootError(`plugin ${pluginId}: route ${def.path} needs organizations (enable the orgs plugin)`);
-    const check = (id: string | undefined, kind: 'body' | 'query' | 'params') => {
-      if (!id) return undefined;
+    const check = (ref: SchemaRef | undefined, kind: 'body' | 'query' | 'params') => {
+      if (!ref) return undefined;
       try {
-        return deps.schemas.validator(id, kind);
+        return deps.schemas.validator(deps.schemas.use(ref), kind);
       } catch (err) {
         throw new BootError(`plugin ${pluginId}: route ${def.method} ${def.path}: ${(err as Error).message}`);
       }

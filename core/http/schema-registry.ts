@@ -1,6 +1,7 @@
 import type { Ajv, ValidateFunction } from 'ajv';
 import { createAjv, describeAjvError } from '../validation.ts';
 import { validationFailed } from '../errors.ts';
+import type { RouteSchema, SchemaRef } from './route.ts';
 
 /**
  * Holds every route JSON Schema by `$id` and compiles validators once at boot: one ajv for bodies
@@ -19,6 +20,16 @@ export class SchemaRegistry {
     this.schemas.set(id, schema);
     this.bodyAjv.addSchema(schema);
     this.stringAjv.addSchema(structuredClone(schema));
+  }
+
+  /**
+   * The `$id` of a route's schema reference, registering a {@link RouteSchema} object on first use.
+   * @throws Error when another schema object already holds the same `$id`.
+   */
+  use(ref: SchemaRef): string {
+    if (typeof ref === 'string') return ref;
+    if (this.schemas.get(ref.$id) !== ref) this.add(ref);
+    return ref.$id;
   }
 
   /** Every schema, for OpenAPI `components.schemas`. */

@@ -53,13 +53,13 @@ export interface SealService {
  * string or object), verifies it before the handler, puts the result in `input.seal` and marks the
  * request scope with `humanSeal` for audit.
  */
-export interface RouteSeal {
+export interface RouteSeal<I = HandlerInput> {
   purpose: string;
-  subject: (input: HandlerInput) => string;
+  subject: (input: I) => string;
   /** `assertionResponseJson`, `SealAssertionJson` or `stepUpAssertion`, per the spec's route. */
   assertionField: string;
   /** Require the seal only when this answers true (e.g. a key ceiling above 300 s). */
-  when?: (input: HandlerInput) => boolean;
+  when?: (input: I) => boolean;
   /** Person-typed inputs sent with the action that the seal must have bound (`input.reason`). */
-  inputs?: (input: HandlerInput) => Record<string, string>;
+  inputs?: (input: I) => Record<string, string>;
 }

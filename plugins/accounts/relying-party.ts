@@ -41,3 +41,13 @@ export function clientDataChallenge(clientDataJSON: unknown): string | undefined
     return undefined;
   }
 }
+
+/**
+ * Types a WebAuthn response the route schema checked only in part (`id`, `type`,
+ * `response.clientDataJSON`, what Aerie reads itself) as the full JSON form: `@simplewebauthn/server`
+ * verifies every other member and refuses the response when one is missing or wrong.
+ * @param response - the validated request member.
+ */
+export function asWebAuthnJson<T>(response: { id: string; type: 'public-key'; response: { clientDataJSON: string } }): T {
+  return response as unknown as T;
+}

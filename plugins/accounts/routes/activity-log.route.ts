@@ -1,6 +1,7 @@
 import { route, type RouteDef } from '../../../core/index.ts';
 import type { ActivityLogService } from '../activity-log.service.ts';
 import { SIGNED_IN } from './passkeys.route.ts';
+import { activityLogQuery } from '../schemas/activity-log.query.ts';
 
 /** Rows answered when `limit` is not given. */
 export const ACTIVITY_PAGE_SIZE = 50;
@@ -13,10 +14,10 @@ export const ACTIVITY_PAGE_SIZE = 50;
  */
 export function activityLogRoutes(activity: ActivityLogService): RouteDef[] {
   return [
-    route<unknown, { limit?: number }>({
-      method: 'GET', path: '/api/auth/activity-log', auth: SIGNED_IN, query: 'accounts/activity-log.query',
+    route({
+      method: 'GET', path: '/api/auth/activity-log', auth: SIGNED_IN, query: activityLogQuery,
       summary: 'Sign-ins and passkey changes of the signed-in account', tags: ['accounts'],
-      handler: async ({ principal, query }) => ({ items: await activity.list(principal!.accountId!, query.limit ?? ACTIVITY_PAGE_SIZE) }),
+      handler: async ({ principal, query }) => ({ items: await activity.list(principal.accountId!, query.limit ?? ACTIVITY_PAGE_SIZE) }),
     }),
   ];
 }

@@ -4,6 +4,8 @@ import type { EmailCodesService } from '../email-codes.service.ts';
 import type { SessionsService } from '../service-interfaces.ts';
 import { ACTIVITY, userAgentOf, type ActivityLogService } from '../activity-log.service.ts';
 import { assertSignInOrigin, sessionReply, type SessionMode } from '../session-reply.ts';
+import { registrationEmailBody } from '../schemas/registration-email.body.ts';
+import { verificationEmailBody } from '../schemas/verification-email.body.ts';
 
 interface Deps {
   config: AerieConfig;
@@ -25,8 +27,8 @@ interface Deps {
  */
 export function emailSignInRoutes({ config, db, events, accounts, sessions, codes, activity }: Deps): RouteDef[] {
   return [
-    route<{ email: string; displayName?: string }>({
-      method: 'POST', path: '/api/v1/users/registration/email', auth: 'public', body: 'accounts/registration-email.body',
+    route({
+      method: 'POST', path: '/api/v1/users/registration/email', auth: 'public', body: registrationEmailBody,
       summary: 'Mail a 6-digit sign-in code', tags: ['accounts'],
       handler: async ({ body, request }) => {
         const email = body.email.toLowerCase();
@@ -34,8 +36,8 @@ export function emailSignInRoutes({ config, db, events, accounts, sessions, code
         return reply(202, { sent: true, email, expiresInSeconds });
       },
     }),
-    route<{ email: string; code: string; session: SessionMode }>({
-      method: 'POST', path: '/api/v1/users/verification/email', auth: 'public', body: 'accounts/verification-email.body',
+    route({
+      method: 'POST', path: '/api/v1/users/verification/email', auth: 'public', body: verificationEmailBody,
       summary: 'Verify the code and open a session', tags: ['accounts'],
       handler: async ({ body, request }) => {
         const email = body.email.toLowerCase();

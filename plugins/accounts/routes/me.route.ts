@@ -5,6 +5,8 @@ import type { MeContributor } from '../api.ts';
 import { ME_CACHE_SECONDS, type MeCache } from '../me-cache.ts';
 import { clearSessionCookie } from '../cookie-session.auth.ts';
 import { accountsErrors } from '../errors.ts';
+import { meQuery } from '../schemas/me.query.ts';
+import { profileBody } from '../schemas/profile.body.ts';
 
 interface Deps {
   config: AerieConfig;
@@ -23,11 +25,11 @@ interface Deps {
  */
 export function meRoutes({ config, clock, accounts, sessions, cache, contributors }: Deps): RouteDef[] {
   return [
-    route<unknown, { _t?: string }>({
-      method: 'GET', path: '/api/v1/users/me', auth: ['session', 'cookieSession'], query: 'accounts/me.query',
+    route({
+      method: 'GET', path: '/api/v1/users/me', auth: ['session', 'cookieSession'], query: meQuery,
       summary: 'The signed-in account, its organizations and credentials', tags: ['accounts'],
       handler: async ({ principal, query }) => {
-        const accountId = principal!.accountId!;
+        const accountId = principal.accountId!;
         const now = clock.now().getTime();
         let body = query._t === undefined ? cache.get(accountId, now) : undefined;
         const hit = body !== undefined;
@@ -41,15 +43,15 @@ export function meRoutes({ config, clock, accounts, sessions, cache, contributor
         return reply(200, body, { 'cache-control': `private, max-age=${ME_CACHE_SECONDS}`, 'x-aerie-cache': hit ? 'hit' : 'miss' });
       },
     }),
-    route<{ displayName: string }>({
-      method: 'PUT', path: '/api/v1/users/me/profile', auth: 'session', body: 'accounts/profile.body',
+    route({
+      method: 'PUT', path: '/api/v1/users/me/profile', auth: 'session', body: profileBody,
       summary: 'Change the display name', tags: ['accounts'],
-      handler: async ({ principal, body }) => ({ account: await accounts.updateProfile(principal!.accountId!, { displayName: body.displayName.trim() }) }),
+      handler: async ({ principal, body }) => ({ account: await accounts.updateProfile(principal.accountId!, { displayName: body.displayName.trim() }) }),
     }),
     route({
       method: 'POST', path: '/api/auth/logout', auth: ['session', 'cookieSession'], summary: 'End this session', tags: ['accounts'],
       handler: async ({ principal }) => {
-        await sessions.revoke(principal!.sessionId!);
+        await sessions.revoke(principal.sessionId!);
         return reply(204, undefined, { 'set-cookie': clearSessionCookie(config) });
       },
     }),

@@ -1,9 +1,12 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { route, type AerieConfig, type RouteDef } from '../../../core/index.ts';
 import type { AccountsService } from '../service-interfaces.ts';
+import { asWebAuthnJson } from '../relying-party.ts';
 import type { PasskeySignInService } from '../passkey-sign-in.service.ts';
 import { userAgentOf } from '../activity-log.service.ts';
 import { assertSignInOrigin, sessionReply, type SessionMode } from '../session-reply.ts';
+import { emptyBody } from '../schemas/empty.body.ts';
+import { passkeySigninBody } from '../schemas/passkey-signin.body.ts';
 
 /**
  * Passkey sign-in (discoverable credentials):
@@ -16,16 +19,16 @@ import { assertSignInOrigin, sessionReply, type SessionMode } from '../session-r
 export function passkeySignInRoutes(config: AerieConfig, signIn: PasskeySignInService, accounts: AccountsService): RouteDef[] {
   return [
     route({
-      method: 'POST', path: '/api/passkey/signin/options', auth: 'public', body: 'accounts/empty.body',
+      method: 'POST', path: '/api/passkey/signin/options', auth: 'public', body: emptyBody,
       summary: 'Options for signing in with a passkey', tags: ['passkeys'],
       handler: async () => ({ options: await signIn.options() }),
     }),
-    route<{ response: AuthenticationResponseJSON; session: SessionMode }>({
-      method: 'POST', path: '/api/passkey/signin', auth: 'public', body: 'accounts/passkey-signin.body',
+    route({
+      method: 'POST', path: '/api/passkey/signin', auth: 'public', body: passkeySigninBody,
       summary: 'Sign in with a passkey', tags: ['passkeys'],
       handler: async ({ body, request }) => {
         assertSignInOrigin(config, body.session, request);
-        const { account, session } = await signIn.signIn(body.response, { cookie: body.session === 'cookie' }, { ip: request.ip, userAgent: userAgentOf(request.headers) });
+        const { account, session } = await signIn.signIn(asWebAuthnJson<AuthenticationResponseJSON>(body.response), { cookie: body.session === 'cookie' }, { ip: request.ip, userAgent: userAgentOf(request.headers) });
         return sessionReply(config, body.session, session, { account: accounts.toDto(account) });
       },
     }),

@@ -1,8 +1,12 @@
 import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import { route, type RouteDef } from '../../../core/index.ts';
+import { asWebAuthnJson } from '../relying-party.ts';
 import type { PasskeyRegistrationService } from '../passkey-registration.service.ts';
 import type { PasskeysRepository } from '../passkeys.repository.ts';
 import { userAgentOf } from '../activity-log.service.ts';
+import { credentialIdParams } from '../schemas/credential-id.params.ts';
+import { emptyBody } from '../schemas/empty.body.ts';
+import { passkeyAddBody } from '../schemas/passkey-add.body.ts';
 
 /** Bearer session (API clients) or cookie session with CSRF (Aerie's own pages). */
 export const SIGNED_IN = ['session', 'cookieSession'];
@@ -18,27 +22,27 @@ export const SIGNED_IN = ['session', 'cookieSession'];
 export function passkeyRoutes(registration: PasskeyRegistrationService, passkeys: PasskeysRepository): RouteDef[] {
   return [
     route({
-      method: 'POST', path: '/api/passkey/add/options', auth: SIGNED_IN, body: 'accounts/empty.body',
+      method: 'POST', path: '/api/passkey/add/options', auth: SIGNED_IN, body: emptyBody,
       summary: 'Registration options for a new passkey', tags: ['passkeys'],
-      handler: async ({ principal }) => ({ options: await registration.options(principal!.accountId!) }),
+      handler: async ({ principal }) => ({ options: await registration.options(principal.accountId!) }),
     }),
-    route<{ response: RegistrationResponseJSON; name?: string }>({
-      method: 'POST', path: '/api/passkey/add', auth: SIGNED_IN, body: 'accounts/passkey-add.body', status: 201,
+    route({
+      method: 'POST', path: '/api/passkey/add', auth: SIGNED_IN, body: passkeyAddBody, status: 201,
       summary: 'Register a passkey (mails a security notice)', tags: ['passkeys'],
       handler: async ({ principal, body, request }) => ({
-        passkey: await registration.add(principal!.accountId!, body, { ip: request.ip, userAgent: userAgentOf(request.headers) }),
+        passkey: await registration.add(principal.accountId!, { ...body, response: asWebAuthnJson<RegistrationResponseJSON>(body.response) }, { ip: request.ip, userAgent: userAgentOf(request.headers) }),
       }),
     }),
     route({
       method: 'GET', path: '/api/passkey/list', auth: SIGNED_IN,
       summary: "The signed-in account's passkeys", tags: ['passkeys'],
-      handler: async ({ principal }) => ({ passkeys: await passkeys.list(principal!.accountId!) }),
+      handler: async ({ principal }) => ({ passkeys: await passkeys.list(principal.accountId!) }),
     }),
-    route<unknown, unknown, { credentialId: string }>({
-      method: 'DELETE', path: '/api/passkey/{credentialId}', auth: SIGNED_IN, params: 'accounts/credential-id.params',
+    route({
+      method: 'DELETE', path: '/api/passkey/{credentialId}', auth: SIGNED_IN, params: credentialIdParams,
       summary: 'Remove a passkey (mails a security notice)', tags: ['passkeys'],
       handler: async ({ principal, params, request }) => {
-        await registration.remove(principal!.accountId!, params.credentialId, { ip: request.ip, userAgent: userAgentOf(request.headers) });
+        await registration.remove(principal.accountId!, params.credentialId, { ip: request.ip, userAgent: userAgentOf(request.headers) });
       },
     }),
   ];

@@ -1,6 +1,8 @@
 import { route, type RouteDef, type SealField, type SealService } from '../../../core/index.ts';
 import type { PersonalSealsService } from '../service-interfaces.ts';
 import { SIGNED_IN } from './passkeys.route.ts';
+import { sealBindBody } from '../schemas/seal-bind.body.ts';
+import { stepupOptionsBody } from '../schemas/stepup-options.body.ts';
 
 /**
  * Personal seal and step-up:
@@ -12,15 +14,15 @@ import { SIGNED_IN } from './passkeys.route.ts';
  */
 export function sealRoutes(personalSeals: PersonalSealsService, seals: SealService): RouteDef[] {
   return [
-    route<{ credentialId: string }>({
-      method: 'POST', path: '/api/v1/seals', auth: SIGNED_IN, body: 'accounts/seal-bind.body',
+    route({
+      method: 'POST', path: '/api/v1/seals', auth: SIGNED_IN, body: sealBindBody,
       summary: 'Bind a passkey as the personal seal', tags: ['passkeys'],
-      handler: async ({ principal, body }) => ({ personalSeal: await personalSeals.bind(principal!.accountId!, body.credentialId) }),
+      handler: async ({ principal, body }) => ({ personalSeal: await personalSeals.bind(principal.accountId!, body.credentialId) }),
     }),
-    route<{ purpose: string; subject: string; inputs?: SealField[] }>({
-      method: 'POST', path: '/api/passkey/stepup/options', auth: SIGNED_IN, body: 'accounts/stepup-options.body',
+    route({
+      method: 'POST', path: '/api/passkey/stepup/options', auth: SIGNED_IN, body: stepupOptionsBody,
       summary: 'Step-up challenge bound to a purpose and subject (and content)', tags: ['passkeys'],
-      handler: async ({ principal, body }) => seals.issueOptions({ accountId: principal!.accountId!, purpose: body.purpose, subject: body.subject, inputs: body.inputs }),
+      handler: async ({ principal, body }) => seals.issueOptions({ accountId: principal.accountId!, purpose: body.purpose, subject: body.subject, inputs: body.inputs }),
     }),
   ];
 }

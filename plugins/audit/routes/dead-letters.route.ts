@@ -1,4 +1,5 @@
 import { route, type AuditHealthService, type RouteDef } from '../../../core/index.ts';
+import { deadLettersQuery } from '../schemas/dead-letters.query.ts';
 
 /**
  * `GET /api/v1/admin/audit/dead-letters` (session, platform administrators): the events the sealer
@@ -7,8 +8,8 @@ import { route, type AuditHealthService, type RouteDef } from '../../../core/ind
  * one organization. @see docs/audit.md "Health and dead letters"
  */
 export function deadLettersRoute(auditHealth: AuditHealthService): RouteDef {
-  return route<unknown, { limit: number; after?: string; orgId?: string }>({
-    method: 'GET', path: '/api/v1/admin/audit/dead-letters', auth: 'session', platformAdmin: true, query: 'audit/dead-letters.query',
+  return route({
+    method: 'GET', path: '/api/v1/admin/audit/dead-letters', auth: 'session', platformAdmin: true, query: deadLettersQuery,
     summary: 'Audit events the sealer could not seal (platform administrators)', tags: ['admin', 'audit'],
     handler: ({ query }) => auditHealth.deadLetters(query),
   });

@@ -1,5 +1,6 @@
 import { reply, route, type AuditService, type Clock, type Database, type RouteDef } from '../../../core/index.ts';
 import { auditErrors } from '../errors.ts';
+import { ingestBody } from '../schemas/ingest.body.ts';
 
 /** Event-type prefixes only the platform itself writes. */
 export const RESERVED_PREFIXES = ['seal.', 'auth.'];
@@ -9,7 +10,6 @@ export const MAX_BUSINESS_DATA_BYTES = 16_384;
 const MAX_SKEW_MS = 5 * 60_000;
 const MAX_AGE_MS = 90 * 86_400_000;
 
-type Body = { events: Array<{ eventType: string; occurredAt?: string; businessData?: Record<string, unknown> }> };
 
 /**
  * `POST /api/public/v1/audit/events` (organization API key, `apiKey` scheme): up to 1,000
@@ -20,11 +20,11 @@ type Body = { events: Array<{ eventType: string; occurredAt?: string; businessDa
  * @see spec 01 "Audit", docs/audit.md "Ingestion"
  */
 export function ingestRoute(db: Database, audit: AuditService, clock: Clock): RouteDef {
-  return route<Body>({
-    method: 'POST', path: '/api/public/v1/audit/events', auth: 'apiKey', body: 'audit/ingest.body',
+  return route({
+    method: 'POST', path: '/api/public/v1/audit/events', auth: 'apiKey', body: ingestBody,
     summary: 'Ingest a batch of application audit events (up to 1,000)', tags: ['audit'],
     handler: async ({ body, principal }) => {
-      const orgId = principal!.orgId!;
+      const orgId = principal.orgId!;
       const appGroupId = (principal as { appGroupId?: string }).appGroupId;
       const now = clock.now().getTime();
       const events = body.events.map((e, i) => {
@@ -37,7 +37,7 @@ export function ingestRoute(db: Database, audit: AuditService, clock: Clock): Ro
         if (Object.keys(e.businessData ?? {}).some((k) => k.startsWith('_'))) {
           throw auditErrors.invalid(`${at}.businessData`, 'top-level keys starting with _ are reserved');
         }
-        return { orgId, eventType: e.eventType, occurredAt, appGroupId, actor: { type: 'apiKey' as const, id: principal!.id }, businessData: e.businessData ?? {} };
+        return { orgId, eventType: e.eventType, occurredAt, appGroupId, actor: { type: 'apiKey' as const, id: principal.id }, businessData: e.businessData ?? {} };
       });
       // appendMany checks every event can be sealed (depth, size, NUL, non-finite numbers) before
       // writing: 400 `VALIDATION_FAILED` naming `events[i].…`, nothing written.

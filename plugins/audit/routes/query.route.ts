@@ -1,9 +1,11 @@
-import { notFound, route, type Clock, type GrantsProvider, type HandlerInput, type OrgContext, type RouteDef } from '../../../core/index.ts';
+import { notFound, route, type Clock, type GrantsProvider, type HandlerInput, type OrgContext, type Principal, type RouteDef } from '../../../core/index.ts';
 import type { EntitlementsService, OrganizationsService } from '../../orgs/api.ts';
 import type { AuditQueryService } from '../api.ts';
 import { toAuditEventItem } from '../audit-query.service.ts';
 import { auditErrors } from '../errors.ts';
 import { isVisible, resolveVisibility, type AuditVisibility } from '../visibility.ts';
+import { detailQuery } from '../schemas/detail.query.ts';
+import { queryQuery } from '../schemas/query.query.ts';
 
 /** Longest span of one query, in days. @see spec 01 "Limits" */
 export const MAX_SPAN_DAYS = 90;
@@ -20,14 +22,14 @@ export interface QueryDeps {
 type Q = { orgSlug: string; scope?: 'mine' | 'all'; eventTypes?: string; from?: string; to?: string; cursor?: string; limit?: number; id?: string };
 
 /** The caller's organization named by `orgSlug` (404 when not an active member). */
-async function orgOf(deps: QueryDeps, { query, principal }: HandlerInput<unknown, Q>): Promise<OrgContext> {
+async function orgOf(deps: QueryDeps, { query, principal }: HandlerInput<unknown, Q, unknown, Principal>): Promise<OrgContext> {
   const org = await deps.organizations.resolveContext(query.orgSlug, principal);
   if (!org?.member) throw notFound();
   return org;
 }
 
-async function visibilityOf(deps: QueryDeps, input: HandlerInput<unknown, Q>, org: OrgContext): Promise<AuditVisibility> {
-  return resolveVisibility(input.query.scope ?? 'mine', input.principal!, org, deps.grants(), () => deps.entitlements.hasFeature(org.org.id, 'feature.audit.view_all'));
+async function visibilityOf(deps: QueryDeps, input: HandlerInput<unknown, Q, unknown, Principal>, org: OrgContext): Promise<AuditVisibility> {
+  return resolveVisibility(input.query.scope ?? 'mine', input.principal, org, deps.grants(), () => deps.entitlements.hasFeature(org.org.id, 'feature.audit.view_all'));
 }
 
 /** Start of the plan's retention window (`null` = unlimited). */
@@ -46,8 +48,8 @@ async function windowStart(deps: QueryDeps, orgId: string): Promise<{ start: Dat
  */
 export function queryRoutes(deps: QueryDeps): RouteDef[] {
   return [
-    route<unknown, Q>({
-      method: 'GET', path: '/api/v1/admin/audit/query', auth: 'session', query: 'audit/query.query',
+    route({
+      method: 'GET', path: '/api/v1/admin/audit/query', auth: 'session', query: queryQuery,
       summary: 'Query sealed audit events of an organization', tags: ['audit'],
       handler: async (input) => {
         const org = await orgOf(deps, input);
@@ -71,8 +73,8 @@ export function queryRoutes(deps: QueryDeps): RouteDef[] {
         };
       },
     }),
-    route<unknown, Q>({
-      method: 'GET', path: '/api/v1/admin/audit/query/detail', auth: 'session', query: 'audit/detail.query',
+    route({
+      method: 'GET', path: '/api/v1/admin/audit/query/detail', auth: 'session', query: detailQuery,
       summary: 'One sealed audit event with its hashes', tags: ['audit'],
       handler: async (input) => {
         const org = await orgOf(deps, input);

@@ -2,6 +2,7 @@ import { notFound, route, type Clock, type RouteDef } from '../../../core/index.
 import type { EntitlementsService, OrganizationsService } from '../../orgs/api.ts';
 import type { AuditQueryService } from '../api.ts';
 import { retentionSchedule } from '../retention-schedule.ts';
+import { orgQuery } from '../schemas/org.query.ts';
 
 /**
  * `GET /api/v1/admin/audit/retention?orgSlug=` (session, any active member; 404 otherwise):
@@ -9,8 +10,8 @@ import { retentionSchedule } from '../retention-schedule.ts';
  * @see spec 01 "Audit retention response"
  */
 export function retentionRoute(auditQuery: AuditQueryService, clock: Clock, organizations: OrganizationsService, entitlements: EntitlementsService): RouteDef {
-  return route<unknown, { orgSlug: string }>({
-    method: 'GET', path: '/api/v1/admin/audit/retention', auth: 'session', query: 'audit/org.query',
+  return route({
+    method: 'GET', path: '/api/v1/admin/audit/retention', auth: 'session', query: orgQuery,
     summary: "The organization's audit retention window", tags: ['audit'],
     handler: async ({ query, principal }) => {
       const org = await organizations.resolveContext(query.orgSlug, principal);

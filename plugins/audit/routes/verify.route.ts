@@ -1,6 +1,7 @@
 import { notFound, route, type RouteDef } from '../../../core/index.ts';
 import type { OrganizationsService } from '../../orgs/api.ts';
 import type { AuditQueryService } from '../api.ts';
+import { logIdParams } from '../schemas/log-id.params.ts';
 
 /**
  * `GET /api/v1/admin/audit/verify/{logId}` (session): Owner/Admin of the record's organization
@@ -9,8 +10,8 @@ import type { AuditQueryService } from '../api.ts';
  * @see spec 01 "Audit"; docs/audit.md "Verify one record"
  */
 export function verifyRoute(auditQuery: AuditQueryService, organizations: OrganizationsService): RouteDef {
-  return route<unknown, unknown, { logId: string }>({
-    method: 'GET', path: '/api/v1/admin/audit/verify/{logId}', auth: 'session', params: 'audit/log-id.params',
+  return route({
+    method: 'GET', path: '/api/v1/admin/audit/verify/{logId}', auth: 'session', params: logIdParams,
     summary: 'Verify one sealed audit record (hashes, link, checkpoint)', tags: ['audit'],
     handler: async ({ params, principal }) => {
       const record = await auditQuery.record(params.logId);

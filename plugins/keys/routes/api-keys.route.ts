@@ -1,12 +1,15 @@
-import { reply, route, type GrantsProvider, type HandlerInput, type RouteDef, type RouteSeal } from '../../../core/index.ts';
+import { reply, route, type GrantsProvider, type HandlerInput, type RouteDef, type RouteSeal, type SchemaType } from '../../../core/index.ts';
 import { PermissionSet } from '../../../core/index.ts';
 import type { NewApiKey } from '../api-keys.service.ts';
 import type { ApiKeysService } from '../service-interfaces.ts';
 import { requireOrganizationWideKey } from '../org-wide.ts';
 import { keysErrors } from '../errors.ts';
 import { DEFAULT_TOKEN_LIFETIME_SECONDS } from '../token-lifetime.ts';
+import { createApiKeyBody } from '../schemas/create-api-key.body.ts';
+import { keyIdParams } from '../schemas/key-id.params.ts';
+import { slugParams } from '../schemas/slug.params.ts';
 
-type CreateBody = NewApiKey & { assertionResponseJson?: unknown };
+type CreateBody = SchemaType<typeof createApiKeyBody>;
 
 /**
  * A ceiling above 300 s needs the organization owner (403 for anyone else, checked here so it comes
@@ -14,11 +17,11 @@ type CreateBody = NewApiKey & { assertionResponseJson?: unknown };
  * organization slug (401 `STEPUP_REQUIRED` / `STEPUP_FAILED`). Ceilings up to 300 s need neither.
  * @see spec 01 "Machine token rules" 4
  */
-export const longLifetimeSeal: RouteSeal = {
+export const longLifetimeSeal: RouteSeal<HandlerInput<CreateBody, unknown, SchemaType<typeof slugParams>>> = {
   purpose: 'api_key.long_lifetime',
-  subject: (i) => String((i.params as { slug: string }).slug),
+  subject: (i) => i.params.slug,
   assertionField: 'assertionResponseJson',
-  when: (i: HandlerInput<CreateBody>) => {
+  when: (i) => {
     if (!needsLongLifetimeSeal(i.body)) return false;
     if (i.org?.member?.role !== 'Owner') throw keysErrors.ownerOnlyLongLifetime();
     return true;
@@ -36,16 +39,16 @@ function needsLongLifetimeSeal(body: CreateBody): boolean {
  */
 export function apiKeyRoutes(apiKeys: ApiKeysService, grants: () => GrantsProvider | undefined): RouteDef[] {
   return [
-    route<CreateBody, unknown, { slug: string }>({
-      method: 'POST', path: '/api/org/{slug}/settings/keys/api-keys', auth: 'session', org: true, scope: 'org.api_key.create', params: 'keys/slug.params',
-      body: 'keys/create-api-key.body', status: 201, seal: longLifetimeSeal,
+    route({
+      method: 'POST', path: '/api/org/{slug}/settings/keys/api-keys', auth: 'session', org: true, scope: 'org.api_key.create', params: slugParams,
+      body: createApiKeyBody, status: 201, seal: longLifetimeSeal,
       summary: 'Create an API key (the value is shown once)', tags: ['keys'],
       handler: async ({ body, principal, org, seal }) => {
         // The kernel verified the seal before this handler; never create a long-lived key without one.
         if (needsLongLifetimeSeal(body) && !seal) throw keysErrors.stepUpRequired();
         const scopes = body.scopes ?? [];
         if (scopes.length > 0) {
-          const held = await grants()?.(principal!, org!) ?? [];
+          const held = await grants()?.(principal, org) ?? [];
           if (held !== 'all') {
             const perms = new PermissionSet(held);
             const missing = scopes.find((s) => !safeHas(perms, s));
@@ -53,31 +56,31 @@ export function apiKeyRoutes(apiKeys: ApiKeysService, grants: () => GrantsProvid
           }
         }
         const { assertionResponseJson: _seal, ...input } = body;
-        const { key, value } = await apiKeys.create(org!.org.id, principal!.accountId ?? null, { ...input, scopes });
+        const { key, value } = await apiKeys.create(org.org.id, principal.accountId ?? null, { ...input, scopes });
         return reply(201, { ...key, apiKey: value }, { 'cache-control': 'no-store' });
       },
     }),
     route({
-      method: 'GET', path: '/api/org/{slug}/settings/keys/api-keys', auth: ['session', 'machineToken'], org: true, scope: 'org.api_key.list', params: 'keys/slug.params',
+      method: 'GET', path: '/api/org/{slug}/settings/keys/api-keys', auth: ['session', 'machineToken'], org: true, scope: 'org.api_key.list', params: slugParams,
       summary: "The organization's API keys (never their values)", tags: ['keys'],
       handler: async ({ principal, org }) => {
         requireOrganizationWideKey(principal);
-        return { apiKeys: await apiKeys.list(org!.org.id) };
+        return { apiKeys: await apiKeys.list(org.org.id) };
       },
     }),
-    route<unknown, unknown, { slug: string; keyId: string }>({
-      method: 'POST', path: '/api/org/{slug}/settings/keys/api-keys/{keyId}/rotate', auth: 'session', org: true, scope: 'org.api_key.rotate', params: 'keys/key-id.params',
+    route({
+      method: 'POST', path: '/api/org/{slug}/settings/keys/api-keys/{keyId}/rotate', auth: 'session', org: true, scope: 'org.api_key.rotate', params: keyIdParams,
       summary: 'Give an API key a new value (the old one stops working at once)', tags: ['keys'],
       handler: async ({ params, org }) => {
-        const { key, value } = await apiKeys.rotate(org!.org.id, params.keyId);
+        const { key, value } = await apiKeys.rotate(org.org.id, params.keyId);
         return reply(200, { ...key, apiKey: value }, { 'cache-control': 'no-store' });
       },
     }),
-    route<unknown, unknown, { slug: string; keyId: string }>({
-      method: 'DELETE', path: '/api/org/{slug}/settings/keys/api-keys/{keyId}', auth: 'session', org: true, scope: 'org.api_key.revoke', params: 'keys/key-id.params',
+    route({
+      method: 'DELETE', path: '/api/org/{slug}/settings/keys/api-keys/{keyId}', auth: 'session', org: true, scope: 'org.api_key.revoke', params: keyIdParams,
       summary: 'Revoke an API key and cut off the machine tokens it issued', tags: ['keys'],
       handler: async ({ params, org }) => {
-        await apiKeys.revoke(org!.org.id, params.keyId);
+        await apiKeys.revoke(org.org.id, params.keyId);
       },
     }),
   ];

@@ -1,6 +1,7 @@
 import { reply, route, type RouteDef } from '../../../core/index.ts';
 import type { MachineTokenRequest } from '../machine-tokens.service.ts';
 import type { MachineTokensService } from '../service-interfaces.ts';
+import { m2mTokenBody } from '../schemas/m2m-token.body.ts';
 
 /**
  * `POST /api/m2m/token {orgSlug, apiKey, scope?, lifetimeSeconds?}` →
@@ -9,8 +10,8 @@ import type { MachineTokensService } from '../service-interfaces.ts';
  */
 export function m2mTokenRoutes(tokens: MachineTokensService): RouteDef[] {
   return [
-    route<MachineTokenRequest>({
-      method: 'POST', path: '/api/m2m/token', auth: 'public', body: 'keys/m2m-token.body',
+    route({
+      method: 'POST', path: '/api/m2m/token', auth: 'public', body: m2mTokenBody,
       summary: 'Exchange an organization API key for a machine token', tags: ['keys'],
       handler: async ({ body }) => reply(200, await tokens.issue(body), { 'cache-control': 'no-store', pragma: 'no-cache' }),
     }),

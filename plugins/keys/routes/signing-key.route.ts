@@ -1,6 +1,7 @@
 import { route, type RouteDef } from '../../../core/index.ts';
 import type { SigningKeysService } from '../service-interfaces.ts';
 import { keysErrors } from '../errors.ts';
+import { slugParams } from '../schemas/slug.params.ts';
 
 const SCOPE = 'org.signing_key.rotate';
 
@@ -13,13 +14,13 @@ const SCOPE = 'org.signing_key.rotate';
 export function signingKeyRoutes(signingKeys: SigningKeysService): RouteDef[] {
   return [
     route({
-      method: 'POST', path: '/api/org/{slug}/settings/keys/signing-key/rotate', auth: 'session', org: true, scope: SCOPE, params: 'keys/slug.params',
+      method: 'POST', path: '/api/org/{slug}/settings/keys/signing-key/rotate', auth: 'session', org: true, scope: SCOPE, params: slugParams,
       summary: "Rotate the organization's signing key (old tokens stop verifying at once)", tags: ['keys'],
       handler: async ({ org }) => {
-        const role = org!.member?.role;
+        const role = org.member?.role;
         if (role !== 'Owner' && role !== 'Admin') throw keysErrors.ownerOrAdminOnly(SCOPE);
-        const { kid, retiredKid } = await signingKeys.rotate({ id: org!.org.id, slug: org!.org.slug });
-        const issuer = signingKeys.issuer(org!.org.slug);
+        const { kid, retiredKid } = await signingKeys.rotate({ id: org.org.id, slug: org.org.slug });
+        const issuer = signingKeys.issuer(org.org.slug);
         return { kid, retiredKid, issuer, jwksUri: `${issuer}/.well-known/jwks.json` };
       },
     }),

@@ -3,6 +3,7 @@ import { reply, route, type AerieConfig, type RouteDef } from '../../../core/ind
 import type { SigningKeysService } from '../service-interfaces.ts';
 import { JWS_ALG } from '../signing-keys.service.ts';
 import { keysErrors } from '../errors.ts';
+import { slugParams } from '../schemas/slug.params.ts';
 
 /**
  * Seconds clients may cache the JWKS. Short, because a rotated key leaves the set at once and
@@ -19,8 +20,8 @@ export const JWKS_MAX_AGE_SECONDS = 60;
  */
 export function wellKnownRoutes(config: AerieConfig, signingKeys: SigningKeysService): RouteDef[] {
   return [
-    route<unknown, unknown, { slug: string }>({
-      method: 'GET', path: '/api/public/orgs/{slug}/.well-known/jwks.json', auth: 'public', params: 'keys/slug.params',
+    route({
+      method: 'GET', path: '/api/public/orgs/{slug}/.well-known/jwks.json', auth: 'public', params: slugParams,
       summary: "The organization's JSON Web Key Set", tags: ['keys'],
       handler: async ({ params, request }) => {
         const jwks = await signingKeys.jwks(params.slug);
@@ -32,8 +33,8 @@ export function wellKnownRoutes(config: AerieConfig, signingKeys: SigningKeysSer
         return reply(200, body, headers);
       },
     }),
-    route<unknown, unknown, { slug: string }>({
-      method: 'GET', path: '/api/public/orgs/{slug}/.well-known/openid-configuration', auth: 'public', params: 'keys/slug.params',
+    route({
+      method: 'GET', path: '/api/public/orgs/{slug}/.well-known/openid-configuration', auth: 'public', params: slugParams,
       summary: "The organization's issuer metadata", tags: ['keys'],
       handler: async ({ params }) => {
         if (!(await signingKeys.jwks(params.slug))) throw keysErrors.organizationNotFound();

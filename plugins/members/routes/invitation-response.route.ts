@@ -1,5 +1,7 @@
 import { reply, route, type RouteDef } from '../../../core/index.ts';
 import type { InvitationResponseService } from '../invitation-response.service.ts';
+import { registerBody } from '../schemas/register.body.ts';
+import { tokenBody } from '../schemas/token.body.ts';
 
 /**
  * Invitee side: `POST /api/org/invitation/accept` (session whose email is the invitation's),
@@ -9,18 +11,18 @@ import type { InvitationResponseService } from '../invitation-response.service.t
  */
 export function invitationResponseRoutes(responses: InvitationResponseService): RouteDef[] {
   return [
-    route<{ Token: string }>({
-      method: 'POST', path: '/api/org/invitation/accept', auth: 'session', body: 'members/token.body',
+    route({
+      method: 'POST', path: '/api/org/invitation/accept', auth: 'session', body: tokenBody,
       summary: 'Accept an invitation', tags: ['members'],
-      handler: async ({ body, principal }) => responses.accept(body.Token, principal!),
+      handler: async ({ body, principal }) => responses.accept(body.Token, principal),
     }),
-    route<{ Token: string }>({
-      method: 'POST', path: '/api/org/invitation/decline', auth: 'public', body: 'members/token.body',
+    route({
+      method: 'POST', path: '/api/org/invitation/decline', auth: 'public', body: tokenBody,
       summary: 'Decline an invitation', tags: ['members'],
       handler: async ({ body }) => responses.decline(body.Token),
     }),
-    route<{ Token: string; DisplayName?: string }>({
-      method: 'POST', path: '/api/org/invitation/accept-with-register', auth: 'public', body: 'members/register.body', status: 201,
+    route({
+      method: 'POST', path: '/api/org/invitation/accept-with-register', auth: 'public', body: registerBody, status: 201,
       summary: 'Register the invited address and accept', tags: ['members'],
       handler: async ({ body, request }) => {
         const ua = request.headers['user-agent'];

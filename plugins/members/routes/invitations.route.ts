@@ -1,7 +1,12 @@
 import { reply, route, type OrgContext, type Principal, type RouteDef } from '../../../core/index.ts';
 import { DIRECTOR_ORG_TYPES, isDirectorRoleId, type PermissionsService } from '../../rbac/api.ts';
-import type { Inviter, InviteInput } from '../invitations.service.ts';
+import type { Inviter } from '../invitations.service.ts';
 import type { InvitationsService } from '../service-interfaces.ts';
+import { invitationParams } from '../schemas/invitation.params.ts';
+import { invitationsListQuery } from '../schemas/invitations-list.query.ts';
+import { inviteBody } from '../schemas/invite.body.ts';
+import { orgParams } from '../schemas/org.params.ts';
+import { resendBody } from '../schemas/resend.body.ts';
 
 /** Seal purpose of director invitations. @see spec 01 "Members" */
 export const DIRECTOR_SEAL_PURPOSE = 'board.member.change';
@@ -21,35 +26,35 @@ export function invitationRoutes(invitations: InvitationsService, permissions: P
     return { accountId: principal.accountId!, email: principal.email, role, grants: grants === 'all' ? undefined : grants };
   };
   return [
-    route<InviteInput>({
-      method: 'POST', path: '/api/org/{slug}/members/invite', auth: 'session', org: true, scope: 'org.member.invite', params: 'members/org.params', body: 'members/invite.body', status: 201,
+    route({
+      method: 'POST', path: '/api/org/{slug}/members/invite', auth: 'session', org: true, scope: 'org.member.invite', params: orgParams, body: inviteBody, status: 201,
       summary: 'Invite someone by email with a proposed role', tags: ['members'],
       seal: {
         purpose: DIRECTOR_SEAL_PURPOSE,
         // The organization's canonical (lowercase) slug and the invitee's address, lowercased.
-        subject: (i) => `${i.org!.org.slug}|${String((i.body as InviteInput).Email).trim().toLowerCase()}|appoint-invite`,
+        subject: (i) => `${i.org.org.slug}|${i.body.Email.trim().toLowerCase()}|appoint-invite`,
         assertionField: 'SealAssertionJson',
         // Only where directors are allowed at all: elsewhere the handler refuses (400) without spending a seal.
-        when: (i) => DIRECTOR_ORG_TYPES.has(i.org!.org.type) && isDirectorRoleId(i.org!.org.id, (i.body as InviteInput).RoleId),
+        when: (i) => DIRECTOR_ORG_TYPES.has(i.org.org.type) && isDirectorRoleId(i.org.org.id, i.body.RoleId),
       },
-      handler: async ({ org, body, principal }) => reply(201, await invitations.invite(org!.org, await inviter(principal!, org!), body)),
+      handler: async ({ org, body, principal }) => reply(201, await invitations.invite(org.org, await inviter(principal, org), body)),
     }),
-    route<{ InvitationId?: string; Email?: string }>({
-      method: 'POST', path: '/api/org/{slug}/members/invite/resend', auth: 'session', org: true, scope: 'org.member.invite', params: 'members/org.params', body: 'members/resend.body',
+    route({
+      method: 'POST', path: '/api/org/{slug}/members/invite/resend', auth: 'session', org: true, scope: 'org.member.invite', params: orgParams, body: resendBody,
       summary: 'Re-send an invitation with a new token', tags: ['members'],
-      handler: async ({ org, body, principal }) => invitations.resend(org!.org, await inviter(principal!, org!), body),
+      handler: async ({ org, body, principal }) => invitations.resend(org.org, await inviter(principal, org), body),
     }),
-    route<unknown, unknown, { slug: string; invitationId: string }>({
-      method: 'DELETE', path: '/api/org/{slug}/members/invite/{invitationId}', auth: 'session', org: true, scope: 'org.member.invite', params: 'members/invitation.params',
+    route({
+      method: 'DELETE', path: '/api/org/{slug}/members/invite/{invitationId}', auth: 'session', org: true, scope: 'org.member.invite', params: invitationParams,
       summary: 'Cancel an invitation', tags: ['members'],
       handler: async ({ org, params, principal }) => {
-        await invitations.cancel(org!.org.id, await inviter(principal!, org!), params.invitationId);
+        await invitations.cancel(org.org.id, await inviter(principal, org), params.invitationId);
       },
     }),
-    route<unknown, { status?: string }>({
-      method: 'GET', path: '/api/org/{slug}/members/invitations', auth: 'session', org: true, scope: 'org.member.list', params: 'members/org.params', query: 'members/invitations-list.query',
+    route({
+      method: 'GET', path: '/api/org/{slug}/members/invitations', auth: 'session', org: true, scope: 'org.member.list', params: orgParams, query: invitationsListQuery,
       summary: "The organization's invitations", tags: ['members'],
-      handler: async ({ org, query }) => ({ Invitations: await invitations.list(org!.org.id, query.status) }),
+      handler: async ({ org, query }) => ({ Invitations: await invitations.list(org.org.id, query.status) }),
     }),
   ];
 }

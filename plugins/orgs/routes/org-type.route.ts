@@ -4,6 +4,8 @@ import type { OrgTypeService } from '../service-interfaces.ts';
 import type { MasterSealsService } from '../service-interfaces.ts';
 import type { OrgType } from '../models/organization.model.ts';
 import { orgsErrors } from '../errors.ts';
+import { slugParams } from '../schemas/slug.params.ts';
+import { upgradeTypeBody } from '../schemas/upgrade-type.body.ts';
 
 /**
  * `POST /api/org/{slug}/upgrade-type {type, masterSeal?}` (Owner only, 403 `PERMISSION_DENIED`
@@ -13,20 +15,20 @@ import { orgsErrors } from '../errors.ts';
  */
 export function orgTypeRoutes(orgs: OrganizationsService, orgType: OrgTypeService, masterSeals: MasterSealsService): RouteDef[] {
   return [
-    route<{ type: OrgType; masterSeal?: boolean }>({
-      method: 'POST', path: '/api/org/{slug}/upgrade-type', auth: 'session', org: true, params: 'orgs/slug.params', body: 'orgs/upgrade-type.body',
+    route({
+      method: 'POST', path: '/api/org/{slug}/upgrade-type', auth: 'session', org: true, params: slugParams, body: upgradeTypeBody,
       summary: 'Change the organization type (issues the Org Master Seal for Corporation)', tags: ['orgs'],
       handler: async ({ org, principal, body }) => {
-        if (org!.member?.role !== 'Owner') throw orgsErrors.ownerOnlyTypeChange();
-        const { org: updated, masterSeal } = await orgType.change(org!.org.id, principal!.accountId!, body);
+        if (org.member?.role !== 'Owner') throw orgsErrors.ownerOnlyTypeChange();
+        const { org: updated, masterSeal } = await orgType.change(org.org.id, principal.accountId!, body);
         return { ...(await orgs.toDto(updated)), role: 'Owner', masterSeal };
       },
     }),
     route({
-      method: 'GET', path: '/api/org/{slug}/master-seal', auth: 'session', org: true, params: 'orgs/slug.params',
+      method: 'GET', path: '/api/org/{slug}/master-seal', auth: 'session', org: true, params: slugParams,
       summary: "The organization's master seal (public key)", tags: ['orgs'],
       handler: async ({ org }) => {
-        const seal = await masterSeals.get(org!.org.id);
+        const seal = await masterSeals.get(org.org.id);
         if (!seal) throw orgsErrors.masterSealNotFound();
         return seal;
       },

@@ -3,6 +3,9 @@ import type { PlanKey } from '../plans.ts';
 import type { OrganizationsService } from '../service-interfaces.ts';
 import type { OrgType } from '../models/organization.model.ts';
 import { orgsErrors } from '../errors.ts';
+import { createOrgBody } from '../schemas/create-org.body.ts';
+import { setPlanBody } from '../schemas/set-plan.body.ts';
+import { slugParams } from '../schemas/slug.params.ts';
 
 /**
  * `POST /api/org/create` (201, the creator becomes the active `Owner`), `GET /api/org/{slug}`
@@ -11,25 +14,25 @@ import { orgsErrors } from '../errors.ts';
  */
 export function organizationRoutes(orgs: OrganizationsService): RouteDef[] {
   return [
-    route<{ name: string; slug: string; type: OrgType }>({
-      method: 'POST', path: '/api/org/create', auth: 'session', body: 'orgs/create-org.body', status: 201,
+    route({
+      method: 'POST', path: '/api/org/create', auth: 'session', body: createOrgBody, status: 201,
       summary: 'Create an organization', tags: ['orgs'],
       handler: async ({ body, principal }) => {
-        const dto = await orgs.create(principal!.accountId!, { name: body.name.trim(), slug: body.slug, type: body.type });
+        const dto = await orgs.create(principal.accountId!, { name: body.name.trim(), slug: body.slug, type: body.type });
         return reply(201, { ...dto, role: 'Owner' }, { location: `/api/org/${dto.slug}` });
       },
     }),
     route({
-      method: 'GET', path: '/api/org/{slug}', auth: 'session', org: true, params: 'orgs/slug.params',
+      method: 'GET', path: '/api/org/{slug}', auth: 'session', org: true, params: slugParams,
       summary: 'An organization the caller belongs to', tags: ['orgs'],
       handler: async ({ org }) => {
-        const row = await orgs.findById(org!.org.id);
+        const row = await orgs.findById(org.org.id);
         if (!row) throw orgsErrors.organizationNotFound();
-        return { ...(await orgs.toDto(row)), role: org!.member?.role ?? null };
+        return { ...(await orgs.toDto(row)), role: org.member?.role ?? null };
       },
     }),
-    route<{ planKey: PlanKey }, unknown, { slug: string }>({
-      method: 'PUT', path: '/api/v1/admin/orgs/{slug}/plan', auth: 'session', platformAdmin: true, body: 'orgs/set-plan.body', params: 'orgs/slug.params',
+    route({
+      method: 'PUT', path: '/api/v1/admin/orgs/{slug}/plan', auth: 'session', platformAdmin: true, body: setPlanBody, params: slugParams,
       summary: "Set an organization's plan (platform admins)", tags: ['admin'],
       handler: async ({ params, body }) => {
         const updated = await orgs.setPlan(params.slug, body.planKey);

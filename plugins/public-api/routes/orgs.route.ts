@@ -2,6 +2,9 @@ import { route, type RouteDef } from '../../../core/index.ts';
 import { requireOrganizationWideKey, type ApiKeyPrincipal } from '../../keys/api.ts';
 import type { OrganizationDirectory } from '../organization-directory.ts';
 import { publicApiErrors } from '../errors.ts';
+import { byIdBody } from '../schemas/by-id.body.ts';
+import { byOwnerBody } from '../schemas/by-owner.body.ts';
+import { matchBody } from '../schemas/match.body.ts';
 
 /**
  * The public organization API (`X-Api-Key`): `POST /orgs/by-owner` (a list, empty for "no account"
@@ -12,13 +15,13 @@ import { publicApiErrors } from '../errors.ts';
  */
 export function orgRoutes(directory: OrganizationDirectory): RouteDef[] {
   return [
-    route<{ ownerEmail: string }>({
-      method: 'POST', path: '/api/public/v1/orgs/by-owner', auth: 'apiKey', body: 'public-api/by-owner.body',
+    route({
+      method: 'POST', path: '/api/public/v1/orgs/by-owner', auth: 'apiKey', body: byOwnerBody,
       summary: 'Organizations owned by an email', tags: ['public-v1'],
       handler: async ({ body }) => directory.ownedBy(body.ownerEmail),
     }),
-    route<{ ownerEmail: string; orgName: string }>({
-      method: 'POST', path: '/api/public/v1/orgs/match', auth: 'apiKey', body: 'public-api/match.body',
+    route({
+      method: 'POST', path: '/api/public/v1/orgs/match', auth: 'apiKey', body: matchBody,
       summary: 'The organization an email owns under a name', tags: ['public-v1'],
       handler: async ({ body }) => {
         const org = await directory.match(body.ownerEmail, body.orgName);
@@ -26,8 +29,8 @@ export function orgRoutes(directory: OrganizationDirectory): RouteDef[] {
         return org;
       },
     }),
-    route<{ orgId: string }>({
-      method: 'POST', path: '/api/public/v1/orgs/by-id', auth: 'apiKey', body: 'public-api/by-id.body',
+    route({
+      method: 'POST', path: '/api/public/v1/orgs/by-id', auth: 'apiKey', body: byIdBody,
       summary: 'An organization by id', tags: ['public-v1'],
       handler: async ({ body }) => {
         const org = await directory.byId(body.orgId);

@@ -3,9 +3,10 @@ import type { AssignmentsService } from '../service-interfaces.ts';
 import { DIRECTOR_ORG_TYPES, isDirectorRoleId } from '../presets.ts';
 import { rbacErrors } from '../errors.ts';
 import type { PermissionsService } from '../service-interfaces.ts';
+import { assignBody } from '../schemas/assign.body.ts';
+import { assignmentParams } from '../schemas/assignment.params.ts';
+import { roleParams } from '../schemas/role.params.ts';
 
-type RoleParams = { slug: string; roleId: string };
-type AssignBody = { ConnectedIdId: string; Variables?: Record<string, string>; SealAssertionJson?: string };
 
 /**
  * `POST /api/org/{slug}/roles/{roleId}/members` assigns a role (201 new, 200 re-snapshot); a director
@@ -16,33 +17,33 @@ type AssignBody = { ConnectedIdId: string; Variables?: Record<string, string>; S
  */
 export function roleMemberRoutes(assignments: AssignmentsService, permissions: PermissionsService): RouteDef[] {
   return [
-    route<AssignBody, unknown, RoleParams>({
-      method: 'POST', path: '/api/org/{slug}/roles/{roleId}/members', auth: 'session', org: true, scope: 'org.role.assign', params: 'rbac/role.params', body: 'rbac/assign.body', status: 201,
+    route({
+      method: 'POST', path: '/api/org/{slug}/roles/{roleId}/members', auth: 'session', org: true, scope: 'org.role.assign', params: roleParams, body: assignBody, status: 201,
       summary: 'Assign a role to a member (snapshots its permissions)', tags: ['roles'],
       // Appointing a director is a board change: the same seal as a director invitation, bound to the member.
       seal: {
         purpose: 'board.member.change',
-        subject: (i) => `${i.org!.org.slug}|${(i.body as AssignBody).ConnectedIdId}|appoint`,
+        subject: (i) => `${i.org.org.slug}|${i.body.ConnectedIdId}|appoint`,
         assertionField: 'SealAssertionJson',
-        when: (i) => DIRECTOR_ORG_TYPES.has(i.org!.org.type) && isDirectorRoleId(i.org!.org.id, (i.params as RoleParams).roleId),
+        when: (i) => DIRECTOR_ORG_TYPES.has(i.org.org.type) && isDirectorRoleId(i.org.org.id, i.params.roleId),
       },
       handler: async ({ org, params, body, principal }) => {
-        const orgId = org!.org.id;
-        if (isDirectorRoleId(orgId, params.roleId) && !DIRECTOR_ORG_TYPES.has(org!.org.type)) throw rbacErrors.directorOrgType(org!.org.type);
-        const role = org!.member?.role;
-        const grants = role === 'Member' ? await permissions.grantsOf(principal!, org!) : 'all';
+        const orgId = org.org.id;
+        if (isDirectorRoleId(orgId, params.roleId) && !DIRECTOR_ORG_TYPES.has(org.org.type)) throw rbacErrors.directorOrgType(org.org.type);
+        const role = org.member?.role;
+        const grants = role === 'Member' ? await permissions.grantsOf(principal, org) : 'all';
         const result = await assignments.withSodAudit((trx) => assignments.assign(trx, {
           orgId, membershipId: body.ConnectedIdId, roleId: params.roleId, variables: body.Variables,
-          assigner: { accountId: principal!.accountId, role, grants: grants === 'all' ? undefined : grants },
+          assigner: { accountId: principal.accountId, role, grants: grants === 'all' ? undefined : grants },
         }));
         return reply(result.created ? 201 : 200, { ...result.assignment, MembershipType: result.membershipType });
       },
     }),
-    route<unknown, unknown, RoleParams & { connectedIdRoleId: string }>({
-      method: 'DELETE', path: '/api/org/{slug}/roles/{roleId}/members/{connectedIdRoleId}', auth: 'session', org: true, scope: 'org.role.unassign', params: 'rbac/assignment.params',
+    route({
+      method: 'DELETE', path: '/api/org/{slug}/roles/{roleId}/members/{connectedIdRoleId}', auth: 'session', org: true, scope: 'org.role.unassign', params: assignmentParams,
       summary: 'Take a role assignment away', tags: ['roles'],
       handler: async ({ org, params }) => {
-        await assignments.unassign(org!.org.id, params.roleId, params.connectedIdRoleId);
+        await assignments.unassign(org.org.id, params.roleId, params.connectedIdRoleId);
       },
     }),
   ];

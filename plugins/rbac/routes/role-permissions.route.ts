@@ -1,8 +1,10 @@
 import { reply, route, type RouteDef } from '../../../core/index.ts';
 import type { RolesService } from '../service-interfaces.ts';
 import type { PermissionsService } from '../service-interfaces.ts';
+import { permissionAddBody } from '../schemas/permission-add.body.ts';
+import { roleParams } from '../schemas/role.params.ts';
+import { templateParams } from '../schemas/template.params.ts';
 
-type RoleParams = { slug: string; roleId: string };
 
 /**
  * `POST /api/org/{slug}/roles/{roleId}/permissions` adds a scope expression (base resolved from the
@@ -12,20 +14,20 @@ type RoleParams = { slug: string; roleId: string };
  */
 export function rolePermissionRoutes(roles: RolesService, permissions: PermissionsService): RouteDef[] {
   return [
-    route<{ Scope: string }, unknown, RoleParams>({
-      method: 'POST', path: '/api/org/{slug}/roles/{roleId}/permissions', auth: 'session', org: true, scope: 'org.permission.create', params: 'rbac/role.params', body: 'rbac/permission-add.body', status: 201,
+    route({
+      method: 'POST', path: '/api/org/{slug}/roles/{roleId}/permissions', auth: 'session', org: true, scope: 'org.permission.create', params: roleParams, body: permissionAddBody, status: 201,
       summary: 'Add a scope expression to a role', tags: ['roles'],
       handler: async ({ org, params, body, principal }) => {
-        const held = await permissions.permissionSet(principal!, org!);
-        const added = await roles.addPermission(org!.org.id, params.roleId, body.Scope, held === 'all' ? undefined : held);
+        const held = await permissions.permissionSet(principal, org);
+        const added = await roles.addPermission(org.org.id, params.roleId, body.Scope, held === 'all' ? undefined : held);
         return reply(201, added);
       },
     }),
-    route<unknown, unknown, RoleParams & { templateId: string }>({
-      method: 'DELETE', path: '/api/org/{slug}/roles/{roleId}/permissions/{templateId}', auth: 'session', org: true, scope: 'org.permission.delete', params: 'rbac/template.params',
+    route({
+      method: 'DELETE', path: '/api/org/{slug}/roles/{roleId}/permissions/{templateId}', auth: 'session', org: true, scope: 'org.permission.delete', params: templateParams,
       summary: 'Remove a scope expression from a role', tags: ['roles'],
       handler: async ({ org, params }) => {
-        await roles.removePermission(org!.org.id, params.roleId, params.templateId);
+        await roles.removePermission(org.org.id, params.roleId, params.templateId);
       },
     }),
   ];

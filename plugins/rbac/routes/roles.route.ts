@@ -1,9 +1,11 @@
 import { reply, route, type RouteDef } from '../../../core/index.ts';
 import type { RolesService } from '../service-interfaces.ts';
+import { orgParams } from '../schemas/org.params.ts';
+import { roleCreateBody } from '../schemas/role-create.body.ts';
+import { roleUpdateBody } from '../schemas/role-update.body.ts';
+import { roleParams } from '../schemas/role.params.ts';
+import { rolesListQuery } from '../schemas/roles-list.query.ts';
 
-type RoleParams = { slug: string; roleId: string };
-type RoleBody = { Name: string; RoleKey: string; Description?: string; RequiresApproval?: boolean };
-type RolePatch = Partial<RoleBody> & { IsActive?: boolean };
 
 /**
  * `/api/org/{slug}/roles`: list (`?includeInactive`), detail, create, update, delete, and the scope
@@ -13,38 +15,38 @@ type RolePatch = Partial<RoleBody> & { IsActive?: boolean };
 export function roleRoutes(roles: RolesService): RouteDef[] {
   return [
     route({
-      method: 'GET', path: '/api/org/{slug}/roles/scopes', auth: 'session', org: true, scope: 'org.role.list', params: 'rbac/org.params',
+      method: 'GET', path: '/api/org/{slug}/roles/scopes', auth: 'session', org: true, scope: 'org.role.list', params: orgParams,
       summary: 'The scope catalog roles draw from', tags: ['roles'],
       handler: () => ({ Scopes: roles.scopeCatalog().list().map((e) => ({ Scope: e.scope, Description: e.description, Plugin: e.plugin })) }),
     }),
-    route<unknown, { includeInactive?: boolean }>({
-      method: 'GET', path: '/api/org/{slug}/roles', auth: 'session', org: true, scope: 'org.role.list', params: 'rbac/org.params', query: 'rbac/roles-list.query',
+    route({
+      method: 'GET', path: '/api/org/{slug}/roles', auth: 'session', org: true, scope: 'org.role.list', params: orgParams, query: rolesListQuery,
       summary: "List the organization's roles", tags: ['roles'],
-      handler: async ({ org, query }) => ({ Roles: await roles.list(org!.org.id, query.includeInactive === true) }),
+      handler: async ({ org, query }) => ({ Roles: await roles.list(org.org.id, query.includeInactive === true) }),
     }),
-    route<unknown, unknown, RoleParams>({
-      method: 'GET', path: '/api/org/{slug}/roles/{roleId}', auth: 'session', org: true, scope: 'org.role.read', params: 'rbac/role.params',
+    route({
+      method: 'GET', path: '/api/org/{slug}/roles/{roleId}', auth: 'session', org: true, scope: 'org.role.read', params: roleParams,
       summary: 'A role with its permissions', tags: ['roles'],
-      handler: async ({ org, params }) => roles.get(org!.org.id, params.roleId),
+      handler: async ({ org, params }) => roles.get(org.org.id, params.roleId),
     }),
-    route<RoleBody>({
-      method: 'POST', path: '/api/org/{slug}/roles', auth: 'session', org: true, scope: 'org.role.create', params: 'rbac/org.params', body: 'rbac/role-create.body', status: 201,
+    route({
+      method: 'POST', path: '/api/org/{slug}/roles', auth: 'session', org: true, scope: 'org.role.create', params: orgParams, body: roleCreateBody, status: 201,
       summary: 'Create a role', tags: ['roles'],
       handler: async ({ org, body }) => {
-        const role = await roles.create(org!.org.id, body);
-        return reply(201, role, { location: `/api/org/${org!.org.slug}/roles/${role.RoleId}` });
+        const role = await roles.create(org.org.id, body);
+        return reply(201, role, { location: `/api/org/${org.org.slug}/roles/${role.RoleId}` });
       },
     }),
-    route<RolePatch, unknown, RoleParams>({
-      method: 'PUT', path: '/api/org/{slug}/roles/{roleId}', auth: 'session', org: true, scope: 'org.role.update', params: 'rbac/role.params', body: 'rbac/role-update.body',
+    route({
+      method: 'PUT', path: '/api/org/{slug}/roles/{roleId}', auth: 'session', org: true, scope: 'org.role.update', params: roleParams, body: roleUpdateBody,
       summary: 'Update a role', tags: ['roles'],
-      handler: async ({ org, params, body }) => roles.update(org!.org.id, params.roleId, body),
+      handler: async ({ org, params, body }) => roles.update(org.org.id, params.roleId, body),
     }),
-    route<unknown, unknown, RoleParams>({
-      method: 'DELETE', path: '/api/org/{slug}/roles/{roleId}', auth: 'session', org: true, scope: 'org.role.delete', params: 'rbac/role.params',
+    route({
+      method: 'DELETE', path: '/api/org/{slug}/roles/{roleId}', auth: 'session', org: true, scope: 'org.role.delete', params: roleParams,
       summary: 'Delete a role nobody holds', tags: ['roles'],
       handler: async ({ org, params }) => {
-        await roles.remove(org!.org.id, params.roleId);
+        await roles.remove(org.org.id, params.roleId);
       },
     }),
   ];

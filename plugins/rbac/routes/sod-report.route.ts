@@ -1,5 +1,6 @@
 import { route, type RouteDef } from '../../../core/index.ts';
 import type { AssignmentsService } from '../service-interfaces.ts';
+import { orgParams } from '../schemas/org.params.ts';
 
 /**
  * `GET /api/org/{slug}/roles/sod-report`: plain members (active or suspended) currently holding
@@ -10,11 +11,11 @@ import type { AssignmentsService } from '../service-interfaces.ts';
 export function sodReportRoutes(assignments: AssignmentsService): RouteDef[] {
   return [
     route({
-      method: 'GET', path: '/api/org/{slug}/roles/sod-report', auth: 'session', org: true, scope: 'org.sod_report.read', params: 'rbac/org.params',
+      method: 'GET', path: '/api/org/{slug}/roles/sod-report', auth: 'session', org: true, scope: 'org.sod_report.read', params: orgParams,
       summary: 'Separation-of-duties report', tags: ['roles'],
       handler: async ({ org }) => {
-        const findings = await assignments.sodFindings(org!.org.id);
-        await assignments.recordFindings(org!.org.id, findings);
+        const findings = await assignments.sodFindings(org.org.id);
+        await assignments.recordFindings(org.org.id, findings);
         return {
           isValid: findings.length === 0,
           conflicts: findings.map((f) => ({ connectedIdId: f.connectedIdId, accountId: f.accountId, a: f.conflict.a, b: f.conflict.b })),

@@ -1,8 +1,9 @@
-import { route, type AuditService, type Clock, type HandlerInput, type RouteDef } from '../../../core/index.ts';
+import { route, type AuditService, type Clock, type HandlerInput, type RouteDef, type SchemaType } from '../../../core/index.ts';
 import { issueTicket } from '../../../appliance/ticket-issuer.ts';
 import { BOX_ID_PATTERN, NONCE_PATTERN } from '../../../appliance/ticket-format.ts';
 import type { RearmKey } from '../rearm-key.ts';
 import { roostErrors } from '../errors.ts';
+import { rearmTicketBody } from '../schemas/rearm-ticket.body.ts';
 
 interface Deps {
   key: RearmKey | null;
@@ -11,10 +12,8 @@ interface Deps {
   db: import('../../../core/index.ts').Database;
 }
 
-type Body = { box?: unknown; nonce?: unknown; stepUpAssertion?: unknown };
-
 /** Owner only; box and nonce rules (400 `INVALID_REARM_REQUEST`); 503 without a key — all before the seal. */
-function guard({ body, org }: HandlerInput<Body>, key: RearmKey | null): void {
+function guard({ body, org }: HandlerInput<SchemaType<typeof rearmTicketBody>>, key: RearmKey | null): void {
   if (org?.member?.role !== 'Owner') throw roostErrors.ownerRequired();
   if (typeof body.box !== 'string' || !BOX_ID_PATTERN.test(body.box)) throw roostErrors.invalidRequest('box', 'must be 4 to 40 characters of A-Z, 0-9 and -');
   if (typeof body.nonce !== 'string' || !NONCE_PATTERN.test(body.nonce)) throw roostErrors.invalidRequest('nonce', 'must be 32 lowercase hex characters');
@@ -29,8 +28,8 @@ function guard({ body, org }: HandlerInput<Body>, key: RearmKey | null): void {
  */
 export function rearmRoutes({ key, clock, audit, db }: Deps): RouteDef[] {
   return [
-    route<Body>({
-      method: 'POST', path: '/api/org/{slug}/roost/rearm-ticket', auth: 'session', org: true, body: 'roost/rearm-ticket.body',
+    route({
+      method: 'POST', path: '/api/org/{slug}/roost/rearm-ticket', auth: 'session', org: true, body: rearmTicketBody,
       summary: 'Issue a signing-box re-arm ticket (Owner, sealed)', tags: ['roost'],
       guard: (input) => guard(input, key),
       seal: {
@@ -40,12 +39,12 @@ export function rearmRoutes({ key, clock, audit, db }: Deps): RouteDef[] {
       },
       handler: async ({ body, org, principal, seal }) => {
         const iat = Math.floor(clock.now().getTime() / 1000);
-        const issued = issueTicket({ box: String(body.box), nonce: String(body.nonce), org: org!.org.slug, by: principal!.accountId!, iat }, key!.secret);
+        const issued = issueTicket({ box: String(body.box), nonce: String(body.nonce), org: org.org.slug, by: principal.accountId!, iat }, key!.secret);
         const expiresAt = new Date(issued.expiresAt * 1000).toISOString();
         const keyFingerprint = key!.publicDocument.fingerprint;
         await db.transaction((trx) =>
           audit.append(trx, {
-            orgId: org!.org.id, eventType: 'roost.rearm.ticket_issued',
+            orgId: org.org.id, eventType: 'roost.rearm.ticket_issued',
             businessData: { box: body.box, nonce: body.nonce, expiresAt, keyFingerprint, sealProof: seal?.proof },
           }),
         );

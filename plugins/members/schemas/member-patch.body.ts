@@ -1,0 +1,17 @@
+import type { RouteSchema } from '../../../core/index.ts';
+
+/** JSON Schema `members/member-patch.body`. */
+export const memberPatchBody = {
+  $id: 'members/member-patch.body',
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    Role: { enum: ['Admin', 'Member'] },
+    Status: { const: 'active' },
+    ReportingManagerId: { type: 'string', format: 'uuid', nullable: true },
+    Title: { type: 'string', maxLength: 100, nullable: true },
+    BoardChairman: { type: 'boolean' },
+    BoardSharePercent: { type: 'number', minimum: 0, maximum: 100, multipleOf: 0.0001, nullable: true },
+  },
+} as const satisfies RouteSchema;

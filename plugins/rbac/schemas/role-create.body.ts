@@ -1,0 +1,15 @@
+import type { RouteSchema } from '../../../core/index.ts';
+
+/** JSON Schema `rbac/role-create.body`. */
+export const roleCreateBody = {
+  $id: 'rbac/role-create.body',
+  type: 'object',
+  additionalProperties: false,
+  required: ['Name', 'RoleKey'],
+  properties: {
+    Name: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' },
+    RoleKey: { type: 'string', pattern: '^[A-Z][A-Z0-9_]{1,63}$' },
+    Description: { type: 'string', maxLength: 500 },
+    RequiresApproval: { type: 'boolean' },
+  },
+} as const satisfies RouteSchema;

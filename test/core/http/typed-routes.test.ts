@@ -1,0 +1,93 @@
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import pino from 'pino';
+import { createHttpApp } from '../../../core/http/app.ts';
+import { buildRouter } from '../../../core/http/router.ts';
+import { route, type OrgContext, type Principal, type RouteSchema } from '../../../core/http/route.ts';
+import { SchemaRegistry } from '../../../core/http/schema-registry.ts';
+import { buildOpenApi } from '../../../core/http/openapi.ts';
+import { BootError } from '../../../core/plugins/boot-error.ts';
+
+const noteBody = {
+  $id: 'test/note.body',
+  type: 'object',
+  additionalProperties: false,
+  required: ['title'],
+  properties: { title: { type: 'string', minLength: 1 }, pinned: { type: 'boolean' }, tags: { type: 'array', items: { type: 'string' } } },
+} as const satisfies RouteSchema;
+
+const listQuery = {
+  $id: 'test/list.query',
+  type: 'object',
+  additionalProperties: false,
+  properties: { limit: { type: 'integer', minimum: 1 } },
+} as const satisfies RouteSchema;
+
+describe('route() narrows the handler input from the definition', () => {
+  it('types body and query from the schemas, params from the path, principal and org from auth and org', () => {
+    route({
+      method: 'POST', path: '/api/org/{slug}/notes/{noteId}', auth: 'session', org: true, body: noteBody, query: listQuery,
+      handler: ({ body, query, params, principal, org }) => {
+        expectTypeOf(body).toEqualTypeOf<{ title: string; pinned?: boolean; tags?: string[] }>();
+        expectTypeOf(query.limit).toEqualTypeOf<number | undefined>();
+        expectTypeOf(params).toEqualTypeOf<{ slug: string; noteId: string }>();
+        expectTypeOf(principal).toEqualTypeOf<Principal>();
+        expectTypeOf(org).toEqualTypeOf<OrgContext>();
+      },
+    });
+    route({
+      method: 'GET', path: '/api/public/things', auth: 'public',
+      handler: ({ principal, org, body }) => {
+        expectTypeOf(principal).toEqualTypeOf<null>();
+        expectTypeOf(org).toEqualTypeOf<null>();
+        expectTypeOf(body).toEqualTypeOf<unknown>();
+      },
+    });
+    route({
+      method: 'GET', path: '/api/things', auth: ['session', 'machineToken'], guard: ({ principal }) => void expectTypeOf(principal).toEqualTypeOf<Principal>(),
+      handler: ({ principal }) => expectTypeOf(principal).toEqualTypeOf<Principal>(),
+    });
+  });
+});
+
+describe('schemas given as objects', () => {
+  let server: Server;
+  let base: string;
+  const schemas = new SchemaRegistry();
+  const def = route({
+    method: 'POST', path: '/api/notes', auth: 'public', body: noteBody, status: 201,
+    handler: ({ body }) => ({ title: body.title.toUpperCase() }),
+  });
+
+  beforeAll(async () => {
+    server = createHttpApp(buildRouter({ routes: [{ pluginId: 'notes', def }], schemas, authSchemes: new Map() }), pino({ level: 'silent' })).listen(0, '127.0.0.1');
+    await new Promise((ok) => server.once('listening', ok));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((done) => server.close(done)));
+
+  const post = (body: unknown) => fetch(`${base}/api/notes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  it('are registered by $id, validated (ajv strict) and passed to the handler', async () => {
+    const ok = await post({ title: 'hi' });
+    expect(ok.status).toBe(201);
+    expect(await ok.json()).toEqual({ title: 'HI' });
+    const bad = await post({ title: 'hi', colour: 'red' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({ error: 'VALIDATION_FAILED', message: expect.any(String), field: 'colour' });
+  });
+
+  it('appear in the OpenAPI document under their $id', () => {
+    const doc = buildOpenApi([def], schemas, { version: '0', baseUrl: 'http://x' }) as { components: { schemas: Record<string, unknown> }; paths: Record<string, { post: { requestBody: unknown } }> };
+    expect(doc.components.schemas['test.note.body']).toBe(noteBody);
+    expect(JSON.stringify(doc.paths['/api/notes'].post.requestBody)).toContain('#/components/schemas/test.note.body');
+  });
+
+  it('refuse another schema object with the same $id at boot, naming the plugin', () => {
+    const twin = { ...noteBody, required: [] } as const satisfies RouteSchema;
+    const other = route({ method: 'PUT', path: '/api/notes', auth: 'public', body: twin, handler: () => undefined });
+    expect(() => buildRouter({ routes: [{ pluginId: 'notes', def }, { pluginId: 'twin', def: other }], schemas: new SchemaRegistry(), authSchemes: new Map() }))
+      .toThrow(new BootError('plugin twin: route PUT /api/notes: duplicate schema $id test/note.body'));
+  });
+});
