@@ -56,6 +56,18 @@ describe('a partner plugin loaded from AERIE_PLUGIN_PATHS', () => {
     expect(await count()).toBe(before);
   });
 
+  it('answers its own registered error code, and only its owner may delete a greeting', async () => {
+    const created = await aerie.request('POST', '/api/hello-partner/greetings', { token: ann, body: { message: 'Short-lived' } });
+    const path = `/api/hello-partner/greetings/${created.body.id}`;
+    const byBob = await aerie.request('DELETE', path, { token: bob });
+    expect(byBob.status).toBe(404);
+    expect(byBob.body).toEqual({ error: 'GREETING_NOT_FOUND', message: 'No greeting with this id.' });
+    expect((await aerie.request('DELETE', path, { token: ann })).status).toBe(204);
+    expect((await aerie.request('DELETE', path, { token: ann })).body.error).toBe('GREETING_NOT_FOUND');
+    expect(await aerie.sql('select id from hello_partner.greetings where id = ?', [created.body.id])).toEqual([]);
+    expect((await aerie.request('DELETE', '/api/hello-partner/greetings/not-a-uuid', { token: ann })).body).toMatchObject({ error: 'VALIDATION_FAILED', field: 'greetingId' });
+  });
+
   it('keeps its table and its own migration table in schema hello_partner', async () => {
     const tables = await aerie.sql(
       `select table_schema, table_name from information_schema.tables
