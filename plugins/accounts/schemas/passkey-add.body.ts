@@ -1,4 +1,5 @@
 import type { RouteSchema } from '../../../core/index.ts';
+import { webauthnResponseFields } from './webauthn-response.ts';
 
 /** JSON Schema `accounts/passkey-add.body`. */
 export const passkeyAddBody = {
@@ -10,16 +11,7 @@ export const passkeyAddBody = {
     response: {
       description: 'RegistrationResponseJSON as @simplewebauthn/browser\'s startRegistration() returns it.',
       type: 'object',
-      required: ['id', 'type', 'response'],
-      properties: {
-        id: { type: 'string', minLength: 1, maxLength: 1366, pattern: '^[A-Za-z0-9_-]+$' },
-        type: { const: 'public-key' },
-        response: {
-          type: 'object',
-          required: ['clientDataJSON'],
-          properties: { clientDataJSON: { type: 'string', maxLength: 65536 } },
-        },
-      },
+      ...webauthnResponseFields,
     },
     name: { type: 'string', maxLength: 100 },
   },

@@ -1,4 +1,4 @@
-import { notFound, route, type Clock, type GrantsProvider, type HandlerInput, type OrgContext, type Principal, type RouteDef } from '../../../core/index.ts';
+import { notFound, route, type Clock, type GrantsProvider, type HandlerInput, type OrgContext, type Principal, type RouteDef, type SchemaType } from '../../../core/index.ts';
 import type { EntitlementsService, OrganizationsService } from '../../orgs/api.ts';
 import type { AuditQueryService } from '../api.ts';
 import { toAuditEventItem } from '../audit-query.service.ts';
@@ -19,7 +19,8 @@ export interface QueryDeps {
   grants: () => GrantsProvider | undefined;
 }
 
-type Q = { orgSlug: string; scope?: 'mine' | 'all'; eventTypes?: string; from?: string; to?: string; cursor?: string; limit?: number; id?: string };
+/** The query of either route: both name the organization (`orgSlug`) and the visibility (`scope`). */
+type Q = SchemaType<typeof queryQuery> | SchemaType<typeof detailQuery>;
 
 /** The caller's organization named by `orgSlug` (404 when not an active member). */
 async function orgOf(deps: QueryDeps, { query, principal }: HandlerInput<unknown, Q, unknown, Principal>): Promise<OrgContext> {
