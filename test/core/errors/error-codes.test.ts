@@ -82,6 +82,14 @@ describe('error-code registry', () => {
     expect(() => aerieError('NO_SUCH_CODE' as ErrorCode, 'x')).toThrow('error code NO_SUCH_CODE is not registered');
   });
 
+  it('has plugins build their errors only in errors.ts (or with the kernel factories)', () => {
+    const sources = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') && e.name !== 'errors.ts' ? [join(dir, e.name)] : []);
+    const bad = sources(join(ROOT, 'plugins')).flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/new AerieError\(|aerieError\(|errorCode:/g)]
+      .map((m) => `${relative(ROOT, f)}: ${m[0]}`));
+    expect(bad).toEqual([]);
+  });
+
   it('builds the PERMISSION_DENIED body in one place, with errorCode and required', () => {
     expect(permissionDenied('org.member.invite').fields).toEqual({ errorCode: 'PERMISSION_DENIED', required: 'org.member.invite' });
     expect(permissionDenied().fields).toEqual({ errorCode: 'PERMISSION_DENIED' });
