@@ -9,7 +9,7 @@
  * Every command prints one or more lines on the box output and returns a {@link BoxResult};
  * refusals print `REFUSED <CODE>: <text>` (codes in {@link REFUSALS}). Nothing here throws.
  *
- * @see spec 02 "Signing box re-arm"
+ * @see docs/appliance.md
  */
 import { fromHex, toHex } from './bytes.ts';
 import { loadRecord, saveRecord, type BoxMode, type BoxRecord, type BoxState } from './box-record.ts';

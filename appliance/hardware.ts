@@ -2,7 +2,7 @@
  * The small hardware interface the box logic runs on. Each target (the Node simulator, the
  * Espruino board, a test double) supplies one; the box logic itself never touches a platform API.
  *
- * @see ARCHITECTURE.md "The appliance"
+ * @see docs/appliance.md
  */
 
 /**

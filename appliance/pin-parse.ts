@@ -4,7 +4,7 @@
  * classes and exceptions so that it stays plain ES5 after the Espruino build; the throwing,
  * noble-backed API for Node is {@link ./pin.ts}.
  *
- * @see spec 02 "Signing box re-arm"
+ * @see docs/appliance.md
  */
 import { base64Decode, toHex, fromHex } from './bytes.ts';
 import type { P256Suite } from './p256.ts';

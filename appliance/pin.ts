@@ -3,7 +3,7 @@
  * point, and the key fingerprint = SHA-256 of the SPKI DER, lowercase hex. The Node-side API
  * (`@noble/curves`); the box-side parsing it wraps is {@link ./pin-parse.ts}.
  *
- * @see spec 02 "Signing box re-arm" (`GET /api/roost/rearm-public-key` → `{alg:'ES256', publicKeyPem, fingerprint}`)
+ * @see docs/appliance.md (`GET /api/roost/rearm-public-key` → `{alg:'ES256', publicKeyPem, fingerprint}`)
  */
 import { p256 } from '@noble/curves/nist.js';
 import { base64Encode, fromHex, toHex } from './bytes.ts';

@@ -3,7 +3,7 @@
  * shows on its display or serial console (`REFUSED <CODE>: <text>`), so an owner reading the box
  * can tell exactly which check failed.
  *
- * @see spec 02 "Signing box re-arm"
+ * @see docs/appliance.md
  */
 export const REFUSALS = {
   /** Not `base64url(payload).base64url(signature)`, a signature that is not 64 bytes, or a payload that is not the v1 JSON shape. */

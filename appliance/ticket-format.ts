@@ -5,7 +5,7 @@
  * `{v:1, typ:'roost-rearm', box, nonce, org, by, iat, exp}` in that key order; `iat`/`exp` are Unix
  * seconds and `exp = iat + 600`. Signature: ECDSA P-256 over SHA-256 of the payload bytes, 64-byte `r‖s`.
  *
- * @see spec 02 "Signing box re-arm"
+ * @see docs/appliance.md
  */
 
 /** Value of `v`. */

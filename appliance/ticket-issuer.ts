@@ -1,7 +1,7 @@
 /**
  * Issue a re-arm ticket (server side; pure, so the server route and the tests share it).
  *
- * @see spec 02 "Signing box re-arm"
+ * @see docs/appliance.md
  */
 import { p256 } from '@noble/curves/nist.js';
 import { base64urlEncode, utf8Encode } from './bytes.ts';

@@ -11,7 +11,7 @@
  * 6. `iat - tolerance ≤ now ≤ exp + tolerance` (`NOT_YET_VALID`, `EXPIRED`).
  * The nonce is judged by the state machine ({@link ./box.ts}), which owns the issued and used nonces.
  *
- * @see spec 02 "Signing box re-arm"
+ * @see docs/appliance.md
  */
 import { base64urlDecode, utf8Decode } from './bytes.ts';
 import type { P256Suite } from './p256.ts';

@@ -1,6 +1,6 @@
 /**
  * The plugin API: the only kernel module a plugin imports.
- * @see ARCHITECTURE.md "Plugin entry point"
+ * @see docs/plugins.md
  */
 export { definePlugin } from './plugins/define-plugin.ts';
 export type { BootedAerie, CommandEnvironment, PluginContext, PluginDefinition, PluginRegistrar, ResolvedDeps } from './plugins/define-plugin.ts';

@@ -56,7 +56,7 @@ export interface KernelOptions extends LoadConfigOptions {
 
 /**
  * A booted Aerie: configuration, database, plugins initialised, HTTP app built.
- * Boot order (ARCHITECTURE.md): config → manifests → database + migrations → plugins → HTTP.
+ * Boot order (docs/plugins.md): config → manifests → database + migrations → plugins → HTTP.
  */
 export class Kernel {
   private server?: Server;

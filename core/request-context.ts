@@ -6,7 +6,7 @@ export interface RequestScope {
   requestId: string;
   principal: Principal | null;
   org: OrgContext | null;
-  /** Set when the request passed a passkey seal (spec 01 "Audit", human seal marker). */
+  /** Set when the request passed a passkey seal (docs/audit.md, human seal marker). */
   humanSeal?: { credentialId: string; userId: string };
 }
 

@@ -4,7 +4,7 @@
  *
  * Loaded in worker threads through the bootstrap `./seal-chain.worker.mjs`.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 import type { AuditRecordInput } from '../core/audit/chain/audit-record.ts';
 import { sealBatch, type SealBatchResult } from '../core/audit/chain/chain-hash.ts';
@@ -22,7 +22,7 @@ import { packSealResult, type PackedSealResult } from '../core/audit/chain/packe
  * `seqOffset` (optional, default 0) is added to every record's `seq` after parsing, for JSON text
  * numbered within its batch (1, 2, …) before the organization's head was known.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export interface SealChainTask {
   prevHash: string;
@@ -39,7 +39,7 @@ export interface SealChainTask {
  * @returns `{ sealed: {id, payloadHash, prevHash, chainHash}[], head: {orgId, seq, chainHash} }`.
  * @throws as `sealBatch` (the pool rejects the task's promise with the error).
  * @example await piscina.run({ prevHash: GENESIS_HASH, sealedAt, records })
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export default function sealChain(task: SealChainTask): SealBatchResult {
   const offset = task.seqOffset ?? 0;
@@ -62,7 +62,7 @@ export default function sealChain(task: SealChainTask): SealBatchResult {
  *   back exactly `sealChain(task)`.
  * @throws as `sealBatch`.
  * @example await piscina.run(task, { name: 'sealChainPacked' })
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export function sealChainPacked(task: SealChainTask): PackedSealResult {
   return packSealResult(sealChain(task));

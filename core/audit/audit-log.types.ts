@@ -34,7 +34,7 @@ export interface AuditSearch {
  * `core.auditLog`: read access to the sealed audit chain the kernel keeps (events, heads,
  * checkpoints, the platform audit keys), for the `audit` plugin's query, verification and export.
  * Records come shaped exactly as they were hashed. Methods throw only on database errors.
- * @see ARCHITECTURE.md "The audit chain"; docs/audit.md
+ * @see docs/audit.md; docs/audit.md
  */
 export interface AuditLog {
   /** An organization's records in `seq` order, `fromSeq`..`toSeq` inclusive, at most `limit`. */

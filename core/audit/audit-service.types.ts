@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** Who caused an audit event. @see spec 01 "Audit" */
+/** Who caused an audit event. @see docs/audit.md */
 export interface AuditActorRef {
   type: 'account' | 'apiKey' | 'machine' | 'agent' | 'system';
   /** The principal's id; `system` for background work. */

@@ -27,7 +27,7 @@ const INSERT_OUTBOX = `insert into core.audit_outbox (id, org_id, event_type, oc
  * is added when the request passed a passkey seal, so it is covered by the hashes once sealed.
  * Every event is checked before anything is written (`./sealable.ts`): an event the outbox accepts
  * always hashes, so no event can stall the sealer.
- * @see spec 01 "Audit" (human seal marker), ARCHITECTURE.md "The audit chain"
+ * @see docs/audit.md (human seal marker), docs/audit.md
  */
 export class OutboxAuditService implements AuditService {
   constructor(private readonly clock: Clock) {}

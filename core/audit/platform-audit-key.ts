@@ -22,7 +22,7 @@ const aad = (kid: string) => `core.platform_keys:${kid}`;
  * @param envelope - `core.crypto.envelope` (master key).
  * @returns {@link PlatformAuditKey}.
  * @example const { kid, privateKey } = await loadOrCreateAuditKey(db.knex, crypto.envelope);
- * @see spec 01 "Audit", docs/audit.md "Checkpoints"
+ * @see docs/audit.md, docs/audit.md "Checkpoints"
  */
 export async function loadOrCreateAuditKey(knex: Knex, envelope: EnvelopeCipher): Promise<PlatformAuditKey> {
   let row = await knex('core.platform_keys').where({ purpose: AUDIT_KEY_PURPOSE, active: true }).first();
@@ -47,7 +47,7 @@ export async function loadOrCreateAuditKey(knex: Knex, envelope: EnvelopeCipher)
  * every stored checkpoint stays verifiable.
  * @param knex - database handle.
  * @returns `{ keys: [...] }` (may be empty before the first checkpoint).
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export async function auditJwks(knex: Knex): Promise<JSONWebKeySet> {
   const rows = await knex('core.platform_keys').where({ purpose: AUDIT_KEY_PURPOSE }).orderBy('createdAt');

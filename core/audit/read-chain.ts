@@ -4,7 +4,7 @@ import { toAuditTimestamp, type SealedAuditRecord } from './chain/index.ts';
 /**
  * Reads an organization's sealed records in `seq` order, shaped exactly as they were hashed, so
  * `verifyRecords` can recompute every hash. `fromSeq`/`toSeq` bound the range (inclusive).
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export async function readChain(knex: Knex, orgId: string, range: { fromSeq?: number; toSeq?: number; limit?: number } = {}): Promise<SealedAuditRecord[]> {
   let q = knex('core.audit_events').where({ orgId }).orderBy('seq');

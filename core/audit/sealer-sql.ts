@@ -5,7 +5,7 @@
  * (`string_to_array`) or one JSON parameter, never as one bound parameter per row; this works the
  * same on a PostgreSQL server (`pg`) and on embedded PGlite.
  *
- * @see ./sealer.ts, ARCHITECTURE.md "The audit chain"
+ * @see ./sealer.ts, docs/audit.md
  */
 import type { Knex } from 'knex';
 import type { ChainHead, SealBatchResult } from './chain/index.ts';

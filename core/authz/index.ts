@@ -3,7 +3,7 @@
  * `namespace.resource.action[:key{op}value,...]`, matching, permission sets, narrowing and
  * separation of duties.
  *
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export {
   formatScope,

@@ -4,15 +4,15 @@
  * Used for the machine token `scope` parameter ("scope can only narrow what the key holds") and
  * anywhere a delegate receives part of a holder's grants.
  *
- * @see spec 01 "Role and permission", "Machine token rules"
+ * @see docs/api/roles.md, docs/api/keys.md
  */
 import { PermissionSet } from './permission-set.ts';
 import { formatScope, parseScope, type ScopeExpression } from './scope-expression.ts';
 
 /**
  * Outcome of {@link narrowScopes}: `granted` in canonical text, `refused` exactly as requested.
- * @see spec 01 "Role and permission"
- * @see spec 01 "Machine token rules"
+ * @see docs/api/roles.md
+ * @see docs/api/keys.md
  */
 export interface NarrowResult {
   granted: string[];
@@ -42,8 +42,8 @@ function tryParse(text: string): ScopeExpression | undefined {
  * @throws {@link ScopeSyntaxError} when a held text is malformed (stored data, so a server fault)
  * @example narrowScopes(['org.project.*'], ['org.project.read', 'org.role.assign'])
  *   // { granted: ['org.project.read'], refused: ['org.role.assign'] }
- * @see spec 01 "Role and permission"
- * @see spec 01 "Machine token rules"
+ * @see docs/api/roles.md
+ * @see docs/api/keys.md
  */
 export function narrowScopes(held: readonly string[] | PermissionSet, requested: readonly string[]): NarrowResult {
   const perms = held instanceof PermissionSet ? held : new PermissionSet(held);

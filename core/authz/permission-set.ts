@@ -11,7 +11,7 @@
  * per request from the same stored grants; each set also remembers its answers (both bounded),
  * since its grants never change.
  *
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 import { formatScope, hasUnfilledValue, parseScope, UNFILLED_VALUE, type ScopeExpression } from './scope-expression.ts';
 import { scopeGrants, SELF_KEY, type ScopeContext } from './scope-match.ts';
@@ -34,7 +34,7 @@ interface Prepared {
 
 /**
  * Most entries kept in the shared parse cache (held and required texts) and in each answer cache.
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export const PERMISSION_CACHE_SIZE = 4096;
 
@@ -87,7 +87,7 @@ function prepareText(text: string): Prepared {
  * perms.has('org.project.read:project=P1'); // true
  * perms.has('org.meeting.list');             // true
  * perms.has('org.project.read');             // false
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export class PermissionSet {
   private readonly grants: ScopeExpression[] = [];

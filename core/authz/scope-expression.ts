@@ -12,19 +12,19 @@
  *   space-delimited, so a space inside a value would split the scope in transit).
  * - the value `*` is legal and means "unfilled variable" (see `scope-match.ts`).
  *
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 import { AerieError } from '../errors.ts';
 
 /**
  * Constraint operators: `=` (the key must be this value) and `!=` (any value but this one).
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export type ScopeOperator = '=' | '!=';
 
 /**
  * One `key{op}value` constraint of a scope expression, e.g. `{ key: 'project', op: '=', value: 'P1' }`.
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export interface ScopeConstraint {
   readonly key: string;
@@ -40,7 +40,7 @@ export interface ScopeConstraint {
  *    constraints: [{ key: 'project', op: '=', value: 'P1' }] }`.
  * For `view.business` the resource is `''`; for `*` the namespace and action are `'*'`; for `org.*`
  * the action is `'*'` and `wildcard` is true. Constraints are sorted by key.
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export interface ScopeExpression {
   readonly base: string;
@@ -53,13 +53,13 @@ export interface ScopeExpression {
 
 /**
  * The longest scope text accepted, in UTF-16 code units; a bound on work done for untrusted input.
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export const MAX_SCOPE_LENGTH = 1024;
 
 /**
  * The value of an unfilled guest-role variable; a held constraint with this value matches no id.
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export const UNFILLED_VALUE = '*';
 
@@ -69,7 +69,7 @@ export const UNFILLED_VALUE = '*';
  * An {@link AerieError} with `status` 400, `code` `'INVALID_SCOPE'` (also static), `expose` true (the
  * message names only the caller's own input), envelope field `scope` (the rejected text), and
  * `reason` (what is wrong with it).
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export class ScopeSyntaxError extends AerieError {
   static readonly code = 'INVALID_SCOPE';
@@ -139,7 +139,7 @@ function byKey(a: ScopeConstraint, b: ScopeConstraint): number {
  *   or badly spelled segment, a misplaced `*`, a single-segment base, an empty constraint list or
  *   item, a bad key, a missing value, a forbidden value character, or a duplicate key
  * @example parseScope('org.project.read:project=P1').constraints // [{ key: 'project', op: '=', value: 'P1' }]
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export function parseScope(text: string): ScopeExpression {
   if (typeof text !== 'string') throw new ScopeSyntaxError(String(text), 'not a string');
@@ -166,7 +166,7 @@ export function parseScope(text: string): ScopeExpression {
  * @param expr - a scope expression
  * @returns canonical text, e.g. `org.project.read:a=1,b!=2` for constraints given as `b!=2,a=1`
  * @example formatScope(parseScope('x.y.z:b=2,a=1')) // 'x.y.z:a=1,b=2'
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export function formatScope(expr: ScopeExpression): string {
   if (expr.constraints.length === 0) return expr.base;
@@ -179,7 +179,7 @@ export function formatScope(expr: ScopeExpression): string {
  *
  * @param scope - scope text or a parsed expression
  * @throws {@link ScopeSyntaxError} when `scope` is malformed text
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export function toScope(scope: string | ScopeExpression): ScopeExpression {
   return typeof scope === 'string' ? parseScope(scope) : scope;
@@ -189,7 +189,7 @@ export function toScope(scope: string | ScopeExpression): ScopeExpression {
  * Whether the expression carries an unfilled (`*`) constraint value, which makes it grant nothing.
  *
  * @param expr - a parsed scope expression
- * @see spec 01 "Role and permission" (assigning a guest role without its variable grants nothing)
+ * @see docs/api/roles.md (assigning a guest role without its variable grants nothing)
  */
 export function hasUnfilledValue(expr: ScopeExpression): boolean {
   return expr.constraints.some((c) => c.value === UNFILLED_VALUE);

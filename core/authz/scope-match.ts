@@ -18,19 +18,19 @@
  *    constraint takes `context.actorId` (the actor the request is about) as its value, so held
  *    `actor=self` grants `org.audit_event_log.list` with `{ actorId: me, principalId: me }`.
  *
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 import { toScope, UNFILLED_VALUE, type ScopeConstraint, type ScopeExpression } from './scope-expression.ts';
 
 /**
  * The constraint key whose value `self` means the calling principal.
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export const SELF_KEY = 'actor';
 
 /**
  * The value of {@link SELF_KEY} that stands for the calling principal.
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export const SELF_VALUE = 'self';
 
@@ -39,7 +39,7 @@ export const SELF_VALUE = 'self';
  *
  * `principalId`: who is calling (a member, API key or agent id). `actorId`: whose data the request
  * is about, used when the required scope carries no `actor` constraint of its own.
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export interface ScopeContext {
   readonly principalId?: string;
@@ -51,7 +51,7 @@ export interface ScopeContext {
  *
  * @param held - the held expression (plain or wildcard)
  * @param required - the required expression (plain or wildcard)
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export function baseCovers(held: ScopeExpression, required: ScopeExpression): boolean {
   if (!held.wildcard) return held.base === required.base;
@@ -80,7 +80,7 @@ function requiredConstraint(
  * @param held - one constraint of the held scope
  * @param required - the whole required expression
  * @param context - optional caller facts for `actor=self`
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export function constraintSatisfied(held: ScopeConstraint, required: ScopeExpression, context?: ScopeContext): boolean {
   if (held.value === UNFILLED_VALUE) return false;
@@ -119,7 +119,7 @@ const constraintReachable: ConstraintTest = (held, required, context) =>
  * @returns true when every request allowed by `required` is allowed by `held`
  * @throws {@link ScopeSyntaxError} when either text is malformed
  * @example scopeGrants('org.project.read:project=*', 'org.project.read:project=P1') // false
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export function scopeGrants(
   held: string | ScopeExpression,
@@ -140,7 +140,7 @@ export function scopeGrants(
  * @param context - optional caller facts for `actor=self`
  * @throws {@link ScopeSyntaxError} when either text is malformed
  * @example scopeReaches('org.member.invite:team=A', 'org.member.invite') // true
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export function scopeReaches(
   held: string | ScopeExpression,

@@ -7,14 +7,14 @@
  * with an unfilled `*` value grants nothing and holds no half. Owner and Admin are exempt; that
  * exemption is the caller's, these functions only report.
  *
- * @see spec 01 "Role and permission" (separation-of-duties forbidden pairs)
+ * @see docs/api/roles.md (separation-of-duties forbidden pairs)
  */
 import { parseScope, type ScopeExpression } from './scope-expression.ts';
 import { scopeReaches } from './scope-match.ts';
 
 /**
  * One forbidden pair: holding both `a` and `b` is a conflict.
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export interface SodPair {
   readonly a: string;
@@ -23,7 +23,7 @@ export interface SodPair {
 
 /**
  * A conflict found; `introduced` (from {@link checkAssignment} only) is false when it was held before.
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export interface SodConflict extends SodPair {
   readonly introduced?: boolean;
@@ -31,7 +31,7 @@ export interface SodConflict extends SodPair {
 
 /**
  * The forbidden pairs, as in the spec's table.
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export const SOD_PAIRS: readonly SodPair[] = Object.freeze([
   { a: 'org.permission.create', b: 'org.audit_event_log.delete' },
@@ -53,7 +53,7 @@ function holds(held: readonly ScopeExpression[], half: ScopeExpression): boolean
  * @returns one `{ a, b }` per conflicting pair, in {@link SOD_PAIRS} order; empty when none
  * @throws {@link ScopeSyntaxError} when a text is malformed
  * @example findSodConflicts(['org.member.*']) // [{ a: 'org.member.invite', b: 'org.member.revoke' }]
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export function findSodConflicts(scopes: readonly string[]): SodConflict[] {
   const held = scopes.map(parseScope);
@@ -71,7 +71,7 @@ export function findSodConflicts(scopes: readonly string[]): SodConflict[] {
  * @param adding - the scopes the assignment would add
  * @returns conflicts of the union with `introduced`; empty when the assignment may proceed
  * @throws {@link ScopeSyntaxError} when a text is malformed
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 export function checkAssignment(held: readonly string[], adding: readonly string[]): SodConflict[] {
   const before = new Set(findSodConflicts(held).map((c) => c.a + ' ' + c.b));

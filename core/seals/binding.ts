@@ -1,7 +1,7 @@
 /**
  * Content-bound step-up binding: the canonical line a passkey signs for a sealed action.
  *
- * Rules implemented (spec 02 "Approval rules" 2 and 3):
+ * Rules implemented (docs/seals.md):
  * - `binding = {version: 'aerie-stepup-v1', nonce (64 hex), purpose, subject, fields:[{key,value}]}`.
  * - line = `aerie-stepup-v1` then `|key=<UTF-8 byte length>:<value>` per item, in the order nonce,
  *   purpose, subject, then the fields exactly as listed (never re-sorted here; a purpose fixes
@@ -12,18 +12,18 @@
 import { createHash, randomBytes as nodeRandomBytes } from 'node:crypto';
 import { AerieError } from '../errors.ts';
 
-/** Binding version carried in every binding and at the start of every canonical line. @see spec 02 "Approval rules" 2–3 */
+/** Binding version carried in every binding and at the start of every canonical line. @see docs/seals.md */
 export const SEAL_BINDING_VERSION = 'aerie-stepup-v1';
 /** Largest value, in UTF-8 bytes, accepted for the subject or any field (Aerie's choice; the spec sets none). @see docs/seals.md */
 export const MAX_SEAL_VALUE_BYTES = 16_384;
 
-/** One signed item of a binding: `key` in `[a-z0-9_-]` segments joined by dots, any `value`. @see spec 02 "Approval rules" 2 */
+/** One signed item of a binding: `key` in `[a-z0-9_-]` segments joined by dots, any `value`. @see docs/seals.md */
 export interface SealField {
   key: string;
   value: string;
 }
 
-/** A content binding as returned by `POST /api/passkey/stepup/options` (field `binding`). @see spec 02 "Approval rules" 2 */
+/** A content binding as returned by `POST /api/passkey/stepup/options` (field `binding`). @see docs/seals.md */
 export interface SealBinding {
   version: typeof SEAL_BINDING_VERSION;
   /** 32 random bytes as 64 lowercase hex characters. */
@@ -33,7 +33,7 @@ export interface SealBinding {
   fields: SealField[];
 }
 
-/** Machine-readable reasons a binding is refused (`seal_binding_mismatch` is the spec's code). @see spec 02 "Errors" */
+/** Machine-readable reasons a binding is refused (`seal_binding_mismatch` is the spec's code). @see docs/api/errors.md */
 export type SealBindingErrorCode =
   | 'invalid_version' | 'invalid_nonce' | 'invalid_purpose' | 'invalid_subject' | 'invalid_field_key'
   | 'reserved_field_key' | 'invalid_value' | 'value_too_long' | 'invalid_canonical_line'
@@ -42,10 +42,10 @@ export type SealBindingErrorCode =
 
 /**
  * Thrown when a binding, a canonical line or a purpose's fields break the rules.
- * An {@link AerieError}: `status` is 403 for `seal_binding_mismatch` (spec 02 "Errors") and 400
+ * An {@link AerieError}: `status` is 403 for `seal_binding_mismatch` (docs/api/errors.md) and 400
  * otherwise; exposed, because the message only names the offending key; `details` (e.g.
  * `mismatchedKeys`) are rendered beside `error` in the envelope.
- * @see spec 02 "Approval rules"
+ * @see docs/seals.md
  */
 export class SealBindingError extends AerieError {
   override readonly name = 'SealBindingError';
@@ -97,7 +97,7 @@ export function assertFieldKey(key: unknown): asserts key is string {
  * Validates every part of a binding; values must be well-formed Unicode (no lone surrogates) of
  * at most {@link MAX_SEAL_VALUE_BYTES} UTF-8 bytes; the subject must not be empty.
  * @throws SealBindingError with the code of the first broken rule
- * @see spec 02 "Approval rules"
+ * @see docs/seals.md
  */
 export function assertSealBinding(binding: SealBinding): void {
   if (binding?.version !== SEAL_BINDING_VERSION) throw new SealBindingError('invalid_version', `version must be ${SEAL_BINDING_VERSION}`);
@@ -122,7 +122,7 @@ export function assertSealBinding(binding: SealBinding): void {
  * @returns a validated {@link SealBinding}
  * @throws SealBindingError when any part is invalid (see {@link assertSealBinding})
  * @example buildBinding({ purpose: 'roost.rearm', subject: 'acme|BOX-1|00ff…', fields: [] })
- * @see spec 02 "Approval rules"
+ * @see docs/seals.md
  */
 export function buildBinding(
   input: { purpose: string; subject: string; fields?: readonly SealField[]; nonce?: string },
@@ -146,7 +146,7 @@ const item = (key: string, value: string) => `|${key}=${Buffer.byteLength(value,
  * Renders the canonical line `aerie-stepup-v1|nonce=64:…|purpose=N:…|subject=N:…|<key>=N:<value>…`,
  * N being the value's length in UTF-8 bytes (decimal, no padding); no trailing separator or newline.
  * @throws SealBindingError when the binding is invalid
- * @see spec 02 "Approval rules" 3
+ * @see docs/seals.md
  */
 export function canonicalLine(binding: SealBinding): string {
   assertSealBinding(binding);
@@ -159,7 +159,7 @@ export function canonicalLine(binding: SealBinding): string {
  * The WebAuthn challenge for a binding: SHA-256 over the UTF-8 canonical line (32 bytes), or over
  * the given canonical line string.
  * @throws SealBindingError when the binding is invalid
- * @see spec 02 "Approval rules" 2
+ * @see docs/seals.md
  */
 export function bindingChallenge(binding: SealBinding | string): Uint8Array<ArrayBuffer> {
   const line = typeof binding === 'string' ? binding : canonicalLine(binding);
@@ -168,7 +168,7 @@ export function bindingChallenge(binding: SealBinding | string): Uint8Array<Arra
 
 /**
  * {@link bindingChallenge} as unpadded base64url, the form found in `clientDataJSON.challenge`.
- * @see spec 02 "Approval rules" 6
+ * @see docs/seals.md
  */
 export function bindingChallengeBase64url(binding: SealBinding | string): string {
   return Buffer.from(bindingChallenge(binding)).toString('base64url');
@@ -182,7 +182,7 @@ const fail = (why: string): never => {
  * Parses a canonical line back into its binding (used to show and compare what was signed).
  * Only a line that re-renders byte for byte is accepted.
  * @throws SealBindingError `invalid_canonical_line`, or the code of the binding rule it breaks
- * @see spec 02 "Approval rules" 3
+ * @see docs/seals.md
  */
 export function parseCanonicalLine(line: string): SealBinding {
   if (typeof line !== 'string' || !line.startsWith(SEAL_BINDING_VERSION)) fail('wrong version prefix');
@@ -217,7 +217,7 @@ export function parseCanonicalLine(line: string): SealBinding {
  * @param expected - binding rebuilt now (with the nonce stored when the challenge was issued).
  * @param signed - the signed binding or its canonical line.
  * @throws SealBindingError `seal_binding_mismatch` (403) with `details.mismatchedKeys`
- * @see spec 02 "Approval rules" 5
+ * @see docs/seals.md
  */
 export function assertBindingMatches(expected: SealBinding, signed: SealBinding | string): void {
   const signedBinding = typeof signed === 'string' ? parseCanonicalLine(signed) : signed;

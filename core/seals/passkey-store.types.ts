@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
  * A registered passkey as the seal service needs it: the credential id (base64url, as in
  * `AuthenticationResponseJSON.id`), the COSE_Key bytes registered for it, the last signature
  * counter seen and the transports the browser reported.
- * @see spec 01 "Authentication" (passkey step-up)
+ * @see docs/api/accounts.md (passkey step-up)
  */
 export interface StoredPasskey {
   credentialId: string;

@@ -2,7 +2,7 @@
  * Registry of step-up purposes: which typed inputs a purpose accepts and how it builds the signed
  * content fields.
  *
- * Enforces (spec 02 "Approval rules" 2 and 4):
+ * Enforces (docs/seals.md):
  * - inputs typed by the person are trimmed and kept only when the purpose allows the key;
  * - fields come out in the purpose's declared key order; repeatable keys (`grant`) are sorted
  *   ordinally by value; a non-repeatable key appears at most once;
@@ -14,7 +14,7 @@ import {
 
 /**
  * What a purpose's field builder receives: the request's purpose, subject, normalized inputs and the caller's context.
- * @see spec 02 "Approval rules" 2
+ * @see docs/seals.md
  */
 export interface PurposeFieldContext<Context = unknown> {
   purpose: string;
@@ -25,7 +25,7 @@ export interface PurposeFieldContext<Context = unknown> {
   context: Context;
 }
 
-/** A purpose as registered by a plugin. @see spec 02 "Approval rules" 2 and 4 */
+/** A purpose as registered by a plugin. @see docs/seals.md */
 export interface PurposeDefinition<Context = unknown> {
   /** e.g. `approval.stamp`; dot-separated `[a-z0-9_]`. */
   purpose: string;
@@ -42,7 +42,7 @@ export interface PurposeDefinition<Context = unknown> {
 /**
  * Approval stamp field order and repeatable keys as fixed by the spec; the approvals plugin adds
  * `buildFields`. The subject is `{instanceId}|approve|reject`.
- * @see spec 02 "Approval rules" 2
+ * @see docs/seals.md
  */
 export const APPROVAL_STAMP_PURPOSE = {
   purpose: 'approval.stamp',
@@ -55,14 +55,14 @@ export const APPROVAL_STAMP_PURPOSE = {
 
 /**
  * Trims an input value the way inputs are bound (`String.prototype.trim`: Unicode white space and line terminators).
- * @see spec 02 "Approval rules" 4
+ * @see docs/seals.md
  */
 export const normalizeInputValue = (value: string): string => value.trim();
 
 /**
  * Holds the purposes plugins register; the step-up service asks it for bindings.
  * @example registry.register({ purpose: 'roost.rearm', allowedInputs: [] })
- * @see spec 02 "Approval rules"
+ * @see docs/seals.md
  */
 export class PurposeRegistry {
   readonly #purposes = new Map<string, PurposeDefinition<any>>();
@@ -102,7 +102,7 @@ export class PurposeRegistry {
    * purpose allows none. Empty values (after trimming) are kept: they bind "nothing typed".
    * @param inputs - `[{key, value}]` as sent with the options request (may be undefined).
    * @throws SealBindingError `duplicate_input` when an allowed key is sent twice; `invalid_value` for non-strings
-   * @see spec 02 "Approval rules" 4
+   * @see docs/seals.md
    */
   normalizeInputs(purpose: string, inputs: readonly SealField[] | undefined): SealField[] {
     const allowed = this.#purposes.get(purpose)?.allowedInputs ?? [];
@@ -120,7 +120,7 @@ export class PurposeRegistry {
    * Builds the binding for a step-up request: normalized inputs, the purpose's fields (ordered as
    * declared), and a fresh nonce, or `nonce` when rebuilding at the action (rule 5).
    * @throws SealBindingError `unknown_purpose`, `unexpected_field`, `duplicate_input`, or any binding rule
-   * @see spec 02 "Approval rules" 2–5
+   * @see docs/seals.md
    */
   async buildBinding<Context>(
     request: { purpose: string; subject: string; inputs?: readonly SealField[]; context?: Context; nonce?: string },
@@ -165,7 +165,7 @@ const ordinal = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * Checks that the value sent with the action (e.g. the reason sent to `/stamp`) equals the input
  * bound in the signed binding, after the same trimming; an absent input equals the empty string.
  * @throws SealBindingError `seal_binding_mismatch` (403) with `details.mismatchedKeys: [key]`
- * @see spec 02 "Approval rules" 4
+ * @see docs/seals.md
  */
 export function assertInputMatches(signed: SealBinding, key: string, sentValue: string | null | undefined): void {
   const bound = signed.fields.find((f) => f.key === key)?.value ?? '';

@@ -2,7 +2,7 @@
  * `SealProof`: what an audit record keeps of a content-bound passkey assertion, and the standalone
  * check a third party runs on it with nothing but the credential's public key.
  *
- * Verification (spec 02 "Approval rules" 6), node:crypto only, no database:
+ * Verification (docs/seals.md), node:crypto only, no database:
  * - base64url(SHA-256(UTF-8 canonical)) equals `challenge` in `clientDataJSON`;
  * - `clientDataJSON.type` is `webauthn.get` and the UP flag is set in `authenticatorData`;
  * - the ES256 (DER-encoded ECDSA P-256/SHA-256) signature over
@@ -13,10 +13,10 @@ import { createHash, createPublicKey, verify, type JsonWebKey, type KeyObject } 
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { bindingChallengeBase64url, canonicalLine, SealBindingError, type SealBinding } from './binding.ts';
 
-/** Proof format version. @see spec 02 "Versioning" */
+/** Proof format version. @see docs/seals.md */
 export const SEAL_PROOF_VERSION = 'aerie-stepup-proof-v1';
 
-/** Field `sp` of a stamp audit event; the last three are unpadded base64url. @see spec 02 "Approval form line and instance" */
+/** Field `sp` of a stamp audit event; the last three are unpadded base64url. @see docs/seals.md */
 export interface SealProof {
   v: typeof SEAL_PROOF_VERSION;
   /** The canonical line that was signed (UTF-8 text). */
@@ -28,10 +28,10 @@ export interface SealProof {
   signature: string;
 }
 
-/** A credential public key: JWK (EC P-256), JWK JSON text, SPKI PEM text, or COSE_Key bytes (EC2, alg -7). @see spec 02 "Approval rules" 6 */
+/** A credential public key: JWK (EC P-256), JWK JSON text, SPKI PEM text, or COSE_Key bytes (EC2, alg -7). @see docs/seals.md */
 export type SealPublicKey = JsonWebKey | string | Uint8Array;
 
-/** Outcome of each check; optional ones appear only when the caller asked for them. @see spec 02 "Approval rules" 6 */
+/** Outcome of each check; optional ones appear only when the caller asked for them. @see docs/seals.md */
 export interface SealProofChecks {
   wellFormed: boolean;
   challengeMatches: boolean;
@@ -43,7 +43,7 @@ export interface SealProofChecks {
   canonicalMatches?: boolean;
 }
 
-/** Result of {@link verifySealProof}; `reason` names the first failed check. @see spec 02 "Approval rules" 6 */
+/** Result of {@link verifySealProof}; `reason` names the first failed check. @see docs/seals.md */
 export interface SealProofVerification {
   ok: boolean;
   checks: SealProofChecks;
@@ -63,7 +63,7 @@ const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).
  * @param response - `AuthenticationResponseJSON`, as an object or JSON text (`assertionResponseJson`).
  * @throws SealBindingError `seal_binding_mismatch` (403) when the assertion's challenge is not this binding's;
  *   SyntaxError when `response` is text that is not JSON
- * @see spec 02 "Approval rules" 6
+ * @see docs/seals.md
  */
 export function makeSealProof(binding: SealBinding | string, response: AuthenticationResponseJSON | string): SealProof {
   const canonical = typeof binding === 'string' ? binding : canonicalLine(binding);
@@ -93,7 +93,7 @@ export function makeSealProof(binding: SealBinding | string, response: Authentic
  * @param expect - optional extra checks: exact `origin`, `rpId` (SHA-256 compared with the first
  *   32 bytes of `authenticatorData`), and `binding` rebuilt from the document (rule 6, third part).
  * @example verifySealProof(event.sp, jwk, { rpId: 'aerie.example' }).ok
- * @see spec 02 "Approval rules" 6
+ * @see docs/seals.md
  */
 export function verifySealProof(
   proof: SealProof,
@@ -166,7 +166,7 @@ export function verifySealProof(
 /**
  * Turns any accepted public key form into a P-256 `KeyObject` (node:crypto).
  * @throws Error when the key is unreadable or not an EC P-256 key
- * @see spec 02 "Approval rules" 6
+ * @see docs/seals.md
  */
 export function importPublicKey(publicKey: SealPublicKey): KeyObject {
   let key: KeyObject;

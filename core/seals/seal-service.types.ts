@@ -3,7 +3,7 @@ import type { SealProof } from './seal-proof.ts';
 import type { PurposeRegistry } from './purpose-registry.ts';
 import type { HandlerInput } from '../http/route.ts';
 
-/** Person-typed inputs: `[{key, value}]` as the spec sends them, or a `{key: value}` map. @see spec 02 "Approval rules" 4 */
+/** Person-typed inputs: `[{key, value}]` as the spec sends them, or a `{key: value}` map. @see docs/seals.md */
 export type SealInputs = readonly SealField[] | Record<string, string>;
 
 /** A step-up seal that passed verification. */
@@ -15,7 +15,7 @@ export interface SealVerification {
   proof: SealProof;
 }
 
-/** `POST /api/passkey/stepup/options` answer. @see spec 01 "Machine tokens" */
+/** `POST /api/passkey/stepup/options` answer. @see docs/api/keys.md */
 export interface StepUpOptions {
   hasPasskey: boolean;
   /** WebAuthn `PublicKeyCredentialRequestOptionsJSON`, or null when the account has no passkey. */
@@ -23,7 +23,7 @@ export interface StepUpOptions {
   /**
    * What the challenge commits to: `challenge = SHA-256(canonical line of binding)`. Aerie returns it
    * for every purpose (plain purposes have no fields); absent when `hasPasskey` is false.
-   * @see spec 02 "Approval rules" 2
+   * @see docs/seals.md
    */
   binding?: SealBinding;
 }

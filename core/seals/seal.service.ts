@@ -1,7 +1,7 @@
 /**
  * `core.seals`: passkey step-up seals bound to a purpose and a subject.
  *
- * Enforces (spec 01 "Authentication", "Errors"; spec 02 "Approval rules" 2–6):
+ * Enforces (docs/api/accounts.md, docs/api/errors.md; docs/seals.md):
  * - every challenge is SHA-256 of a canonical line (`aerie-stepup-v1|nonce|purpose|subject|fields…`),
  *   ≥ 128 bits of fresh nonce, stored single-use for 5 minutes and bound to one account;
  * - an assertion is accepted once, only for that account, purpose and subject, from one of the
@@ -55,7 +55,7 @@ const MESSAGES: Record<StepUpFailure, string> = {
 };
 
 /**
- * 401 `STEPUP_FAILED` with a `reason`. @see spec 01 "Errors"
+ * 401 `STEPUP_FAILED` with a `reason`. @see docs/api/errors.md
  * @param reason - which check failed.
  */
 export const stepUpFailed = (reason: StepUpFailure) => aerieError('STEPUP_FAILED', MESSAGES[reason], { reason });

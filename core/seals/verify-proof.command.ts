@@ -1,6 +1,6 @@
 /**
  * `aerie seal verify <proof.json> --public-key <file>`: checks a `SealProof` offline, with no
- * database, exactly as a third party would (spec 02 "Approval rules" 6).
+ * database, exactly as a third party would (docs/seals.md).
  *
  * - `proof.json` holds a `SealProof`, or an audit record carrying it in `sp` (or `businessData.sp`).
  * - the key file holds a JWK (JSON), an SPKI PEM, or a COSE_Key (raw bytes or base64url text).
@@ -27,7 +27,7 @@ const defaultIO: SealCommandIO = {
  * under a `seal` command of `program`; sets `process.exitCode = 1` when the proof does not verify.
  * @returns the `seal` command, so callers can add siblings.
  * @example registerSealCommands(new Command('aerie')).parseAsync(process.argv)
- * @see spec 02 "Approval rules" 6
+ * @see docs/seals.md
  */
 export function registerSealCommands(program: Command, io: SealCommandIO = defaultIO): Command {
   const seal = program.command('seal').description('Passkey seals: offline checks of seal proofs');

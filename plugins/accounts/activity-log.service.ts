@@ -4,7 +4,7 @@ import { coreRefs, inject, injectable, type Clock, type Database } from '../../c
 import { ActivityLogModel } from './models/passkey.model.ts';
 import { shortFingerprint } from './relying-party.ts';
 
-/** Event types of the account activity log. @see spec 01 "Events" */
+/** Event types of the account activity log. @see docs/audit.md */
 export const ACTIVITY = {
   login: 'auth.login',
   passkeyRegistered: 'seal.lifecycle.registered',
@@ -39,7 +39,7 @@ export interface ActivityInput extends RequestMeta {
   key?: { credentialId: string; fingerprint: string };
 }
 
-/** The account activity log: sign-ins and passkey lifecycle, newest first. @see spec 01 "Events" */
+/** The account activity log: sign-ins and passkey lifecycle, newest first. @see docs/audit.md */
 @injectable()
 export class ActivityLogService {
   constructor(

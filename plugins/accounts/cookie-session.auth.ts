@@ -48,7 +48,7 @@ export function assertSameOrigin(config: AerieConfig, headers: Record<string, st
 /**
  * The `cookieSession` auth scheme, for the pages Aerie serves itself (`/account/security`).
  *
- * Enforces (spec 01 "Authentication", cookie session row):
+ * Enforces (docs/api/accounts.md, cookie session row):
  * - the session token comes from the session cookie only (never from a header or the URL);
  * - every non-GET request must come from one of `webauthn.origins` (`Origin`, else `Referer`) and
  *   carry the session's CSRF token in `X-CSRF-Token` — otherwise 403 `CSRF_FAILED`, checked before

@@ -1,4 +1,4 @@
-/** How long `GET /api/v1/users/me` answers are reused (seconds). @see spec 01 "Account" */
+/** How long `GET /api/v1/users/me` answers are reused (seconds). @see docs/api/accounts.md */
 export const ME_CACHE_SECONDS = 300;
 const MAX_ENTRIES = 10_000;
 

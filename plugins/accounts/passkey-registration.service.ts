@@ -21,7 +21,7 @@ import { accountsErrors } from './errors.ts';
  * single-use challenge, verification (`verified` checked before anything is stored), the
  * `seal.lifecycle.registered` / `.revoked` activity rows in the same transaction, and the security
  * mail after commit.
- * @see spec 01 "Events", "Authentication"
+ * @see docs/audit.md, docs/api/accounts.md
  */
 @injectable()
 export class PasskeyRegistrationService {

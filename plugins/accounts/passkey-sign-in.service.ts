@@ -27,7 +27,7 @@ export interface PasskeySignInResult {
  * named, so nothing about accounts leaks), then verification — `verified` is checked before the
  * challenge is consumed, the counter advanced (compare-and-set) and the session opened, all in one
  * transaction; any failure is 401 `PASSKEY_SIGNIN_FAILED` and changes nothing.
- * @see spec 01 "Authentication"
+ * @see docs/api/accounts.md
  */
 @injectable()
 export class PasskeySignInService {

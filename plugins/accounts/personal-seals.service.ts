@@ -7,7 +7,7 @@ import { shortFingerprint } from './relying-party.ts';
 import { accountsErrors } from './errors.ts';
 import type { PersonalSealsService as PersonalSealsServiceApi } from './service-interfaces.ts';
 
-/** The passkey an account bound as its personal seal. @see spec 01 "Account", "Organization (public DTO)" */
+/** The passkey an account bound as its personal seal. @see docs/api/accounts.md, docs/api/public-v1.md */
 export interface PersonalSealDto {
   credentialId: string;
   /** First 16 hex characters of SHA-256 over the credential public key. */
@@ -17,7 +17,7 @@ export interface PersonalSealDto {
 
 /**
  * `accounts.personalSeals`: binds one of an account's passkeys as its personal seal
- * (`POST /api/v1/seals`; no security mail, spec 01 "Events") and answers whether an account has
+ * (`POST /api/v1/seals`; no security mail, docs/audit.md) and answers whether an account has
  * one — the owner's half of an organization's `ready`.
  */
 @injectable()

@@ -26,7 +26,7 @@ export function userHandleOf(accountId: string): Uint8Array<ArrayBuffer> {
   return new Uint8Array(Buffer.from(accountId.replace(/-/g, ''), 'hex'));
 }
 
-/** The first 16 hex characters of a key's SHA-256 fingerprint, as mails and the activity log show it. @see spec 01 "Events" */
+/** The first 16 hex characters of a key's SHA-256 fingerprint, as mails and the activity log show it. @see docs/audit.md */
 export function shortFingerprint(fingerprintHex: string): string {
   return fingerprintHex.slice(0, 16);
 }

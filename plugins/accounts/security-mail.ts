@@ -7,7 +7,7 @@ import { shortFingerprint } from './relying-party.ts';
  * Binding a personal seal (`POST /api/v1/seals`) sends none.
  * @param change - `added` (`api/passkey/add`) or `removed`.
  * @throws Error when SMTP refuses (callers send after commit and log the failure).
- * @see spec 01 "Events"
+ * @see docs/audit.md
  */
 export async function sendPasskeySecurityMail(
   mail: Mailer,

@@ -62,7 +62,7 @@ export interface SessionsService {
 
 /**
  * `accounts.personalSeals`: binds one of an account's passkeys as its personal seal
- * (`POST /api/v1/seals`; no security mail, spec 01 "Events") and answers whether an account has
+ * (`POST /api/v1/seals`; no security mail, docs/audit.md) and answers whether an account has
  * one — the owner's half of an organization's `ready`.
  */
 export interface PersonalSealsService {

@@ -6,7 +6,7 @@ const SESSION_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 /**
  * The `session` auth scheme: `Authorization: Bearer <session token>`. Tokens of other kinds (API keys
  * `ah_live_…`, JWTs) are left to their own schemes.
- * @see spec 01 "Authentication"
+ * @see docs/api/accounts.md
  */
 export function sessionAuthScheme(sessions: SessionsService): AuthScheme {
   return {

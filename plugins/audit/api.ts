@@ -10,7 +10,7 @@ import type { StoredChainReport, StoredRecordVerification } from './stored-verif
 export type { AuditVisibility } from './visibility.ts';
 export type { CheckpointStatus, StoredChainReport, StoredRecordVerification } from './stored-verification.ts';
 
-/** A sealed event as the query API shows it (no hashes). @see spec 01 "Audit" */
+/** A sealed event as the query API shows it (no hashes). @see docs/audit.md */
 export interface AuditEventItem {
   id: string;
   seq: number;
@@ -41,7 +41,7 @@ export interface AuditPageRequest {
 /**
  * `audit.query`: the read side of the sealed audit chain — query pages, single records, stored
  * chain verification and day exports. Reads go through the kernel's `core.auditLog`.
- * @see spec 01 "Audit"; docs/audit.md
+ * @see docs/audit.md; docs/audit.md
  */
 export interface AuditQueryService {
   /**

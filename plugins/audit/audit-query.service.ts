@@ -6,7 +6,7 @@ import { exportDay } from './export-day.ts';
 import { verifyStoredChain, verifyStoredRecord, type StoredChainReport, type StoredRecordVerification } from './stored-verification.ts';
 import type { AuditVisibility } from './visibility.ts';
 
-/** Only the owner sees these event types, on every path. @see spec 01 "Audit" */
+/** Only the owner sees these event types, on every path. @see docs/audit.md */
 const OWNER_ONLY_PREFIXES = ['payment.'];
 
 const encodeCursor = (occurredAt: string, seq: number) => Buffer.from(JSON.stringify({ o: occurredAt, s: seq })).toString('base64url');

@@ -23,7 +23,7 @@ async function orgIdOf(ctx: AuditCliContext, slug: string): Promise<string> {
  * the kernel's `aerie audit verify-file` (offline) sits beside them.
  * @param program - the root `aerie` command.
  * @param open - boots Aerie and hands over the services the commands use.
- * @see spec 01 "Audit"; docs/audit.md "CLI"
+ * @see docs/audit.md; docs/audit.md "CLI"
  */
 export function registerAuditCommands(program: Command, open: () => Promise<AuditCliContext>): Command {
   const audit = program.commands.find((c) => c.name() === 'audit') ?? program.command('audit').description('Audit chain tools');

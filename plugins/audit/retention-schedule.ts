@@ -10,7 +10,7 @@ const DAY_MS = 86_400_000;
  * The `GET /retention` body: `{ planKey, retentionDays, unlimited, windowStartUtc,
  * isContractOverride, graceDays, noticeCount, noticeCountPolicy, noticeIntervalDays,
  * firstNoticeAt, finalNoticeAt, purgeScheduledAt, purgeUnlocked }`.
- * @see spec 01 "Audit retention response"
+ * @see docs/audit.md
  */
 export interface RetentionResponse {
   planKey: string;
@@ -38,7 +38,7 @@ export interface RetentionResponse {
  * @param retentionDays - days, or null for unlimited.
  * @param oldest - the oldest event's `occurredAt` (undefined when none).
  * @param now - the current time.
- * @see spec 01 "Audit retention response", "Limits"
+ * @see docs/audit.md
  */
 export function retentionSchedule(planKey: string, retentionDays: number | null, oldest: Date | undefined, now: Date): RetentionResponse {
   const base = {

@@ -21,7 +21,7 @@ export type CheckpointStatus = 'matched' | 'mismatch' | 'chain_broken' | 'signat
  * chainHash{ok,stored,recomputed}, link{ok,previousSeq,expected,stored},
  * checkpoint{status, seq?, kid?, signedAt?, recordsChecked?, firstBroken?, detail} }`.
  * `ok` is true when every check passed and the checkpoint `matched` or is `pending`.
- * @see spec 01 "Audit" (`GET /verify/{logId}`), docs/audit.md
+ * @see docs/audit.md (`GET /verify/{logId}`), docs/audit.md
  */
 export interface StoredRecordVerification {
   logId: string;
@@ -44,7 +44,7 @@ export interface StoredRecordVerification {
  * @param record - the stored record.
  * @param jwks - the platform audit JWKS.
  * @returns {@link StoredRecordVerification}.
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export async function verifyStoredRecord(log: AuditLog, record: SealedAuditRecord, jwks: JSONWebKeySet): Promise<StoredRecordVerification> {
   const safe = (f: () => string) => { try { return f(); } catch { return null; } };
@@ -108,7 +108,7 @@ export interface StoredChainReport {
  * @param jwks - the platform audit JWKS.
  * @param fromSeq - first seq to check (default 1); its prevHash is taken as given unless it is 1.
  * @returns {@link StoredChainReport}.
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export async function verifyStoredChain(log: AuditLog, orgId: string, jwks: JSONWebKeySet, fromSeq = 1): Promise<StoredChainReport> {
   const report: StoredChainReport = { ok: false, checked: 0, checkpointsMatched: 0, coveredThroughSeq: null, headSeq: await log.headSeq(orgId) };

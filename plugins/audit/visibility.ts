@@ -1,7 +1,7 @@
 import type { GrantsProvider, OrgContext, Principal } from '../../core/index.ts';
 import { auditErrors } from './errors.ts';
 
-/** Per-system grant → event-type prefix. @see spec 01 "Audit" */
+/** Per-system grant → event-type prefix. @see docs/audit.md */
 export const SYSTEM_PREFIXES: Readonly<Record<string, string>> = {
   agent: 'agent.',
   project_mgmt: 'org.project.',
@@ -15,7 +15,7 @@ const SYSTEM_GRANT = /^org\.audit_event_log\.list_system:system=([a-z_]+)$/;
  * What a caller may see in one organization's audit events:
  * `{ wholeOrg, prefixes, self, owner }` — `self` is the caller's account id (own events are
  * always visible); `owner` alone sees `payment.*`, on every path.
- * @see spec 01 "Audit" (the `scope` table)
+ * @see docs/audit.md (the `scope` table)
  */
 export interface AuditVisibility {
   wholeOrg: boolean;
@@ -29,7 +29,7 @@ export interface AuditVisibility {
  * Owner/Admin, granted systems plus own for per-system grant holders, 403 `PERMISSION_DENIED`
  * otherwise; then 403 `UPGRADE_REQUIRED` (`feature.audit.view_all`) below Pro.
  * @param grants - the kernel's grants provider (rbac when enabled, else orgs: Owner/Admin = all).
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export async function resolveVisibility(
   scope: 'mine' | 'all', principal: Principal, org: OrgContext, grants: GrantsProvider | undefined, hasViewAll: () => Promise<boolean>,

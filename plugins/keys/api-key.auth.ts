@@ -12,7 +12,7 @@ const MAX_KEY_LENGTH = 256;
  *   query whatever the value, so timing does not tell them apart;
  * - a key bound to a suspended or revoked service account is refused;
  * - the principal carries `orgId`, the key's `scopes` and, for app-group-scoped keys, `appGroupId`.
- * @see spec 01 "Authentication"
+ * @see docs/api/accounts.md
  */
 export function apiKeyAuthScheme(apiKeys: ApiKeysService): AuthScheme {
   return {

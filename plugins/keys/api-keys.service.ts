@@ -10,7 +10,7 @@ import type { SigningKeysService } from './signing-keys.service.ts';
 import { LruMap } from './lru.ts';
 import type { ApiKeysService as ApiKeysServiceApi } from './service-interfaces.ts';
 
-/** Prefix of every organization API key. @see spec 01 "Organization API key" */
+/** Prefix of every organization API key. @see docs/api/keys.md */
 export const API_KEY_PREFIX = 'ah_live_';
 /** Random bytes after the prefix: 256 bits. */
 const API_KEY_RANDOM_BYTES = 32;
@@ -66,7 +66,7 @@ const ISSUANCE_SQL = `select k.id, k.org_id as "orgId", k.scopes, k.max_token_li
  * off the machine tokens the key issued). Keys found by hash are remembered while the key-status
  * view is in sync; a rotation or revocation (here, or in another process through the same view)
  * forgets them.
- * @see spec 01 "Organization API key", "Machine token rules"
+ * @see docs/api/keys.md
  */
 @injectable()
 export class ApiKeysService implements ApiKeysServiceApi {
@@ -155,7 +155,7 @@ export class ApiKeysService implements ApiKeysServiceApi {
    * one hour, cuts off every machine token it issued on their next request. Revoking a revoked key
    * changes nothing.
    * @throws 404 `NOT_FOUND` for an unknown or foreign key
-   * @see spec 01 "Machine token rules" 2, 5
+   * @see docs/api/keys.md, 5
    */
   async revoke(orgId: string, keyId: string): Promise<void> {
     if (!isUuid(keyId)) throw keysErrors.apiKeyNotFound();
@@ -210,7 +210,7 @@ export class ApiKeysService implements ApiKeysServiceApi {
   /**
    * The API-key principal for a presented value, or `null` for an unknown, malformed or revoked key
    * or one whose service account is no longer active. The same query runs whatever the value.
-   * @see spec 01 "Authentication"
+   * @see docs/api/accounts.md
    */
   async authenticate(value: string): Promise<ApiKeyPrincipal | null> {
     const key = await this.lookup(value);
@@ -226,7 +226,7 @@ export class ApiKeysService implements ApiKeysServiceApi {
   /**
    * true when the service account exists in the organization and is active; false when it is not,
    * or when no plugin answers for service accounts (fail closed).
-   * @see spec 01 "Machine token rules" 6
+   * @see docs/api/keys.md
    */
   async serviceAccountActive(orgId: string, serviceAccountId: string): Promise<boolean> {
     const directory = this.serviceAccounts.at(-1);

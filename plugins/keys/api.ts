@@ -10,7 +10,7 @@ export type { SigningKeysService, ApiKeysService, MachineTokensService } from '.
 
 /**
  * A machine token on `/api/org/{slug}/*`: `id` is the API key that issued it.
- * @see spec 01 "Machine token rules"
+ * @see docs/api/keys.md
  */
 export interface MachinePrincipal extends Principal {
   type: 'machine';
@@ -25,7 +25,7 @@ export interface MachinePrincipal extends Principal {
 
 /**
  * An organization API key on `/api/public/v1/*` (`X-Api-Key` or `Authorization: Bearer ah_live_…`).
- * @see spec 01 "Authentication"
+ * @see docs/api/accounts.md
  */
 export interface ApiKeyPrincipal extends Principal {
   type: 'apiKey';
@@ -53,7 +53,7 @@ export interface ApiKeyDto {
   revokedAt: string | null;
 }
 
-/** Status of a service account (or agent badge) a key can be bound to. @see spec 01 "Machine token rules" 6 */
+/** Status of a service account (or agent badge) a key can be bound to. @see docs/api/keys.md */
 export type ServiceAccountStatus = 'active' | 'suspended' | 'revoked';
 
 /**
@@ -81,6 +81,6 @@ export const keysExtensions = {
 
 /**
  * Throws 401 for app-group-scoped credentials; call it first in organization-wide endpoints.
- * @see spec 01 "Authentication": "an app-group-scoped key gets 401 there"
+ * @see docs/api/accounts.md: "an app-group-scoped key gets 401 there"
  */
 export { requireOrganizationWideKey } from './org-wide.ts';

@@ -38,7 +38,7 @@ const STATUS_SQL = `select s.retired_at is null as active,
  * PGlite serves one process, so its view is always in sync. Other caches of key data (API keys by
  * hash, active signing keys) follow the same changes through {@link KeyStatusService.onChange} and
  * {@link KeyStatusService.version}, and are only used while in sync.
- * @see spec 01 "Machine token rules" 2, 5
+ * @see docs/api/keys.md, 5
  */
 @injectable()
 export class KeyStatusService {

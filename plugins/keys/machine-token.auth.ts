@@ -10,7 +10,7 @@ const JWT_SHAPE = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
  * {@link MachineTokensService.authenticate}); the principal carries `orgId` and the token's
  * `scopes`, so the organization resolver accepts it only on its own organization and scope checks
  * use what the token holds. Other bearer values are left to other schemes.
- * @see spec 01 "Machine token rules"
+ * @see docs/api/keys.md
  */
 export function machineTokenAuthScheme(tokens: MachineTokensService): AuthScheme {
   return {

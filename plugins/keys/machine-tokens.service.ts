@@ -13,7 +13,7 @@ import { keysErrors } from './errors.ts';
 import type { KeyStatusService } from './key-status.service.ts';
 import type { MachineTokensService as MachineTokensServiceApi } from './service-interfaces.ts';
 
-/** `POST /api/m2m/token` answer. @see spec 01 "Machine token response" */
+/** `POST /api/m2m/token` answer. @see docs/api/keys.md */
 export interface MachineTokenResponse {
   accessToken: string;
   tokenType: 'Bearer';
@@ -60,7 +60,7 @@ const IAT_LEEWAY_SECONDS = 60;
  * `keys.machineTokens`: exchanges an organization API key for a short-lived RS256 machine token and
  * authenticates such tokens on `/api/org/{slug}/*`, re-checking key revocation, signing-key rotation
  * and the service account on every request.
- * @see spec 01 "Machine tokens", "Machine token rules"
+ * @see docs/api/keys.md
  */
 @injectable()
 export class MachineTokensService implements MachineTokensServiceApi {
@@ -77,7 +77,7 @@ export class MachineTokensService implements MachineTokensServiceApi {
    * Issues a machine token: lifetime per the spec's table, `scope` narrowed from the key's scopes.
    * @throws 401 `UNAUTHORIZED` (unknown, revoked or foreign key; inactive service account),
    *   403 `PERMISSION_DENIED` with `required` (a scope the key does not hold)
-   * @see spec 01 "Machine token rules" 1, 3, 6
+   * @see docs/api/keys.md, 3, 6
    */
   async issue(input: MachineTokenRequest): Promise<MachineTokenResponse> {
     const key = await this.apiKeys.lookup(input.apiKey);
@@ -115,7 +115,7 @@ export class MachineTokensService implements MachineTokensServiceApi {
    * (a `kid` of another organization is refused). On every request: `org` = `{slug}`, `exp` and
    * `iat` against the clock, the signing key still active and the API key free of a revocation
    * marker ({@link KeyStatusService}), and the service account still active.
-   * @see spec 01 "Machine token rules" 2, 5, 6
+   * @see docs/api/keys.md, 5, 6
    */
   async authenticate(token: string, slug: string): Promise<MachinePrincipal | null> {
     let t = this.verified.get(token);

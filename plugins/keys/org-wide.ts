@@ -7,7 +7,7 @@ import { keysErrors } from './errors.ts';
  * @param principal the route's principal
  * @throws 401 `UNAUTHORIZED` when the credential is app-group-scoped
  * @example requireOrganizationWideKey(principal);
- * @see spec 01 "Authentication"
+ * @see docs/api/accounts.md
  */
 export function requireOrganizationWideKey(principal: Principal | null): void {
   if (principal && (principal as { appGroupId?: string }).appGroupId) throw keysErrors.organizationWideKeyRequired();

@@ -13,7 +13,7 @@ import type { Knex } from 'knex';
  * organization (or on first need for organizations older than this plugin), private key
  * envelope-encrypted, published as the issuer's JWKS, rotated on demand (the old key leaves the JWKS
  * and stops verifying at once).
- * @see spec 01 "End-user token", "Organization lifecycle and settings" (signing-key/rotate)
+ * @see docs/api/keys.md, docs/api/orgs.md (signing-key/rotate)
  */
 export interface SigningKeysService {
   /** `{base_url}/api/public/orgs/{slug}`: the organization as token issuer. */
@@ -63,7 +63,7 @@ export interface SigningKeysService {
    * Replaces the organization's active key with a new one. Tokens signed by the old key stop
    * verifying at once (the old key leaves the JWKS and the per-request check refuses it).
    * @returns the new and the retired `kid`
-   * @see spec 01 "Organization lifecycle and settings": rotation invalidates what it signed
+   * @see docs/api/orgs.md: rotation invalidates what it signed
    */
   rotate(org: { id: string; slug: string }): Promise<{ kid: string; retiredKid: string | null }>;
 }
@@ -74,7 +74,7 @@ export interface SigningKeysService {
  * off the machine tokens the key issued). Keys found by hash are remembered while the key-status
  * view is in sync; a rotation or revocation (here, or in another process through the same view)
  * forgets them.
- * @see spec 01 "Organization API key", "Machine token rules"
+ * @see docs/api/keys.md
  */
 export interface ApiKeysService {
   /**
@@ -99,7 +99,7 @@ export interface ApiKeysService {
    * one hour, cuts off every machine token it issued on their next request. Revoking a revoked key
    * changes nothing.
    * @throws 404 `NOT_FOUND` for an unknown or foreign key
-   * @see spec 01 "Machine token rules" 2, 5
+   * @see docs/api/keys.md, 5
    */
   revoke(orgId: string, keyId: string): Promise<void>;
   /**
@@ -116,13 +116,13 @@ export interface ApiKeysService {
   /**
    * The API-key principal for a presented value, or `null` for an unknown, malformed or revoked key
    * or one whose service account is no longer active. The same query runs whatever the value.
-   * @see spec 01 "Authentication"
+   * @see docs/api/accounts.md
    */
   authenticate(value: string): Promise<ApiKeyPrincipal | null>;
   /**
    * true when the service account exists in the organization and is active; false when it is not,
    * or when no plugin answers for service accounts (fail closed).
-   * @see spec 01 "Machine token rules" 6
+   * @see docs/api/keys.md
    */
   serviceAccountActive(orgId: string, serviceAccountId: string): Promise<boolean>;
 }
@@ -131,14 +131,14 @@ export interface ApiKeysService {
  * `keys.machineTokens`: exchanges an organization API key for a short-lived RS256 machine token and
  * authenticates such tokens on `/api/org/{slug}/*`, re-checking key revocation, signing-key rotation
  * and the service account on every request.
- * @see spec 01 "Machine tokens", "Machine token rules"
+ * @see docs/api/keys.md
  */
 export interface MachineTokensService {
   /**
    * Issues a machine token: lifetime per the spec's table, `scope` narrowed from the key's scopes.
    * @throws 401 `UNAUTHORIZED` (unknown, revoked or foreign key; inactive service account),
    *   403 `PERMISSION_DENIED` with `required` (a scope the key does not hold)
-   * @see spec 01 "Machine token rules" 1, 3, 6
+   * @see docs/api/keys.md, 3, 6
    */
   issue(input: MachineTokenRequest): Promise<MachineTokenResponse>;
   /**
@@ -150,7 +150,7 @@ export interface MachineTokensService {
    * (a `kid` of another organization is refused). On every request: `org` = `{slug}`, `exp` and
    * `iat` against the clock, the signing key still active and the API key free of a revocation
    * marker ({@link KeyStatusService}), and the service account still active.
-   * @see spec 01 "Machine token rules" 2, 5, 6
+   * @see docs/api/keys.md, 5, 6
    */
   authenticate(token: string, slug: string): Promise<MachinePrincipal | null>;
 }

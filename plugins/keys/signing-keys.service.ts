@@ -70,7 +70,7 @@ interface SigningKeyRow {
  * organization (or on first need for organizations older than this plugin), private key
  * envelope-encrypted, published as the issuer's JWKS, rotated on demand (the old key leaves the JWKS
  * and stops verifying at once).
- * @see spec 01 "End-user token", "Organization lifecycle and settings" (signing-key/rotate)
+ * @see docs/api/keys.md, docs/api/orgs.md (signing-key/rotate)
  */
 @injectable()
 export class SigningKeysService implements SigningKeysServiceApi {
@@ -216,7 +216,7 @@ export class SigningKeysService implements SigningKeysServiceApi {
    * Replaces the organization's active key with a new one. Tokens signed by the old key stop
    * verifying at once (the old key leaves the JWKS and the per-request check refuses it).
    * @returns the new and the retired `kid`
-   * @see spec 01 "Organization lifecycle and settings": rotation invalidates what it signed
+   * @see docs/api/orgs.md: rotation invalidates what it signed
    */
   async rotate(org: { id: string; slug: string }): Promise<{ kid: string; retiredKid: string | null }> {
     const result = await this.db.transaction(async (trx) => {

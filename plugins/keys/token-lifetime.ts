@@ -1,4 +1,4 @@
-/** Default machine-token lifetime and key ceiling, in seconds. @see spec 01 "Limits" */
+/** Default machine-token lifetime and key ceiling, in seconds. @see docs/api/keys.md */
 export const DEFAULT_TOKEN_LIFETIME_SECONDS = 300;
 /** Shortest issued lifetime. */
 export const MIN_TOKEN_LIFETIME_SECONDS = 60;
@@ -22,7 +22,7 @@ export const MAX_TOKEN_LIFETIME_SECONDS = 604_800;
  * @param ceiling the key's `maxTokenLifetimeSeconds`, or `null` for none
  * @returns seconds
  * @example issuedLifetime(604800, 86400) // 86400
- * @see spec 01 "Machine token rules" 3
+ * @see docs/api/keys.md
  */
 export function issuedLifetime(lifetimeSeconds: number | undefined, ceiling: number | null): number {
   const requested = lifetimeSeconds ?? DEFAULT_TOKEN_LIFETIME_SECONDS;
@@ -33,7 +33,7 @@ export function issuedLifetime(lifetimeSeconds: number | undefined, ceiling: num
 /**
  * How long a revocation marker is kept: the key's ceiling (default 300) plus one hour, so it outlives
  * every token the key could have issued.
- * @see spec 01 "Machine token rules" 5
+ * @see docs/api/keys.md
  */
 export function revocationMarkerSeconds(ceiling: number | null): number {
   return (ceiling ?? DEFAULT_TOKEN_LIFETIME_SECONDS) + 3600;

@@ -10,7 +10,7 @@ export type { InvitationsService, MembersService } from './service-interfaces.ts
 export type { InvitationDto, InvitationStatus } from './invitations.service.ts';
 export type { MemberDto } from './members.service.ts';
 
-/** A director who accepted an invitation: what the board needs to seat them. @see spec 01 "Members" */
+/** A director who accepted an invitation: what the board needs to seat them. @see docs/api/members.md */
 export interface DirectorAccepted {
   orgId: string;
   invitationId: string;

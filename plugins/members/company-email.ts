@@ -6,7 +6,7 @@
  * `members.companyDomains` extension point (domain verification is the settings plugin's
  * `/settings/domains/verify`); with no contributor nothing qualifies, so the gate fails closed.
  *
- * @see spec 01 "Members" (director invitation fields); docs/api/members.md "Company-email gate"
+ * @see docs/api/members.md (director invitation fields); docs/api/members.md "Company-email gate"
  */
 
 /**

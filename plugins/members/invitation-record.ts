@@ -9,7 +9,7 @@
  * Re-sending a `pending` or `expired` invitation issues a new token (the old one stops working) and
  * a new expiry, and makes it `pending` again.
  *
- * @see spec 01 "States and transitions" (Invitation: "not shown"), "Members"
+ * @see docs/api/members.md (Invitation: "not shown"), "Members"
  */
 
 /** How long an invitation token is valid (seconds): 7 days. */

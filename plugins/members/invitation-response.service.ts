@@ -26,7 +26,7 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; error: Error };
  * role through rbac (snapshot, separation of duties, membership type), keeps the reporting manager
  * and director fields on the member's profile, and — for directors — runs the `directorAccepted`
  * hooks in the same transaction, then publishes `org.member.director_accepted`.
- * @see spec 01 "Members"
+ * @see docs/api/members.md
  */
 @injectable()
 export class InvitationResponseService {

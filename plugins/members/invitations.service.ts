@@ -17,7 +17,7 @@ import type { InvitationsService as InvitationsServiceApi } from './service-inte
 
 export type { InvitationDto, InvitationStatus } from './invitation-record.ts';
 
-/** The invite request body. @see spec 01 "Members" */
+/** The invite request body. @see docs/api/members.md */
 export interface InviteInput {
   Email: string;
   RoleId: string;
@@ -42,7 +42,7 @@ type DomainSource = (orgId: string) => Promise<readonly string[]>;
 /**
  * `members.invitations` (sending side): invite, re-send, cancel and list. Tokens are 256 random
  * bits, mailed once, kept as SHA-256; see `invitation-record.ts` for the states.
- * @see spec 01 "Members"
+ * @see docs/api/members.md
  */
 @injectable()
 export class InvitationsService implements InvitationsServiceApi {

@@ -61,7 +61,7 @@ interface ProfileRow {
  * - delete: the membership, its assignments and profile are removed.
  * The Owner is protected from all of these; only an Owner or Admin may act on an Admin or change
  * a member's `Role`. Sessions are not touched: the member keeps their account and other organizations.
- * @see spec 01 "Members"
+ * @see docs/api/members.md
  */
 @injectable()
 export class MembersService implements MembersServiceApi {

@@ -12,7 +12,7 @@ import type { Knex } from 'knex';
 /**
  * `members.invitations` (sending side): invite, re-send, cancel and list. Tokens are 256 random
  * bits, mailed once, kept as SHA-256; see `invitation-record.ts` for the states.
- * @see spec 01 "Members"
+ * @see docs/api/members.md
  */
 export interface InvitationsService {
   /**
@@ -55,7 +55,7 @@ export interface InvitationsService {
  * - delete: the membership, its assignments and profile are removed.
  * The Owner is protected from all of these; only an Owner or Admin may act on an Admin or change
  * a member's `Role`. Sessions are not touched: the member keeps their account and other organizations.
- * @see spec 01 "Members"
+ * @see docs/api/members.md
  */
 export interface MembersService {
   /** Members of `orgId` (every status unless filtered), oldest first. */

@@ -23,7 +23,7 @@ export interface OrgsContext extends OrgContext {
   member?: { id: string; role: MembershipRole };
 }
 
-/** Organization (public DTO) plus the fields a member sees. @see spec 01 "Organization (public DTO)" */
+/** Organization (public DTO) plus the fields a member sees. @see docs/api/public-v1.md */
 export interface OrgDto {
   id: string;
   name: string;

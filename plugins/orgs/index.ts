@@ -11,7 +11,7 @@ import { orgTypeRoutes } from './routes/org-type.route.ts';
 import { contributeMasterSealReadiness } from './readiness.ts';
 import { recordSealLifecycle } from './seal-history.ts';
 
-/** Every member holds this unless roles say more. @see spec 01 "Role and permission" */
+/** Every member holds this unless roles say more. @see docs/api/roles.md */
 export const DEFAULT_MEMBER_GRANTS = ['org.audit_event_log.list:actor=self'];
 
 export default definePlugin({

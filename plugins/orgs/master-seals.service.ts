@@ -24,7 +24,7 @@ const aad = (orgId: string) => `orgs.master_seal:${orgId}`;
  * `orgs.masterSeals`: the organization signing key pair ("Org Master Seal"). Issued at creation for
  * `Corporation` organizations and through `upgrade-type` for others; the private JWK is stored only
  * envelope-encrypted (`crypto.envelope`, AAD `orgs.master_seal:<orgId>`).
- * @see spec 01 "Organization (public DTO)"
+ * @see docs/api/public-v1.md
  */
 @injectable()
 export class MasterSealsService implements MasterSealsServiceApi {

@@ -4,7 +4,7 @@ import { coreRefs, inject, injectable, type Clock, type Database, type EventBus 
 import { MembershipModel } from './models/organization.model.ts';
 import type { MembershipsService as MembershipsServiceApi } from './service-interfaces.ts';
 
-/** A membership's role in its organization. @see spec 01 "Members" */
+/** A membership's role in its organization. @see docs/api/members.md */
 export type MembershipRole = 'Owner' | 'Admin' | 'Member';
 /** `active` members act; `suspended` and `revoked` ones are refused on their next request. */
 export type MembershipStatus = 'active' | 'suspended' | 'revoked';
@@ -27,7 +27,7 @@ type Db = Knex | Knex.Transaction;
  * Every method takes the organization id and filters by it, so another organization's membership id
  * is simply not found. Writes take the caller's transaction; reads take one optionally (on embedded
  * PGlite a read outside an open transaction would wait for its single connection).
- * @see spec 01 "Members"
+ * @see docs/api/members.md
  */
 @injectable()
 export class MembershipsService implements MembershipsServiceApi {

@@ -8,7 +8,7 @@ import type { OrgTypeService as OrgTypeServiceApi } from './service-interfaces.t
 /**
  * Changes an organization's type (`POST /api/org/{slug}/upgrade-type`).
  *
- * Rules (Aerie's design; spec 01 lists the route only — docs/api/orgs.md):
+ * Rules (Aerie's design, documented in docs/api/orgs.md):
  * - becoming `Corporation` issues the Org Master Seal when the organization has none; any other
  *   type gets one when the request asks for it (`masterSeal: true`);
  * - a `Corporation` stays one: leaving it is 409 `TYPE_CHANGE_NOT_ALLOWED` (its seal and board bind it);

@@ -1,4 +1,4 @@
-/** Plan keys, lowest first. @see spec 01 "Audit" (retention by plan) */
+/** Plan keys, lowest first. @see docs/audit.md (retention by plan) */
 export const PLAN_KEYS = ['Free', 'Pro', 'ProPlus', 'Business', 'Enterprise'] as const;
 /** One of {@link PLAN_KEYS}. */
 export type PlanKey = (typeof PLAN_KEYS)[number];
@@ -6,7 +6,7 @@ export type PlanKey = (typeof PLAN_KEYS)[number];
 /**
  * Plan features: each feature key and the lowest plan that includes it. Plans are ordered
  * Free < Pro < ProPlus < Business < Enterprise; a plan includes every feature of the plans below it.
- * @see spec 01 "Audit", "Organization lifecycle and settings"; documented in docs/api/orgs.md
+ * @see docs/audit.md, docs/api/orgs.md; documented in docs/api/orgs.md
  */
 export const FEATURE_MIN_PLAN: Readonly<Record<string, PlanKey>> = {
   'feature.audit.view_all': 'Pro',

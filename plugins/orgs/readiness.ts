@@ -7,7 +7,7 @@ import type { MasterSealsService } from './service-interfaces.ts';
  * Wires the Org Master Seal into organization creation and `ready`:
  * - a `Corporation` gets its master seal inside the creation transaction (a failure aborts creation);
  * - `ready` = master seal present AND the owner's personal seal bound (two readiness checks).
- * @see spec 01 "Organization (public DTO)", "States and transitions"
+ * @see docs/api/public-v1.md, docs/api/members.md
  */
 export function contributeMasterSealReadiness(ctx: PluginContext, masterSeals: MasterSealsService, personalSeals: PersonalSealsService): void {
   ctx.extend(orgsExtensions.onCreate, async (org, trx) => {

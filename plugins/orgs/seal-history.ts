@@ -8,7 +8,7 @@ import type { OrganizationsService } from './service-interfaces.ts';
  * chain of every organization the account is an active member of, so it shows in the
  * organization's change history (filterable with `eventTypes=`). Runs after the account's change
  * committed (from the event bus); the account activity log is the transactional record.
- * @see spec 01 "Events"
+ * @see docs/audit.md
  */
 export function recordSealLifecycle(deps: { events: EventBus; db: Database; audit: AuditService; organizations: OrganizationsService; logger: Logger }): Subscription {
   return deps.events.on('seal.lifecycle.*').subscribe((event) => {

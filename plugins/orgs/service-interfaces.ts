@@ -66,7 +66,7 @@ export interface EntitlementsService {
  * `orgs.masterSeals`: the organization signing key pair ("Org Master Seal"). Issued at creation for
  * `Corporation` organizations and through `upgrade-type` for others; the private JWK is stored only
  * envelope-encrypted (`crypto.envelope`, AAD `orgs.master_seal:<orgId>`).
- * @see spec 01 "Organization (public DTO)"
+ * @see docs/api/public-v1.md
  */
 export interface MasterSealsService {
   /** Issues the organization's master seal in `trx`, or returns the one it has (idempotent). */
@@ -85,7 +85,7 @@ export interface MasterSealsService {
 /**
  * Changes an organization's type (`POST /api/org/{slug}/upgrade-type`).
  *
- * Rules (Aerie's design; spec 01 lists the route only — docs/api/orgs.md):
+ * Rules (Aerie's design, documented in docs/api/orgs.md):
  * - becoming `Corporation` issues the Org Master Seal when the organization has none; any other
  *   type gets one when the request asks for it (`masterSeal: true`);
  * - a `Corporation` stays one: leaving it is 409 `TYPE_CHANGE_NOT_ALLOWED` (its seal and board bind it);
@@ -102,7 +102,7 @@ export interface OrgTypeService {
  * Every method takes the organization id and filters by it, so another organization's membership id
  * is simply not found. Writes take the caller's transaction; reads take one optionally (on embedded
  * PGlite a read outside an open transaction would wait for its single connection).
- * @see spec 01 "Members"
+ * @see docs/api/members.md
  */
 export interface MembershipsService {
   /** The membership `id` of organization `orgId`, or `undefined` (unknown or another organization's). */

@@ -1,7 +1,7 @@
 import type { AccountsService } from '../accounts/api.ts';
 import type { MembershipsService, OrganizationsService } from '../orgs/api.ts';
 
-/** Organization (public DTO). @see spec 01 "Organization (public DTO)" */
+/** Organization (public DTO). @see docs/api/public-v1.md */
 export interface PublicOrgDto {
   id: string;
   name: string;
@@ -9,7 +9,7 @@ export interface PublicOrgDto {
   ready: boolean;
 }
 
-/** An operator of an organization. @see spec 01 "Public organization API" */
+/** An operator of an organization. @see docs/api/public-v1.md */
 export interface Operator {
   email: string;
   role: 'Owner' | 'Admin';
@@ -21,7 +21,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Organization look-ups of the public API, through the accounts and orgs services.
- * @see spec 01 "Public organization API"
+ * @see docs/api/public-v1.md
  */
 export class OrganizationDirectory {
   constructor(

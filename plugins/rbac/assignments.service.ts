@@ -70,7 +70,7 @@ interface AssignmentRow {
  * they already held. Owner and Admin are exempt. A refusal is sealed as
  * `auth.sod.assignment_blocked` by {@link AssignmentsService.withSodAudit}.
  *
- * @see spec 01 "Role and permission", "Roles"
+ * @see docs/api/roles.md
  */
 @injectable()
 export class AssignmentsService implements AssignmentsServiceApi {

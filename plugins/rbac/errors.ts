@@ -29,7 +29,7 @@ declare module '../../core/index.ts' {
  * 403 `SOD_CONFLICT`: an assignment would leave a member holding both halves of a forbidden pair.
  * Carries the first pair as `pair` and all of them as `conflicts`; `audit` is what the caller seals
  * as `auth.sod.assignment_blocked` after its transaction rolled back.
- * @see spec 01 "Role and permission" (separation of duties)
+ * @see docs/api/roles.md (separation of duties)
  */
 export class SodConflictError extends AerieError {
   static readonly code = 'SOD_CONFLICT';

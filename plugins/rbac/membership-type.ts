@@ -10,7 +10,7 @@
  * | no role | `Member` |
  *
  * Recomputed on every assignment and unassignment (and so on invitation acceptance).
- * @see spec 01 "Roles" ("the membership type recomputed"), "Members" ("the membership type is derived")
+ * @see docs/api/roles.md ("the membership type recomputed"), "Members" ("the membership type is derived")
  */
 import { FREELANCER_ROLE_KEY, GUEST_ROLE_KEYS, isDirectorRoleKey } from './presets.ts';
 

@@ -33,7 +33,7 @@ interface CachedSet {
  * `version`, so a repeated check costs the look-up plus a few map probes; any change of the
  * member's grants bumps the version (it never goes back, see `AssignmentsService.clear`) and the
  * next call rebuilds.
- * @see spec 01 "Role and permission", "Authentication" (fresh permissions), "Errors" (`PERMISSION_DENIED`)
+ * @see docs/api/roles.md, docs/api/accounts.md (fresh permissions), "Errors" (`PERMISSION_DENIED`)
  */
 @injectable()
 export class PermissionsService implements PermissionsServiceApi {

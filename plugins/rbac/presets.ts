@@ -8,7 +8,7 @@
  * known without a query: a route's `seal.when` can tell a director role id synchronously, and lazy
  * creation by several processes converges on the same rows.
  *
- * @see spec 01 "Role and permission"
+ * @see docs/api/roles.md
  */
 import { createHash } from 'node:crypto';
 
@@ -20,13 +20,13 @@ export interface PresetRole {
   readonly templates: readonly string[];
 }
 
-/** The directors' preset grants. @see spec 01 "Role and permission" */
+/** The directors' preset grants. @see docs/api/roles.md */
 export const DIRECTOR_GRANTS = Object.freeze(['view.business', 'org.meeting.read', 'org.meeting.list']);
 
-/** Role keys of board directors; inviting with one needs a passkey seal. @see spec 01 "Members" */
+/** Role keys of board directors; inviting with one needs a passkey seal. @see docs/api/members.md */
 export const DIRECTOR_ROLE_KEYS = Object.freeze(['ORG_DIRECTOR', 'REPRESENTATIVE_DIRECTOR']);
 
-/** Organization types that may have directors. @see spec 01 "Members" ("Corporation and SPV organizations only") */
+/** Organization types that may have directors. @see docs/api/members.md ("Corporation and SPV organizations only") */
 export const DIRECTOR_ORG_TYPES: ReadonlySet<string> = new Set(['Corporation', 'Project']);
 
 /** Role keys of guests (membership type `Guest`). */
@@ -38,7 +38,7 @@ export const FREELANCER_ROLE_KEY = 'ORG_FREELANCER';
 /**
  * The presets, as created with every organization. Their permissions are fixed (the compile table
  * is part of the interface); name, description, approval flag and active state can be edited.
- * @see spec 01 "Role and permission" (guest compile table, directors' preset)
+ * @see docs/api/roles.md (guest compile table, directors' preset)
  */
 export const PRESET_ROLES: readonly PresetRole[] = Object.freeze([
   { roleKey: 'ORG_DIRECTOR', name: 'Director', description: 'Board director: business view and board meetings.', templates: DIRECTOR_GRANTS },

@@ -6,7 +6,7 @@
  * `Variables`; a placeholder without a value becomes `*`, the unfilled value that matches no id,
  * so such an assignment grants nothing through that template.
  *
- * @see spec 01 "Role and permission" (guest compile table)
+ * @see docs/api/roles.md (guest compile table)
  */
 import { formatScope, parseScope, UNFILLED_VALUE, type ScopeExpression } from '../../core/index.ts';
 

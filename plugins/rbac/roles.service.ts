@@ -11,7 +11,7 @@ import type { RolesService as RolesServiceApi } from './service-interfaces.ts';
 
 type Db = Knex | Knex.Transaction;
 
-/** Role keys starting with this are kept for agent badges (`AGENT_{KIND}`, spec 01 "Role and permission"). */
+/** Role keys starting with this are kept for agent badges (`AGENT_{KIND}`, docs/api/roles.md). */
 const RESERVED_PREFIX = 'AGENT_';
 
 /** A permission template as clients see it. */
@@ -67,7 +67,7 @@ interface TemplateRow {
  * `rbac.roles`: an organization's roles and their permission templates, with the preset roles
  * created at organization creation (hook on `orgs.onCreate`) or, for organizations that existed
  * before rbac was enabled, on first use. Every method takes the organization id and filters by it.
- * @see spec 01 "Roles", "Role and permission"
+ * @see docs/api/roles.md
  */
 @injectable()
 export class RolesService implements RolesServiceApi {

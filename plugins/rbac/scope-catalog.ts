@@ -14,7 +14,7 @@
  * A manifest scope in the `org` namespace whose resource is not whitelisted is left out of the
  * catalog (with a warning at boot), so a plugin cannot widen the `org` namespace by declaring.
  *
- * @see spec 01 "Role and permission" ("The service's own namespace is restricted to a whitelist of resources")
+ * @see docs/api/roles.md ("The service's own namespace is restricted to a whitelist of resources")
  */
 import { parseScope, type ScopeExpression } from '../../core/index.ts';
 import { rbacErrors } from './errors.ts';

@@ -20,7 +20,7 @@ export interface ScopeCatalogView {
  * `rbac.roles`: an organization's roles and their permission templates, with the preset roles
  * created at organization creation (hook on `orgs.onCreate`) or, for organizations that existed
  * before rbac was enabled, on first use. Every method takes the organization id and filters by it.
- * @see spec 01 "Roles", "Role and permission"
+ * @see docs/api/roles.md
  */
 export interface RolesService {
   /** The scope catalog roles draw from. */
@@ -78,7 +78,7 @@ export interface RolesService {
  * they already held. Owner and Admin are exempt. A refusal is sealed as
  * `auth.sod.assignment_blocked` by {@link AssignmentsService.withSodAudit}.
  *
- * @see spec 01 "Role and permission", "Roles"
+ * @see docs/api/roles.md
  */
 export interface AssignmentsService {
   /**
@@ -147,7 +147,7 @@ export interface AssignmentsService {
  * `version`, so a repeated check costs the look-up plus a few map probes; any change of the
  * member's grants bumps the version (it never goes back, see `AssignmentsService.clear`) and the
  * next call rebuilds.
- * @see spec 01 "Role and permission", "Authentication" (fresh permissions), "Errors" (`PERMISSION_DENIED`)
+ * @see docs/api/roles.md, docs/api/accounts.md (fresh permissions), "Errors" (`PERMISSION_DENIED`)
  */
 export interface PermissionsService {
   /**

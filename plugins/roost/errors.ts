@@ -12,7 +12,7 @@ declare module '../../core/index.ts' {
   interface ErrorCodeRegistry extends RoostErrorCodes {}
 }
 
-/** Errors of the roost plugin. @see spec 02 "Signing box re-arm", "Errors" */
+/** Errors of the roost plugin. @see docs/appliance.md, docs/api/errors.md */
 export const roostErrors = {
   ownerRequired: () => aerieError('OWNER_REQUIRED', 'Only the organization owner may re-arm a signing box.'),
   invalidRequest: (field: 'box' | 'nonce', rule: string) => aerieError('INVALID_REARM_REQUEST', `${field} ${rule}`, { field }),

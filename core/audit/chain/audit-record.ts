@@ -3,7 +3,7 @@
  * instances), so a record crosses the worker-thread boundary unchanged and its canonical JSON is
  * the same in every process and language.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  * @see ./README.md for the hashing rules
  */
 
@@ -13,7 +13,7 @@
  * Shape: `{ type: 'account' | 'apiKey' | 'machine' | 'agent' | 'system', id: string }`.
  * `system` is background work (sealer, retention, rollups); its `id` names the job.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export interface AuditActor {
   type: AuditActorType;
@@ -23,11 +23,11 @@ export interface AuditActor {
 /**
  * The kinds of actor an audit record can name.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export type AuditActorType = 'account' | 'apiKey' | 'machine' | 'agent' | 'system';
 
-/** The actor types, in a stable order, for validation. @see spec 01 "Audit" */
+/** The actor types, in a stable order, for validation. @see docs/audit.md */
 export const AUDIT_ACTOR_TYPES: readonly AuditActorType[] = ['account', 'apiKey', 'machine', 'agent', 'system'];
 
 /**
@@ -37,7 +37,7 @@ export const AUDIT_ACTOR_TYPES: readonly AuditActorType[] = ['account', 'apiKey'
  * another language, integers must stay within ±2^53 − 1; store larger values as strings.
  * Strings must not contain `\u0000` (rejected by `jsonb`) or lone surrogates (rejected by RFC 8785).
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -58,7 +58,7 @@ export type JsonValue = string | number | boolean | null | JsonValue[] | { [key:
  * - `businessData` — event details; includes `_humanSeal: {credentialId, userId}` when the
  *   request passed a passkey step-up seal, and is therefore covered by the hashes.
  *
- * @see spec 01 "Audit" (the "Human seal marker" paragraph)
+ * @see docs/audit.md (the "Human seal marker" paragraph)
  */
 export interface AuditRecordInput {
   id: string;
@@ -77,7 +77,7 @@ export interface AuditRecordInput {
  * Shape: `{ id, payloadHash, prevHash, chainHash }`, each hash 64 lowercase hex characters.
  * `prevHash` is the previous record's `chainHash` ({@link GENESIS_HASH} for `seq` 1).
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export interface SealedHashes {
   id: string;
@@ -92,7 +92,7 @@ export interface SealedHashes {
  * `sealedAt` — ISO 8601 UTC with milliseconds, the time of the sealing transaction (one value
  * for the whole batch, chosen by the sealer and passed to the worker, which reads no clock).
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export interface HashableAuditRecord extends AuditRecordInput {
   sealedAt: string;
@@ -102,7 +102,7 @@ export interface HashableAuditRecord extends AuditRecordInput {
  * An audit record as stored and exported after sealing: the input fields, `sealedAt` and the
  * three hashes. Every field except the three hashes is covered by `payloadHash`.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export interface SealedAuditRecord extends HashableAuditRecord {
   payloadHash: string;
@@ -116,7 +116,7 @@ export interface SealedAuditRecord extends HashableAuditRecord {
  * Shape: `{ orgId, seq, chainHash }` — the `seq` and `chainHash` of the last record; a chain
  * with no records has `seq` 0 and `chainHash` = {@link GENESIS_HASH}.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export interface ChainHead {
   orgId: string;
@@ -131,7 +131,7 @@ export interface ChainHead {
  * @returns e.g. `2026-10-16T08:30:00.000Z`.
  * @throws RangeError when the date is invalid or outside years 0000–9999.
  * @example toAuditTimestamp(new Date(0)) // '1970-01-01T00:00:00.000Z'
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export function toAuditTimestamp(at: Date | number): string {
   const iso = new Date(at).toISOString();
@@ -142,13 +142,13 @@ export function toAuditTimestamp(at: Date | number): string {
 /**
  * The exact form of `occurredAt` and `sealedAt`: `YYYY-MM-DDTHH:mm:ss.sssZ`.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export const AUDIT_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /**
  * Genesis `prevHash` of every organization's chain: 64 `0` characters (32 zero bytes).
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export const GENESIS_HASH = '0'.repeat(64);

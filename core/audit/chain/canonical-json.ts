@@ -15,7 +15,7 @@ import canonicalize from 'canonicalize';
  * @throws TypeError on NaN/±Infinity, a BigInt, a lone surrogate, a cycle, or a top-level value that
  *   is not JSON (undefined, function, symbol).
  * @example canonicalJson({ b: 1, a: [true, null, 1e21] }) // '{"a":[true,null,1e+21],"b":1}'
- * @see spec 01 "Audit", https://www.rfc-editor.org/rfc/rfc8785
+ * @see docs/audit.md, https://www.rfc-editor.org/rfc/rfc8785
  */
 export function canonicalJson(value: unknown): string {
   let text: string | undefined;

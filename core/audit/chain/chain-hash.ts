@@ -2,7 +2,7 @@
  * The hash rules of the sealed audit chain: what is hashed, how, and how a batch is chained.
  * Pure functions over plain data; the worker `workers/seal-chain.ts` runs {@link sealBatch}.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  * @see ./README.md
  */
 import { hash } from 'node:crypto';
@@ -25,7 +25,7 @@ export { GENESIS_HASH };
  * actor {type, id}, appGroupId (only when present), businessData, sealedAt` — the stored record
  * without its three hashes.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export interface AuditPayload {
   id: string;
@@ -77,7 +77,7 @@ function buildPayload(record: AuditRecordInput, sealedAt: string): AuditPayload 
  * @throws TypeError when a field has the wrong form (non-integer or < 1 `seq`, `occurredAt` or
  *   `sealedAt` not `YYYY-MM-DDTHH:mm:ss.sssZ`, unknown actor type, empty ids, non-object businessData).
  * @example canonicalJson(payloadOf(record)) // the exact text whose UTF-8 bytes payloadHash covers
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export function payloadOf(record: HashableAuditRecord): AuditPayload {
   return buildPayload(record, record.sealedAt);
@@ -90,7 +90,7 @@ export function payloadOf(record: HashableAuditRecord): AuditPayload {
  * @param record - the record to serialize.
  * @returns canonical JSON, e.g. `{"actor":{"id":"a1","type":"account"},"businessData":{},...}`.
  * @throws TypeError as {@link payloadOf}, or from `canonicalJson` on NaN, ±Infinity, BigInt or lone surrogates.
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export function canonicalPayload(record: HashableAuditRecord): string {
   return canonicalJson(payloadOf(record));
@@ -103,7 +103,7 @@ export function canonicalPayload(record: HashableAuditRecord): string {
  * @returns 64 lowercase hex characters.
  * @throws as {@link canonicalPayload}.
  * @example payloadHash(sealedRecord) === sealedRecord.payloadHash
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export function payloadHash(record: HashableAuditRecord): string {
   // crypto.hash: one-shot, about half the cost of createHash().update().digest() for small inputs.
@@ -124,7 +124,7 @@ function hashBytes(hex: string, what: string): Buffer {
  * @returns 64 lowercase hex characters.
  * @throws TypeError when either argument is not 64 lowercase hex characters.
  * @example chainHash(GENESIS_HASH, payloadHash(first))
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export function chainHash(prevHash: string, payloadHashHex: string): string {
   return hash('sha256', Buffer.concat([hashBytes(prevHash, 'prevHash'), hashBytes(payloadHashHex, 'payloadHash')]), 'hex');
@@ -135,7 +135,7 @@ export function chainHash(prevHash: string, payloadHashHex: string): string {
  *
  * Shape: `{ sealed: {id, payloadHash, prevHash, chainHash}[] (input order), head: {orgId, seq, chainHash} }`.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export interface SealBatchResult {
   sealed: SealedHashes[];
@@ -156,7 +156,7 @@ export interface SealBatchResult {
  * @throws RangeError on an empty batch, mixed organizations, a `seq` gap, or a genesis/seq mismatch;
  *   TypeError as {@link payloadOf} / {@link chainHash}.
  * @example const { sealed, head } = sealBatch(GENESIS_HASH, [r1, r2, r3], toAuditTimestamp(clock.now()));
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export function sealBatch(prevHash: string, records: readonly AuditRecordInput[], sealedAt: string): SealBatchResult {
   if (records.length === 0) throw new RangeError('sealBatch: empty batch');

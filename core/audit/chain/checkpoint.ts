@@ -9,15 +9,15 @@
  *   `sealedAt` of that same record (already inside its chainHash; repeated so that the
  *   checkpoint alone says up to when it vouches), `iat` the signing time (seconds, informational).
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 import { SignJWT, createLocalJWKSet, jwtVerify, type CryptoKey, type JSONWebKeySet, type KeyObject } from 'jose';
 import { AUDIT_TIMESTAMP, type SealedAuditRecord } from './audit-record.ts';
 
-/** JWS `typ` header of an audit checkpoint (explicit typing, RFC 8725 §3.11). @see spec 01 "Audit" */
+/** JWS `typ` header of an audit checkpoint (explicit typing, RFC 8725 §3.11). @see docs/audit.md */
 export const CHECKPOINT_TYP = 'aerie-audit-checkpoint+jwt';
 
-/** The only algorithm a checkpoint may use. @see spec 01 "Audit" */
+/** The only algorithm a checkpoint may use. @see docs/audit.md */
 export const CHECKPOINT_ALG = 'ES256';
 
 /**
@@ -25,7 +25,7 @@ export const CHECKPOINT_ALG = 'ES256';
  *
  * Shape: `{ orgId, seq (integer ≥ 1), chainHash (64 lowercase hex), sealedAt (YYYY-MM-DDTHH:mm:ss.sssZ) }`.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export interface CheckpointClaims {
   orgId: string;
@@ -37,7 +37,7 @@ export interface CheckpointClaims {
 /**
  * A checkpoint whose signature checked out, with the `kid` that verified it.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export interface VerifiedCheckpoint extends CheckpointClaims {
   kid: string;
@@ -48,7 +48,7 @@ export interface VerifiedCheckpoint extends CheckpointClaims {
  * checkpoint signed by a key of the JWKS. `joseCode` carries jose's error code when jose raised it
  * (e.g. `ERR_JWS_SIGNATURE_VERIFICATION_FAILED`, `ERR_JWKS_NO_MATCHING_KEY`).
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export class CheckpointVerificationError extends Error {
   static readonly code = 'AUDIT_CHECKPOINT_INVALID';
@@ -77,7 +77,7 @@ function assertClaims(value: Record<string, unknown>): CheckpointClaims {
  * @returns compact JWS `header.payload.signature`.
  * @throws TypeError when `head` is malformed; jose errors when the key is not a P-256 private key.
  * @example const jws = await signCheckpoint({ orgId, seq: 500, chainHash, sealedAt }, privateKey, 'audit-2026-10');
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export async function signCheckpoint(head: CheckpointClaims, privateKey: CryptoKey | KeyObject, kid: string): Promise<string> {
   const claims = assertClaims(head as unknown as Record<string, unknown>);
@@ -98,7 +98,7 @@ export async function signCheckpoint(head: CheckpointClaims, privateKey: CryptoK
  * @returns the {@link VerifiedCheckpoint}.
  * @throws CheckpointVerificationError on any failure.
  * @example const cp = await verifyCheckpoint(jws, jwks); // { orgId, seq, chainHash, sealedAt, kid }
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export async function verifyCheckpoint(jws: string, jwks: JSONWebKeySet): Promise<VerifiedCheckpoint> {
   let result;
@@ -124,7 +124,7 @@ export async function verifyCheckpoint(jws: string, jwks: JSONWebKeySet): Promis
  * - `sealed_at_mismatch` — the chainHash matches but the record's sealedAt differs from the signed
  *   one: the sealer signed a wrong time (the record itself is intact, its sealedAt is hashed).
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export type CheckpointMatch =
   | { ok: true; seq: number; id: string }
@@ -142,7 +142,7 @@ export type CheckpointMatch =
  * @param checkpoint - verified claims, usually from {@link verifyCheckpoint}.
  * @returns {@link CheckpointMatch}.
  * @example verifyAgainstCheckpoint(records, await verifyCheckpoint(jws, jwks))
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export function verifyAgainstCheckpoint(records: readonly SealedAuditRecord[], checkpoint: CheckpointClaims): CheckpointMatch {
   const { orgId, seq } = checkpoint;

@@ -9,23 +9,23 @@
  * Empty lines are ignored. A file may hold several organizations; each is its own chain.
  * Verification lives in `./verify-export-file.ts`.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  * @see ./README.md "Export file"
  */
 import canonicalize from 'canonicalize';
 import { decodeJwt } from 'jose';
 import type { SealedAuditRecord } from './audit-record.ts';
 
-/** Value of the header's `format` field. @see spec 01 "Audit" */
+/** Value of the header's `format` field. @see docs/audit.md */
 export const EXPORT_FORMAT = 'aerie-audit-export';
-/** The export format version this code writes and reads. @see spec 01 "Audit" */
+/** The export format version this code writes and reads. @see docs/audit.md */
 export const EXPORT_VERSION = 1;
 
 /**
  * A parsed export file: its record lines (the `type` field removed) and checkpoint lines, each
  * with its 1-based line number.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export interface ParsedExportFile {
   records: { record: SealedAuditRecord; line: number }[];
@@ -36,7 +36,7 @@ export interface ParsedExportFile {
  * Thrown by {@link parseExportFile}: `reason` is `malformed_line` (not a JSON object, unknown
  * `type`, no header first) or `unsupported_format` (header of another format or version).
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export class ExportFileFormatError extends Error {
   static readonly code = 'AUDIT_EXPORT_MALFORMED';
@@ -54,7 +54,7 @@ export class ExportFileFormatError extends Error {
  * @param checkpoints - compact JWS checkpoints (their payload is decoded, not verified, for placement).
  * @returns the file text, ending in `\n`.
  * @example await writeFile('day.jsonl', formatExportFile(records, [jws]))
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export function formatExportFile(records: readonly SealedAuditRecord[], checkpoints: readonly string[] = []): string {
   const after = new Map<string, string[]>();
@@ -84,7 +84,7 @@ export function formatExportFile(records: readonly SealedAuditRecord[], checkpoi
  * @returns {@link ParsedExportFile}.
  * @throws ExportFileFormatError on the first bad line.
  * @example const { records, checkpoints } = parseExportFile(text);
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export function parseExportFile(text: string): ParsedExportFile {
   const parsed: ParsedExportFile = { records: [], checkpoints: [] };

@@ -5,7 +5,7 @@
  * Parallelism is across organizations: one organization's batches depend on each other's head,
  * so the sealer keeps at most one task in flight per organization.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
@@ -18,7 +18,7 @@ import type { SealChainTask } from '../../../workers/seal-chain.ts';
 const WARM_AT = '2000-01-01T00:00:00.000Z';
 const WARM_RECORDS = JSON.stringify([{ id: 'warm-up', orgId: 'warm-up', seq: 1, eventType: 'pool.warm', occurredAt: WARM_AT, actor: { type: 'system', id: 'warm-up' }, businessData: {} }]);
 
-/** Absolute path of the worker bootstrap. @see spec 01 "Audit" */
+/** Absolute path of the worker bootstrap. @see docs/audit.md */
 export const SEAL_CHAIN_WORKER = fileURLToPath(new URL('../../../workers/seal-chain.worker.mjs', import.meta.url));
 
 /**
@@ -27,7 +27,7 @@ export const SEAL_CHAIN_WORKER = fileURLToPath(new URL('../../../workers/seal-ch
  * `maxThreads` (default 2), `idleTimeout` in ms before an idle thread above `minThreads` exits
  * (default 30 000).
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export interface HashPoolOptions {
   minThreads?: number;
@@ -57,7 +57,7 @@ export interface HashPoolOptions {
  *   After either, `seal`/`sealJson` reject with "hash pool is closed".
  * - `threads` — the configured `maxThreads`.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export interface HashPool {
   seal(prevHash: string, records: AuditRecordInput[], sealedAt: string): Promise<SealBatchResult>;
@@ -78,7 +78,7 @@ export interface HashPool {
  * const pool = createHashPool({ maxThreads: 2 });
  * const { sealed, head } = await pool.seal(GENESIS_HASH, records, toAuditTimestamp(clock.now()));
  * await pool.destroy();
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export function createHashPool(options: HashPoolOptions = {}): HashPool {
   const maxThreads = options.maxThreads ?? 2;

@@ -2,7 +2,7 @@
  * The sealed audit chain's pure core: record shapes, hashing, verification, checkpoints, the
  * JSONL export, the CLI command and the worker pool. See ./README.md.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export * from './audit-record.ts';
 export * from './canonical-json.ts';

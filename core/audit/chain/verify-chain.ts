@@ -5,7 +5,7 @@
  * What this does NOT prove: that nobody rewrote a row and then recomputed every later hash. Only a
  * signed checkpoint catches that — see `verifyAgainstCheckpoint` in `./checkpoint.ts`.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 import type { ChainHead, SealedAuditRecord } from './audit-record.ts';
 import { GENESIS_HASH, chainHash, payloadHash } from './chain-hash.ts';
@@ -21,7 +21,7 @@ import { GENESIS_HASH, chainHash, payloadHash } from './chain-hash.ts';
  *   (or from `startPrevHash` / the genesis hash for the first record);
  * - `chain_hash_mismatch` — the stored chainHash differs from SHA-256(prevHash ‖ payloadHash).
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export type ChainBreakReason = 'org_mismatch' | 'seq_gap' | 'payload_hash_mismatch' | 'prev_hash_mismatch' | 'chain_hash_mismatch';
 
@@ -30,7 +30,7 @@ export type ChainBreakReason = 'org_mismatch' | 'seq_gap' | 'payload_hash_mismat
  *
  * Shape: `{ seq, id, reason, detail }`; `detail` is a one-line human explanation.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export interface ChainBreak {
   seq: number;
@@ -46,7 +46,7 @@ export interface ChainBreak {
  * before the first break (all of them when `ok`); `head` is the last passing record's
  * `{orgId, seq, chainHash}` (absent when none passed).
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export interface VerifyRecordsResult {
   ok: boolean;
@@ -62,7 +62,7 @@ export interface VerifyRecordsResult {
  *   chainHash). When omitted: the genesis hash if the first record has `seq` 1, otherwise the
  *   first record's own `prevHash` is taken as given (the run is then anchored only by checkpoints).
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export interface VerifyRecordsOptions {
   startPrevHash?: string;
@@ -78,7 +78,7 @@ export interface VerifyRecordsOptions {
  * @example
  * const r = verifyRecords(dayRecords, { startPrevHash: yesterdayLastChainHash });
  * if (!r.ok) console.log(r.firstBroken); // { seq: 42, id: '…', reason: 'payload_hash_mismatch', … }
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export function verifyRecords(records: readonly SealedAuditRecord[], options: VerifyRecordsOptions = {}): VerifyRecordsResult {
   let head: ChainHead | undefined;

@@ -1,7 +1,7 @@
 /**
  * Offline verification of a JSONL audit export: no database, only the platform audit JWKS.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  * @see ./README.md "Export file"
  */
 import type { JSONWebKeySet } from 'jose';
@@ -18,7 +18,7 @@ import { ExportFileFormatError, parseExportFile, type ParsedExportFile } from '.
  * sealedAt: rows were rewritten and re-hashed), `uncovered_tail` (the last records of an
  * organization are after its last matched checkpoint), `no_records`.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export type ExportFailureReason =
   | ChainBreakReason
@@ -33,7 +33,7 @@ export type ExportFailureReason =
  * The first failure found. `record` is the first broken record as read from the file, when one
  * can be named; `line` is 1-based.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export interface ExportFailure {
   reason: ExportFailureReason;
@@ -50,7 +50,7 @@ export interface ExportFailure {
  * that matched (null when none did); `unverifiableCheckpoints` counts valid checkpoints whose seq
  * lies outside the file's records.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export interface ExportOrgSummary {
   orgId: string;
@@ -65,7 +65,7 @@ export interface ExportOrgSummary {
 /**
  * Result of {@link verifyExportFile}: `{ ok, records, checkpoints, orgs, failure? }`.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export interface ExportFileReport {
   ok: boolean;
@@ -79,7 +79,7 @@ export interface ExportFileReport {
  * Options of {@link verifyExportFile}. `requireCheckpointCoverage` (default true): fail with
  * `uncovered_tail` unless each organization's last record is covered by a matched checkpoint.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export interface VerifyExportOptions {
   requireCheckpointCoverage?: boolean;
@@ -95,7 +95,7 @@ export interface VerifyExportOptions {
  * @param options - {@link VerifyExportOptions}.
  * @returns {@link ExportFileReport} with the first failure; never throws for bad content.
  * @example const report = await verifyExportFile(await readFile('day.jsonl', 'utf8'), jwks);
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export async function verifyExportFile(text: string, jwks: JSONWebKeySet, options: VerifyExportOptions = {}): Promise<ExportFileReport> {
   const report: ExportFileReport = { ok: false, records: 0, checkpoints: 0, orgs: [] };

@@ -4,7 +4,7 @@
  * Enforces: the JWKS is a `{keys: [...]}` object; the whole file passes `verifyExportFile`;
  * on failure the first broken record is printed and the exit code is 1.
  *
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
@@ -18,7 +18,7 @@ import { verifyExportFile, type ExportFileReport } from './verify-export-file.ts
  * @returns the key set.
  * @throws Error when it cannot be fetched/read or is not `{ keys: [...] }`.
  * @example await loadJwks('https://aerie.example/.well-known/audit-jwks.json')
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export async function loadJwks(source: string): Promise<JSONWebKeySet> {
   let text: string;
@@ -72,7 +72,7 @@ function describe(file: string, report: ExportFileReport): string {
  * @param program - the root `aerie` command.
  * @returns the `verify-file` command.
  * @example registerAuditFileCommands(program); await program.parseAsync(process.argv);
- * @see spec 01 "Audit"
+ * @see docs/audit.md
  */
 export function registerAuditFileCommands(program: Command): Command {
   const audit = program.commands.find((c) => c.name() === 'audit') ?? program.command('audit').description('Audit chain tools');

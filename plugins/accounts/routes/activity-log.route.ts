@@ -10,7 +10,7 @@ export const ACTIVITY_PAGE_SIZE = 50;
  * `GET /api/auth/activity-log?limit=` → `{items:[{id, eventType, method, keyId, keyFingerprint, ip,
  * userAgent, occurredAt}]}`, newest first: `auth.login` rows and `seal.lifecycle.registered` /
  * `seal.lifecycle.revoked` rows; `keyId` and `keyFingerprint` are null on non-passkey rows.
- * @see spec 01 "Events"
+ * @see docs/audit.md
  */
 export function activityLogRoutes(activity: ActivityLogService): RouteDef[] {
   return [

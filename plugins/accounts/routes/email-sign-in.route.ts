@@ -23,7 +23,7 @@ interface Deps {
  * `{ sessionToken, expiresAt, account, created }`, creating the account on first verification; with
  * `session: 'cookie'` (the built-in pages) it sets the session cookie and answers `csrfToken` instead
  * of the token. Every sign-in writes an `auth.login` row to the account activity log.
- * @see spec 01 "Account (`/api/v1/users`)"
+ * @see docs/api/accounts.md
  */
 export function emailSignInRoutes({ config, db, events, accounts, sessions, codes, activity }: Deps): RouteDef[] {
   return [

@@ -21,7 +21,7 @@ interface Deps {
  * `GET /api/v1/users/me` → `{ account, organizations, … }` (cached 5 minutes, `_t` bypasses);
  * `PUT /api/v1/users/me/profile {displayName}` → `{ account }`; `POST /api/auth/logout` → 204 (and
  * clears the session cookie). `/me` and logout accept the cookie session of Aerie's own pages too.
- * @see spec 01 "Account (`/api/v1/users`)"
+ * @see docs/api/accounts.md
  */
 export function meRoutes({ config, clock, accounts, sessions, cache, contributors }: Deps): RouteDef[] {
   return [

@@ -14,7 +14,7 @@ import { passkeySigninBody } from '../schemas/passkey-signin.body.ts';
  * `POST /api/passkey/signin {response, session?}` → the same answer as email-code verification
  * (`sessionToken`, or the session cookie and `csrfToken` with `session: 'cookie'`); 401
  * `PASSKEY_SIGNIN_FAILED` for any failure.
- * @see spec 01 "Authentication", docs/api/passkeys.md
+ * @see docs/api/accounts.md, docs/api/passkeys.md
  */
 export function passkeySignInRoutes(config: AerieConfig, signIn: PasskeySignInService, accounts: AccountsService): RouteDef[] {
   return [

@@ -17,7 +17,7 @@ export const SIGNED_IN = ['session', 'cookieSession'];
  * `POST /api/passkey/add {response, name?}` → 201 `{passkey}` and a security mail;
  * `GET /api/passkey/list` → `{passkeys}`;
  * `DELETE /api/passkey/{credentialId}` → 204 and a security mail (404 `PASSKEY_NOT_FOUND` for others' keys).
- * @see spec 01 "Events" (`api/passkey/add`), docs/api/passkeys.md
+ * @see docs/audit.md (`api/passkey/add`), docs/api/passkeys.md
  */
 export function passkeyRoutes(registration: PasskeyRegistrationService, passkeys: PasskeysRepository): RouteDef[] {
   return [

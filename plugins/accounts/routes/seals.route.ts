@@ -10,7 +10,7 @@ import { stepupOptionsBody } from '../schemas/stepup-options.body.ts';
  * (no security mail) → `{personalSeal}`;
  * `POST /api/passkey/stepup/options {purpose, subject, inputs?}` → `{hasPasskey, options, binding?}`,
  * a single-use challenge (5 minutes) = SHA-256 of the canonical line of `binding`.
- * @see spec 01 "Machine tokens", "Events"; spec 02 "Approval rules" 2–4; docs/seals.md
+ * @see docs/api/keys.md, docs/audit.md; docs/seals.md; docs/seals.md
  */
 export function sealRoutes(personalSeals: PersonalSealsService, seals: SealService): RouteDef[] {
   return [

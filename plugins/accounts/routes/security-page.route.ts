@@ -25,7 +25,7 @@ const PAGE_HEADERS = {
  * `/account/assets/` (`security.js`, `security.css`, `webauthn.js` = @simplewebauthn/browser).
  * The page signs in by email code or passkey into a cookie session and uses the JSON API with
  * `X-CSRF-Token`. Files are read once at boot.
- * @see spec 01 "Authentication" (cookie session), docs/api/passkeys.md
+ * @see docs/api/accounts.md (cookie session), docs/api/passkeys.md
  */
 export function securityPageRoutes(): RouteDef[] {
   const asset = (path: string, file: string, type: string, cache: string): RouteDef => {

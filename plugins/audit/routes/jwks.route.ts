@@ -4,7 +4,7 @@ import type { AuditQueryService } from '../api.ts';
 /**
  * `GET /api/public/audit/.well-known/jwks.json` (public): the platform audit JWKS that verifies
  * checkpoints (`aerie audit verify-file --jwks <this url>`), retired keys included.
- * @see spec 01 "Audit"; docs/audit.md "Checkpoints"
+ * @see docs/audit.md; docs/audit.md "Checkpoints"
  */
 export function jwksRoute(auditQuery: AuditQueryService): RouteDef {
   return route({

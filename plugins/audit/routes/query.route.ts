@@ -7,7 +7,7 @@ import { isVisible, resolveVisibility, type AuditVisibility } from '../visibilit
 import { detailQuery } from '../schemas/detail.query.ts';
 import { queryQuery } from '../schemas/query.query.ts';
 
-/** Longest span of one query, in days. @see spec 01 "Limits" */
+/** Longest span of one query, in days. @see docs/audit.md */
 export const MAX_SPAN_DAYS = 90;
 const DAY_MS = 86_400_000;
 
@@ -45,7 +45,7 @@ async function windowStart(deps: QueryDeps, orgId: string): Promise<{ start: Dat
  * `GET /api/v1/admin/audit/query/detail?orgSlug&id[&scope]` → one event with its hashes (404 when
  * not visible or outside the retention window). Scope table, 90-day span (400
  * `QUERY_SPAN_TOO_LONG`), `payment.*` to the owner only, retention clipping by plan.
- * @see spec 01 "Audit", "Limits"; docs/audit.md "Query"
+ * @see docs/audit.md; docs/audit.md "Query"
  */
 export function queryRoutes(deps: QueryDeps): RouteDef[] {
   return [

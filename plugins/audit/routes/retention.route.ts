@@ -7,7 +7,7 @@ import { orgQuery } from '../schemas/org.query.ts';
 /**
  * `GET /api/v1/admin/audit/retention?orgSlug=` (session, any active member; 404 otherwise):
  * the organization's retention window and purge schedule ({@link retentionSchedule}).
- * @see spec 01 "Audit retention response"
+ * @see docs/audit.md
  */
 export function retentionRoute(auditQuery: AuditQueryService, clock: Clock, organizations: OrganizationsService, entitlements: EntitlementsService): RouteDef {
   return route({

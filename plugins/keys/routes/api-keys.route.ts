@@ -15,7 +15,7 @@ type CreateBody = SchemaType<typeof createApiKeyBody>;
  * A ceiling above 300 s needs the organization owner (403 for anyone else, checked here so it comes
  * before the seal) and the owner's passkey seal with purpose `api_key.long_lifetime` bound to the
  * organization slug (401 `STEPUP_REQUIRED` / `STEPUP_FAILED`). Ceilings up to 300 s need neither.
- * @see spec 01 "Machine token rules" 4
+ * @see docs/api/keys.md
  */
 export const longLifetimeSeal: RouteSeal<HandlerInput<CreateBody, unknown, SchemaType<typeof slugParams>>> = {
   purpose: 'api_key.long_lifetime',
@@ -35,7 +35,7 @@ function needsLongLifetimeSeal(body: CreateBody): boolean {
 /**
  * Organization API keys under `/api/org/{slug}/settings/keys/api-keys`: create (value shown once),
  * list (never values; session or machine token with `org.api_key.list`), rotate, revoke.
- * @see spec 01 "Organization API key", "Machine tokens"
+ * @see docs/api/keys.md
  */
 export function apiKeyRoutes(apiKeys: ApiKeysService, grants: () => GrantsProvider | undefined): RouteDef[] {
   return [

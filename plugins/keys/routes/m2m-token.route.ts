@@ -6,7 +6,7 @@ import { m2mTokenBody } from '../schemas/m2m-token.body.ts';
 /**
  * `POST /api/m2m/token {orgSlug, apiKey, scope?, lifetimeSeconds?}` →
  * `{accessToken, tokenType: 'Bearer', expiresIn, org}` (`Cache-Control: no-store`).
- * @see spec 01 "Machine tokens", "Machine token response"
+ * @see docs/api/keys.md
  */
 export function m2mTokenRoutes(tokens: MachineTokensService): RouteDef[] {
   return [

@@ -9,7 +9,7 @@ const SCOPE = 'org.signing_key.rotate';
  * `POST /api/org/{slug}/settings/keys/signing-key/rotate` (Owner/Admin): a new RSA-2048 key; the old
  * one leaves the JWKS at once and every token it signed stops verifying.
  * @returns `{ kid, retiredKid, issuer, jwksUri }`
- * @see spec 01 "Organization lifecycle and settings"
+ * @see docs/api/orgs.md
  */
 export function signingKeyRoutes(signingKeys: SigningKeysService): RouteDef[] {
   return [

@@ -7,7 +7,7 @@ import { tokenBody } from '../schemas/token.body.ts';
  * Invitee side: `POST /api/org/invitation/accept` (session whose email is the invitation's),
  * `/decline` (the token alone), `/accept-with-register` (anonymous: registers the invited address
  * and accepts; 201 with a session).
- * @see spec 01 "Members"
+ * @see docs/api/members.md
  */
 export function invitationResponseRoutes(responses: InvitationResponseService): RouteDef[] {
   return [

@@ -8,14 +8,14 @@ import { inviteBody } from '../schemas/invite.body.ts';
 import { orgParams } from '../schemas/org.params.ts';
 import { resendBody } from '../schemas/resend.body.ts';
 
-/** Seal purpose of director invitations. @see spec 01 "Members" */
+/** Seal purpose of director invitations. @see docs/api/members.md */
 export const DIRECTOR_SEAL_PURPOSE = 'board.member.change';
 
 /**
  * Organization side of invitations: `POST /api/org/{slug}/members/invite` (201; director roles need
  * a `board.member.change` seal on subject `{slug}|{inviteeEmail}|appoint-invite`),
  * `POST …/invite/resend`, `DELETE …/invite/{invitationId}` (204), `GET …/members/invitations`.
- * @see spec 01 "Members"
+ * @see docs/api/members.md
  */
 export function invitationRoutes(invitations: InvitationsService, permissions: PermissionsService): RouteDef[] {
   // Who is inviting, cancelling or re-sending: a plain member carries their grants, since they may

@@ -9,7 +9,7 @@ import { orgParams } from '../schemas/org.params.ts';
 /**
  * `GET /api/org/{slug}/members`, `PATCH …/members/{connectedIdId}`, `POST …/suspend`, `POST …/revoke`,
  * `DELETE …/members/{connectedIdId}` (204). Another organization's member id answers 404.
- * @see spec 01 "Members"
+ * @see docs/api/members.md
  */
 export function memberRoutes(members: MembersService): RouteDef[] {
   const actor = (i: { principal: { accountId?: string } | null; org: { member?: { role: string } } | null }) =>

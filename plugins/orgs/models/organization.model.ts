@@ -1,7 +1,7 @@
 import type { JsonWebKey } from 'node:crypto';
 import { Model } from 'objection';
 
-/** Organization types. @see spec 01 "Organization lifecycle and settings" */
+/** Organization types. @see docs/api/orgs.md */
 export const ORG_TYPES = ['Standard', 'Corporation', 'Project'] as const;
 export type OrgType = (typeof ORG_TYPES)[number];
 

@@ -10,7 +10,7 @@ import { slugParams } from '../schemas/slug.params.ts';
 /**
  * `POST /api/org/create` (201, the creator becomes the active `Owner`), `GET /api/org/{slug}`
  * (members only; others 404), `PUT /api/v1/admin/orgs/{slug}/plan` (platform admins).
- * @see spec 01 "Organization lifecycle and settings"
+ * @see docs/api/orgs.md
  */
 export function organizationRoutes(orgs: OrganizationsService): RouteDef[] {
   return [

@@ -6,7 +6,7 @@ import { publicApiErrors } from '../errors.ts';
 /**
  * `GET /api/public/v1/me`: the organization behind the key (`{id, name, slug, ready}`), its issuer
  * and JWKS address, and the calling key (never its value). App-group-scoped keys may call it.
- * @see spec 01 "Public organization API"; the shape is ours (docs/api/public-v1.md)
+ * @see docs/api/public-v1.md; the shape is ours (docs/api/public-v1.md)
  */
 export function meRoutes(directory: OrganizationDirectory, apiKeys: ApiKeysService, signingKeys: SigningKeysService): RouteDef[] {
   return [

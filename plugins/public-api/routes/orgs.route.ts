@@ -11,7 +11,7 @@ import { matchBody } from '../schemas/match.body.ts';
  * and "owns nothing"), `POST /orgs/match`, `POST /orgs/by-id` (404 when absent) and
  * `GET /orgs/operators` (active Owner/Admin members of the key's organization; app-group-scoped keys
  * get 401).
- * @see spec 01 "Public organization API"
+ * @see docs/api/public-v1.md
  */
 export function orgRoutes(directory: OrganizationDirectory): RouteDef[] {
   return [

@@ -13,7 +13,7 @@ import { roleParams } from '../schemas/role.params.ts';
  * preset needs a Corporation or Project organization and a `board.member.change` seal on subject
  * `{slug}|{ConnectedIdId}|appoint`;
  * `DELETE …/members/{connectedIdRoleId}` takes it away (204). Both answer the membership type.
- * @see spec 01 "Roles", "Role and permission" (separation of duties)
+ * @see docs/api/roles.md (separation of duties)
  */
 export function roleMemberRoutes(assignments: AssignmentsService, permissions: PermissionsService): RouteDef[] {
   return [

@@ -10,7 +10,7 @@ import { templateParams } from '../schemas/template.params.ts';
  * `POST /api/org/{slug}/roles/{roleId}/permissions` adds a scope expression (base resolved from the
  * catalog); `DELETE …/permissions/{templateId}` removes one. A plain member (not Owner or Admin)
  * may only add scopes they hold themselves.
- * @see spec 01 "Roles"
+ * @see docs/api/roles.md
  */
 export function rolePermissionRoutes(roles: RolesService, permissions: PermissionsService): RouteDef[] {
   return [

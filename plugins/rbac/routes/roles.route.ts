@@ -10,7 +10,7 @@ import { rolesListQuery } from '../schemas/roles-list.query.ts';
 /**
  * `/api/org/{slug}/roles`: list (`?includeInactive`), detail, create, update, delete, and the scope
  * catalog (`GET /scopes`). Another organization's role id answers 404 `ROLE_NOT_FOUND`.
- * @see spec 01 "Roles"
+ * @see docs/api/roles.md
  */
 export function roleRoutes(roles: RolesService): RouteDef[] {
   return [

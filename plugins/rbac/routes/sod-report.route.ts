@@ -6,7 +6,7 @@ import { orgParams } from '../schemas/org.params.ts';
  * `GET /api/org/{slug}/roles/sod-report`: plain members (active or suspended) currently holding
  * both halves of a forbidden pair, as `{isValid, conflicts[]}`. Each run is a scan: one
  * `auth.sod.conflict_detected` is sealed per finding.
- * @see spec 01 "Roles", "Events"
+ * @see docs/api/roles.md, docs/audit.md
  */
 export function sodReportRoutes(assignments: AssignmentsService): RouteDef[] {
   return [

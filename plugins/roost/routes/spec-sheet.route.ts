@@ -4,7 +4,7 @@ import { renderSpecSheet } from '../spec-sheet.pdf.ts';
 
 /**
  * `GET /api/roost/spec-sheet`: the box spec sheet as a PDF attachment, for any signed-in account
- * (401 otherwise). @see spec 02 "Signing box re-arm"
+ * (401 otherwise). @see docs/appliance.md
  */
 export function specSheetRoute(key: RearmKey | null, baseUrl: string, clock: Clock): RouteDef {
   return route({

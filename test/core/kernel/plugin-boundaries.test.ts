@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * ARCHITECTURE.md "Plugins": a plugin reaches the kernel only through `core/index.ts` and another
+ * docs/plugins.md: a plugin reaches the kernel only through `core/index.ts` and another
  * plugin only through that plugin's `api.ts`, so the kernel can change inside and a plugin can be
  * left out without breaking the others at import time. The kernel holds mechanisms, not domain: it
  * imports no plugin and no appliance file and names no plugin's tables; plugins reach the kernel's

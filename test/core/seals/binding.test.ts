@@ -7,7 +7,7 @@ import {
 const INSTANCE = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
 const NONCE = '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f';
 
-/** A rejected approval stamp (spec 02 "Approval rules" 2: no `grant` items on reject). */
+/** A rejected approval stamp (docs/seals.md: no `grant` items on reject). */
 const vector: SealBinding = {
   version: 'aerie-stepup-v1',
   nonce: NONCE,
@@ -53,7 +53,7 @@ const EXPECTED_LINE =
 const EXPECTED_SHA256_HEX = '522db25bd64563cc72497e8183253ff691414b30a918c9bf786dbd93c624fb2a';
 const EXPECTED_CHALLENGE = 'Ui2yW9ZFY8xySX6BgyU_9pFBSzCpGMm_eG29k8Yk-yo';
 
-describe('canonical line (spec 02 "Approval rules" 3)', () => {
+describe('canonical line (docs/seals.md)', () => {
   it('matches the hand-computed vector with multi-byte UTF-8 values', () => {
     const line = canonicalLine(vector);
     expect(line).toBe(EXPECTED_LINE);
@@ -135,7 +135,7 @@ describe('buildBinding', () => {
   });
 });
 
-describe('assertBindingMatches (spec 02 "Approval rules" 5)', () => {
+describe('assertBindingMatches (docs/seals.md)', () => {
   it('accepts the same content, given as binding or canonical line', () => {
     expect(() => assertBindingMatches(vector, EXPECTED_LINE)).not.toThrow();
     expect(() => assertBindingMatches(vector, structuredClone(vector))).not.toThrow();

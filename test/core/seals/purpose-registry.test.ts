@@ -24,7 +24,7 @@ function approvalRegistry(instance: Instance) {
   });
 }
 
-describe('PurposeRegistry.normalizeInputs (spec 02 "Approval rules" 4)', () => {
+describe('PurposeRegistry.normalizeInputs (docs/seals.md)', () => {
   const registry = new PurposeRegistry().register(APPROVAL_STAMP_PURPOSE).register({ purpose: 'roost.rearm', allowedInputs: [] });
 
   it.each<[string, string, SealField[] | undefined, SealField[]]>([
@@ -44,7 +44,7 @@ describe('PurposeRegistry.normalizeInputs (spec 02 "Approval rules" 4)', () => {
   });
 });
 
-describe('PurposeRegistry.buildBinding (spec 02 "Approval rules" 2)', () => {
+describe('PurposeRegistry.buildBinding (docs/seals.md)', () => {
   it('orders fields as the spec lists them, grants sorted ordinally, reason last', async () => {
     const registry = approvalRegistry({ id: 'inst-1', title: 'Q3 예산', decision: 'approve', grants: ['org.role.assign', 'org.file.list', 'org.Z'] });
     const binding = await registry.buildBinding({
@@ -104,7 +104,7 @@ describe('PurposeRegistry.buildBinding (spec 02 "Approval rules" 2)', () => {
   });
 });
 
-describe('assertInputMatches (spec 02 "Approval rules" 4)', () => {
+describe('assertInputMatches (docs/seals.md)', () => {
   const signed = { version: 'aerie-stepup-v1' as const, nonce: NONCE, purpose: 'approval.stamp', subject: 's', fields: [{ key: 'input.reason', value: '예산 초과' }] };
 
   it.each([['예산 초과'], ['  예산 초과\n']])('accepts the same reason %j (trimmed alike)', (sent) => {

@@ -45,7 +45,7 @@ function flipB64url(value: string, index: number): string {
   return bytes.toString('base64url');
 }
 
-describe('SealProof (spec 02 "Approval rules" 6)', () => {
+describe('SealProof (docs/seals.md)', () => {
   it('carries the canonical line and the assertion parts', () => {
     expect(proof).toMatchObject({ v: 'aerie-stepup-proof-v1', canonical: canonicalLine(binding), credentialId });
     expect(Object.keys(proof)).toEqual(['v', 'canonical', 'credentialId', 'authenticatorData', 'clientDataJSON', 'signature']);

@@ -231,7 +231,7 @@ describe('core.seals: step-up seals verified by the kernel before the handler', 
     expect((await send(assertion, 't1', bob)).status).toBe(200);
   });
 
-  describe('content-bound purposes (spec 02 "Approval rules" 2–5)', () => {
+  describe('content-bound purposes (docs/seals.md)', () => {
     let doc: { id: string; title: string; body: string };
     const approve = (assertion: AuthenticationResponseJSON, body: Record<string, unknown> = {}, id = doc.id) =>
       aerie.request('POST', `/api/seal-demo/docs/${id}/approve`, { token: ann, body: { ...body, stepUpAssertion: assertion } });

@@ -8,7 +8,7 @@ import { auditEvents } from '../../helpers/audit-events.ts';
 
 const PURPOSE = 'api_key.long_lifetime';
 
-describe('keys: a ceiling above 300 s needs the owner and a passkey seal (spec 01 "Machine token rules" 4)', () => {
+describe('keys: a ceiling above 300 s needs the owner and a passkey seal (docs/api/keys.md)', () => {
   let aerie: TestAerie;
   let acme: TestOrg;
   let admin: string;

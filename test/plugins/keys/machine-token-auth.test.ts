@@ -8,7 +8,7 @@ import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
 
 const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
 
-describe('keys: machine tokens on /api/org/{slug}/* (spec 01 "Machine token rules")', () => {
+describe('keys: machine tokens on /api/org/{slug}/* (docs/api/keys.md)', () => {
   const clock = new ManualClock(new Date('2026-10-20T09:00:00Z'));
   let aerie: TestAerie;
   let acme: TestOrg;

@@ -4,7 +4,7 @@ import { issuedLifetime, revocationMarkerSeconds } from '../../../plugins/keys/t
 import { createKey, decodeJwt, requestToken, setCeiling, startWithDirectory } from '../../helpers/api-keys.ts';
 import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
 
-/** spec 01 "Machine token rules" 3, row by row: [lifetimeSeconds, key ceiling, issued]. */
+/** docs/api/keys.md, row by row: [lifetimeSeconds, key ceiling, issued]. */
 const SPEC_TABLE: Array<[number | undefined, number | null, number]> = [
   [undefined, null, 300],
   [undefined, 86400, 300],
@@ -17,7 +17,7 @@ const SPEC_TABLE: Array<[number | undefined, number | null, number]> = [
   [30, 60, 60],
 ];
 
-describe('keys: machine-token lifetime (spec 01 "Machine token rules" 3)', () => {
+describe('keys: machine-token lifetime (docs/api/keys.md)', () => {
   it.each(SPEC_TABLE)('lifetimeSeconds %s with ceiling %s gives %i (pure rule)', (lifetime, ceiling, issued) => {
     expect(issuedLifetime(lifetime, ceiling)).toBe(issued);
   });

@@ -4,7 +4,7 @@ import { assign, customRole, invite, joinOrg, startMembers } from '../../helpers
 import { createOrg } from '../../helpers/orgs.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
 
-/** The spec's forbidden pairs. @see spec 01 "Role and permission" */
+/** The spec's forbidden pairs. @see docs/api/roles.md */
 const PAIRS = [
   ['org.permission.create', 'org.audit_event_log.delete'],
   ['org.role.assign', 'org.audit_event_log.delete'],
