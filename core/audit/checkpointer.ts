@@ -11,7 +11,7 @@ type SealedHead = ChainHead & { sealedAt: string };
  * per organization (per process): the first head after a quiet period is signed at once, later
  * ones wait and the newest waiting head is signed when the interval has passed (a timer) or on
  * {@link AuditCheckpointer.flush}. Wired as the sealer's `onSealed`.
- * @see docs/audit.md, docs/audit.md "Checkpoints"
+ * @see docs/audit.md "Checkpoints"
  */
 export class AuditCheckpointer {
   private readonly lastSigned = new Map<string, number>();

@@ -22,7 +22,7 @@ const aad = (kid: string) => `core.platform_keys:${kid}`;
  * @param envelope - `core.crypto.envelope` (master key).
  * @returns {@link PlatformAuditKey}.
  * @example const { kid, privateKey } = await loadOrCreateAuditKey(db.knex, crypto.envelope);
- * @see docs/audit.md, docs/audit.md "Checkpoints"
+ * @see docs/audit.md "Checkpoints"
  */
 export async function loadOrCreateAuditKey(knex: Knex, envelope: EnvelopeCipher): Promise<PlatformAuditKey> {
   let row = await knex('core.platform_keys').where({ purpose: AUDIT_KEY_PURPOSE, active: true }).first();

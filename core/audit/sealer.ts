@@ -69,7 +69,7 @@ export interface SealerOptions {
  * then half of that — until one event fails alone; that event moves to `core.audit_dead_letters`
  * with the reason, and sealing goes on. Transient and systemic failures (database unreachable,
  * missing table, permissions) are retried with doubling back-off (at most 30 s) and dead-letter nothing.
- * @see docs/audit.md, docs/audit.md
+ * @see docs/audit.md
  */
 export class AuditSealer {
   private timer?: NodeJS.Timeout;

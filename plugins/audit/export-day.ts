@@ -10,7 +10,7 @@ import { GENESIS_HASH, formatExportFile, verifyAgainstCheckpoint, verifyCheckpoi
  * @param orgId - organization id.
  * @param day - `YYYY-MM-DD` (UTC).
  * @returns the file text (header only when the day holds no records).
- * @see docs/audit.md, docs/audit.md "Export"
+ * @see docs/audit.md "Export"
  */
 export async function exportDay(log: AuditLog, orgId: string, day: string): Promise<string> {
   const start = new Date(`${day}T00:00:00.000Z`);

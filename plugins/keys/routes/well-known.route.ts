@@ -16,7 +16,7 @@ export const JWKS_MAX_AGE_SECONDS = 60;
  * `GET {iss}/.well-known/jwks.json` (RFC 7517; `kid`, `use: sig`, `alg: RS256`; `Cache-Control` and
  * `ETag`, answering `If-None-Match` with 304) and `GET {iss}/.well-known/openid-configuration`
  * (issuer, jwks_uri, token endpoint, algorithms). Unknown organizations get 404.
- * @see docs/api/keys.md, docs/api/keys.md
+ * @see docs/api/keys.md
  */
 export function wellKnownRoutes(config: AerieConfig, signingKeys: SigningKeysService): RouteDef[] {
   return [

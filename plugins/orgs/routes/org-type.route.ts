@@ -11,7 +11,7 @@ import { upgradeTypeBody } from '../schemas/upgrade-type.body.ts';
  * `POST /api/org/{slug}/upgrade-type {type, masterSeal?}` (Owner only, 403 `PERMISSION_DENIED`
  * otherwise) → the organization with `ready` and `masterSeal`; becoming `Corporation` issues the
  * Org Master Seal. `GET /api/org/{slug}/master-seal` (members) → the public part, 404 when none.
- * @see docs/api/orgs.md, docs/api/orgs.md
+ * @see docs/api/orgs.md
  */
 export function orgTypeRoutes(orgs: OrganizationsService, orgType: OrgTypeService, masterSeals: MasterSealsService): RouteDef[] {
   return [
