@@ -12,6 +12,7 @@ export type { RouteDef, RouteDefinition, RouteSchema, SchemaRef, SchemaType, Aut
 export { reply, Reply } from './http/reply.ts';
 export type { AuthScheme, AuthRequest } from './http/auth-scheme.ts';
 export type { GrantsProvider, OrgResolver } from './http/authorizer.ts';
+export { isDisplayName, plainName } from './validation.ts';
 export { AerieError, aerieError, validationFailed, unauthorized, stepUpRequired, permissionDenied, upgradeRequired, notFound } from './errors.ts';
 export { defineErrorCodes, registeredErrorCodes } from './error-codes.ts';
 export type { ErrorCode, ErrorCodeInfo, ErrorCodeRegistry, ErrorCodeTable } from './error-codes.ts';

@@ -6,12 +6,38 @@ const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormat
   addFormatsImport) as unknown as (ajv: Ajv) => Ajv;
 
 /**
- * Creates the kernel's ajv instance: strict mode, formats, first error only (Fastify's habit).
+ * Characters a name may not hold: C0 and C1 controls (CR, LF, TAB, ESC, …), DEL, the Unicode line
+ * and paragraph separators, and the bidirectional marks, embeddings, overrides and isolates
+ * (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) that let a name display as something else —
+ * in an Aerie-branded mail, a page or a log line.
+ */
+export const UNSAFE_NAME_CHARS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * A name shown to people (organization, role, key, display name, title): no character of
+ * {@link UNSAFE_NAME_CHARS}. The JSON Schema format `display-name` checks it on every route.
+ * @example isDisplayName('Acme Ltd') // true; isDisplayName('Acme\u202Edtl') // false
+ */
+export function isDisplayName(value: string): boolean {
+  return !UNSAFE_NAME_CHARS.test(value);
+}
+
+/**
+ * A name as plain text for mail and pages: each unsafe character (stored before names were checked)
+ * becomes U+FFFD, so it can neither break a line nor reorder what follows.
+ */
+export function plainName(value: string): string {
+  return value.replace(new RegExp(UNSAFE_NAME_CHARS.source, 'g'), '\ufffd');
+}
+
+/**
+ * Creates the kernel's ajv instance: strict mode, formats (plus `display-name`), first error only (Fastify's habit).
  * @param options extra ajv options (e.g. `coerceTypes` for query strings).
  */
 export function createAjv(options: Options = {}): Ajv {
   const ajv = new Ajv({ strict: true, allowUnionTypes: true, allErrors: false, useDefaults: true, ...options });
   addFormats(ajv);
+  ajv.addFormat('display-name', { type: 'string', validate: isDisplayName });
   return ajv;
 }
 

@@ -1,4 +1,4 @@
-import type { MailMessage } from '../../core/index.ts';
+import { plainName, type MailMessage } from '../../core/index.ts';
 
 /**
  * The invitation mail: the organization, the proposed role, the expiry, and the single-use token,
@@ -10,10 +10,14 @@ export function invitationMail(input: {
   to: string; orgName: string; roleName: string; token: string; expiresAt: Date; dashboardUrl: string; director: boolean;
 }): MailMessage {
   const link = `${input.dashboardUrl.replace(/\/$/, '')}/invitation?token=${encodeURIComponent(input.token)}`;
-  const what = input.director ? `to join the board of ${input.orgName} as ${input.roleName}` : `to join ${input.orgName} as ${input.roleName}`;
+  // Names are plain text: a control or bidi character stored before names were checked cannot
+  // break a line or reorder the text around it.
+  const org = plainName(input.orgName);
+  const role = plainName(input.roleName);
+  const what = input.director ? `to join the board of ${org} as ${role}` : `to join ${org} as ${role}`;
   return {
     to: input.to,
-    subject: `You are invited to join ${input.orgName} on Aerie`,
+    subject: `You are invited to join ${org} on Aerie`,
     text: [
       `You have been invited ${what}.`,
       '',

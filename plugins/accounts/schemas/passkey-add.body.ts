@@ -13,6 +13,6 @@ export const passkeyAddBody = {
       type: 'object',
       ...webauthnResponseFields,
     },
-    name: { type: 'string', maxLength: 100 },
+    name: { type: 'string', maxLength: 100, format: 'display-name' },
   },
 } as const satisfies RouteSchema;

@@ -6,5 +6,5 @@ export const profileBody = {
   type: 'object',
   additionalProperties: false,
   required: ['displayName'],
-  properties: { displayName: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' } },
+  properties: { displayName: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S', format: 'display-name' } },
 } as const satisfies RouteSchema;

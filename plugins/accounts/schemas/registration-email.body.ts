@@ -8,6 +8,6 @@ export const registrationEmailBody = {
   required: ['email'],
   properties: {
     email: { type: 'string', format: 'email', maxLength: 254 },
-    displayName: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' },
+    displayName: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S', format: 'display-name' },
   },
 } as const satisfies RouteSchema;

@@ -7,7 +7,7 @@ export const createApiKeyBody = {
   additionalProperties: false,
   required: ['name'],
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
+    name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S', format: 'display-name' },
     appGroupId: { type: 'string', minLength: 1, maxLength: 100 },
     scopes: { type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 256 } },
     maxTokenLifetimeSeconds: { type: 'integer', minimum: 60, maximum: 604800 },

@@ -10,7 +10,7 @@ export const memberPatchBody = {
     Role: { enum: ['Admin', 'Member'] },
     Status: { const: 'active' },
     ReportingManagerId: { type: 'string', format: 'uuid', nullable: true },
-    Title: { type: 'string', maxLength: 100, nullable: true },
+    Title: { type: 'string', maxLength: 100, nullable: true, format: 'display-name' },
     BoardChairman: { type: 'boolean' },
     BoardSharePercent: { type: 'number', minimum: 0, maximum: 100, multipleOf: 0.0001, nullable: true },
   },

@@ -8,6 +8,6 @@ export const registerBody = {
   required: ['Token'],
   properties: {
     Token: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' },
-    DisplayName: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' },
+    DisplayName: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S', format: 'display-name' },
   },
 } as const satisfies RouteSchema;

@@ -7,7 +7,7 @@ export const createOrgBody = {
   additionalProperties: false,
   required: ['name', 'slug'],
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
+    name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S', format: 'display-name' },
     slug: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{1,38}$' },
     type: { enum: ['Standard', 'Corporation', 'Project'], default: 'Standard' },
   },

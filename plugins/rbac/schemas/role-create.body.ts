@@ -7,7 +7,7 @@ export const roleCreateBody = {
   additionalProperties: false,
   required: ['Name', 'RoleKey'],
   properties: {
-    Name: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' },
+    Name: { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S', format: 'display-name' },
     RoleKey: { type: 'string', pattern: '^[A-Z][A-Z0-9_]{1,63}$' },
     Description: { type: 'string', maxLength: 500 },
     RequiresApproval: { type: 'boolean' },
