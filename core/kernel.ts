@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { Server } from 'node:http';
 import type Koa from 'koa';
 import type { PGlite } from '@electric-sql/pglite';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { loadConfiguration, type LoadConfigOptions } from './config/load-config.ts';
 import type { AerieConfig } from './config/config.types.ts';
 import { resolvePluginOrder } from './plugins/resolve-order.ts';
@@ -37,6 +37,7 @@ import { createHashPool } from './audit/chain/hash-pool.ts';
 import { AuditCheckpointer } from './audit/checkpointer.ts';
 import { loadOrCreateAuditKey } from './audit/platform-audit-key.ts';
 import { secureDataDir } from './data-dir.ts';
+import { bannerLine, createLogger } from './logger.ts';
 import { PostgresRateLimits } from './rate-limit/rate-limits.ts';
 import { KernelAuditLog } from './audit/audit-log.ts';
 import type { PasskeyStore } from './seals/passkey-store.types.ts';
@@ -52,6 +53,8 @@ export interface KernelOptions extends LoadConfigOptions {
   pglite?: PGlite;
   clock?: Clock;
   logger?: Logger;
+  /** Log where Aerie listens and where its data is, first thing (`aerie serve`). */
+  banner?: boolean;
 }
 
 /**
@@ -83,7 +86,9 @@ export class Kernel {
   static async boot(options: KernelOptions = {}): Promise<Kernel> {
     const { config, plugins: discovered, pluginConfig } = loadConfiguration(options);
     secureDataDir(config.dataDir);
-    const logger = options.logger ?? pino({ level: config.log.level, base: undefined });
+    const logger = options.logger ?? createLogger(config);
+    // `aerie serve`'s first line: where Aerie answers and where its data lives, before any plugin speaks.
+    if (options.banner) logger.info(bannerLine(config, packageVersion()));
     const ordered = resolvePluginOrder(discovered, config.plugins.enabled);
     const definitions = await Promise.all(ordered.map(loadDefinition));
     const embeddedDir = options.memoryDatabase || options.pglite ? null : join(config.dataDir, 'pg');

@@ -7,7 +7,7 @@ export function serveCommand(program: Command): void {
     .command('serve')
     .description('serve Aerie over HTTP (PORT, default 3000)')
     .action(async () => {
-      const kernel = await Kernel.boot();
+      const kernel = await Kernel.boot({ banner: true });
       const { port } = await kernel.listen();
       kernel.logger.info({ port, baseUrl: kernel.config.baseUrl, plugins: kernel.plugins.map((p) => p.manifest.id) }, 'aerie listening');
       let stopping = false;

@@ -22,5 +22,6 @@ export interface AerieConfig {
   plugins: { enabled?: string[]; paths: string[] };
   webauthn: { rpId: string; rpName: string; origins: string[] };
   mail: { from: string; smtpUrl?: string };
-  log: { level: string };
+  /** `format`: `json` (one object a line), `pretty` (readable), `auto` (pretty on a terminal, else json). */
+  log: { level: string; format: 'auto' | 'json' | 'pretty' };
 }

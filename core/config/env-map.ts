@@ -33,4 +33,5 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { key: 'mail.from', env: 'AERIE_MAIL_FROM', kind: 'string' },
   { key: 'mail.smtpUrl', env: 'AERIE_SMTP_URL', kind: 'string' },
   { key: 'log.level', env: 'AERIE_LOG_LEVEL', kind: 'string' },
+  { key: 'log.format', env: 'AERIE_LOG_FORMAT', kind: 'string' },
 ];

@@ -59,17 +59,22 @@ describe('first run: npm start, register, create an organization, restart', () =
       const ended = await first.stop();
       expect(ended.signal === 'SIGTERM' || ended.code === 0).toBe(true);
       expect(first.output()).toContain('"msg":"shutting down"');
+      // Not a terminal: one JSON object a line, the first saying where Aerie answers and keeps its data.
+      const firstLine = JSON.parse(first.output().split('\n')[0]) as { msg: string };
+      expect(firstLine.msg).toBe(`Aerie 0.1.0 at http://localhost:${port} (listening on 0.0.0.0:${port}); data in ${dataDir}, ${env.DATABASE_URL ? `PostgreSQL at ${new URL(env.DATABASE_URL).host}` : 'embedded PostgreSQL'}`);
       expect(first.output()).not.toContain('"level":50');
       // Sign-in codes, keys and the embedded database are the running user's alone.
       expect(loose(dataDir)).toEqual([]);
 
-      const second = await startAerieProcess(REPO_ROOT, env, port);
+      // As on a terminal: readable lines.
+      const second = await startAerieProcess(REPO_ROOT, { ...env, AERIE_LOG_FORMAT: 'pretty' }, port);
       try {
         const org = await fetch(`${base}/api/org/founders`, { headers: { authorization: `Bearer ${sessionToken}` } });
         expect(org.status).toBe(200);
         expect(await org.json()).toMatchObject({ name: 'Founders Inc', slug: 'founders', role: 'Owner' });
         const ready = await fetch(`${base}/readyz`);
         expect(ready.status).toBe(200);
+        expect(second.output().split('\n')[0]).toMatch(/^\[\d\d:\d\d:\d\d\] INFO: Aerie 0\.1\.0 at http:\/\/localhost:\d+ \(listening on 0\.0\.0\.0:\d+\); data in /);
       } finally {
         await second.stop();
       }
