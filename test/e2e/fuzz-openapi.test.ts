@@ -11,7 +11,7 @@ import { TestAerie } from '../helpers/harness.ts';
  */
 
 type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; enum?: unknown[]; format?: string; $ref?: string; additionalProperties?: unknown; items?: Schema; anyOf?: Schema[]; oneOf?: Schema[]; minimum?: number; pattern?: string };
-type Doc = { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> }; parameters?: Array<{ name: string; in: string; schema?: Schema }>; 'x-aerie-query-schema'?: Schema; security?: unknown[] }>>; components: { schemas: Record<string, Schema> } };
+type Doc = { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> }; parameters?: Array<{ name: string; in: string; schema?: Schema }>; 'x-aerie-query-schema'?: Schema; security?: unknown[]; tags?: string[] }>>; components: { schemas: Record<string, Schema> } };
 
 /** A request as sent: method, path (already encoded), and either a JSON value or raw body bytes. */
 interface Probe {
@@ -154,7 +154,9 @@ describe('fuzz: every route in /api/openapi.json refuses hostile input with a 4x
         const where = `${method} ${path} (${probe.kind}) → ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`;
         if (res.status >= 500) failures.push(where);
         if (probe.invalid && (res.status < 400 || res.status >= 500)) failures.push(`expected 4xx: ${where}`);
-        if (res.status >= 400 && (typeof res.body !== 'object' || typeof res.body?.error !== 'string')) failures.push(`no envelope: ${where}`);
+        // Pages (tag `pages`) answer people with HTML, a 404 page included; every API answer uses the envelope.
+        const page = op.tags?.includes('pages') && typeof res.body === 'string' && res.body.startsWith('<!doctype html>');
+        if (res.status >= 400 && !page && (typeof res.body !== 'object' || typeof res.body?.error !== 'string')) failures.push(`no envelope: ${where}`);
         if (res.status >= 400) {
           const after = await counts();
           const changed = Object.keys(after).filter((t) => after[t] !== before[t]);

@@ -15,6 +15,8 @@ const PAGE_HEADERS = {
   'x-frame-options': 'DENY',
 };
 
+const EXPIRY_FORMAT = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeStyle: 'long', timeZone: 'UTC' });
+
 const CLOSED: Record<string, string> = {
   accepted: 'This invitation has already been accepted.',
   declined: 'This invitation was declined.',
@@ -46,7 +48,8 @@ export function invitationPageRoutes(previews: InvitationPreviewService): RouteD
       summary: 'The page an invitation mail links to: accept (creating the account or signing in) or decline',
       handler: async ({ query }) => {
         const invitation = query.token ? await previews.preview(query.token) : undefined;
-        const html = eta.renderString(template, { invitation, token: query.token ?? '', closedText: invitation ? CLOSED[invitation.status] ?? '' : '' });
+        const expiresText = invitation ? EXPIRY_FORMAT.format(new Date(invitation.expiresAt)) : '';
+        const html = eta.renderString(template, { invitation, expiresText, token: query.token ?? '', closedText: invitation ? CLOSED[invitation.status] ?? '' : '' });
         return reply(invitation ? 200 : 404, html, { ...PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
       },
     }),
