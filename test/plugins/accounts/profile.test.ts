@@ -20,7 +20,7 @@ describe('accounts: PUT /api/v1/users/me/profile', () => {
 
   it('trims and saves the display name, answering {account}', async () => {
     clock.advance(60);
-    const res = await put({ displayName: '  Ada Lovelace \t' });
+    const res = await put({ displayName: '  Ada Lovelace  ' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       account: expect.objectContaining({ email, displayName: 'Ada Lovelace', emailVerified: true, platformAdmin: false }),
