@@ -10,6 +10,7 @@ import type { SealService } from './seals/seal-service.types.ts';
 import type { AuditService } from './audit/audit-service.types.ts';
 import type { AuditHealthService } from './audit/audit-health.ts';
 import type { RateLimitService } from './rate-limit/rate-limits.ts';
+import type { JobsService } from './jobs/jobs.types.ts';
 import type { AuditLog } from './audit/audit-log.types.ts';
 import type { PasskeyStore } from './seals/passkey-store.types.ts';
 import { createExtensionPoint, createServiceRef } from './refs.ts';
@@ -31,6 +32,8 @@ export const coreRefs = {
   auditHealth: createServiceRef<AuditHealthService>('core.auditHealth'),
   /** Counters that hold across processes: 429 `RATE_LIMITED` with `Retry-After` (core/rate-limit). */
   rateLimits: createServiceRef<RateLimitService>('core.rateLimits'),
+  /** Durable background jobs on the kernel database (core/jobs, pg-boss). */
+  jobs: createServiceRef<JobsService>('core.jobs'),
   /** The sealed chain's read side: records, heads, checkpoints, the audit JWKS (core/audit/audit-log.types.ts). */
   auditLog: createServiceRef<AuditLog>('core.auditLog'),
 };

@@ -36,6 +36,7 @@ export type { AuditService, AuditEventInput, AuditActorRef, AppendOptions } from
 export type { AuditHealth, AuditHealthService, DeadLetter, DeadLetterPage } from './audit/audit-health.ts';
 export type { SealerState } from './audit/sealer.ts';
 export { rateLimited } from './rate-limit/rate-limits.ts';
+export type { JobDefinition, JobsService, SendJobOptions } from './jobs/jobs.types.ts';
 export type { RateLimitService, RateLimiter, RateLimitSpec, RateLimitState } from './rate-limit/rate-limits.ts';
 /** core.authz: scope expressions, permission sets, narrowing, separation of duties. */
 export * from './authz/index.ts';

@@ -39,6 +39,7 @@ import { loadOrCreateAuditKey } from './audit/platform-audit-key.ts';
 import { secureDataDir } from './data-dir.ts';
 import { bannerLine, createLogger } from './logger.ts';
 import { PostgresRateLimits } from './rate-limit/rate-limits.ts';
+import { PgBossJobs } from './jobs/pg-boss-jobs.ts';
 import { KernelAuditLog } from './audit/audit-log.ts';
 import type { PasskeyStore } from './seals/passkey-store.types.ts';
 
@@ -101,10 +102,12 @@ export class Kernel {
       const container = rootContainer.createChildContainer();
       const mail = new Mailer({ from: config.mail.from, smtpUrl: config.mail.smtpUrl, outboxDir: join(config.dataDir, 'outbox') });
       const events = new EventBus();
+      const jobs = new PgBossJobs(db, logger.child({ component: 'jobs' }), { databaseUrl: config.databaseUrl, maintenanceIntervalSeconds: config.jobs.maintenanceIntervalSeconds });
       const masterKey = resolveMasterKey(config.masterKey, options.memoryDatabase && !config.masterKey ? null : config.dataDir);
       const values: Array<[string, unknown]> = [
         [coreRefs.config.id, config], [coreRefs.db.id, db], [coreRefs.crypto.id, new CryptoService(masterKey)],
         [coreRefs.clock.id, options.clock ?? systemClock], [coreRefs.mail.id, mail], [coreRefs.rateLimits.id, new PostgresRateLimits(db)], [coreRefs.events.id, events], [coreRefs.logger.id, logger],
+        [coreRefs.jobs.id, jobs],
       ];
       // Each plugin's own validated keys, injectable in its services as `<pluginId>.config`.
       for (const p of ordered) values.push([`${p.manifest.id}.config`, pluginConfig(p.manifest.id)]);
@@ -172,8 +175,10 @@ export class Kernel {
         seals: container.isRegistered(coreRefs.seals.id, true) ? container.resolve(coreRefs.seals.id) : undefined,
       });
       sealer.start();
-      // Hooks run in reverse: the sealer stops (and drains) first, then waiting heads are signed.
-      hooks.push(() => checkpointer.close(), () => sealer.stop());
+      // Hooks run in reverse: background jobs stop taking work first, then the sealer stops (and
+      // drains), then waiting heads are signed.
+      hooks.push(() => checkpointer.close(), () => sealer.stop(), () => jobs.stop());
+      await jobs.start();
       const app = createHttpApp(router, logger);
       const kernel = new Kernel(config, ordered, db, container, logger, routes.map((r) => r.def), app);
       kernel.auditSealer = sealer;

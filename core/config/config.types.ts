@@ -24,4 +24,6 @@ export interface AerieConfig {
   mail: { from: string; smtpUrl?: string };
   /** `format`: `json` (one object a line), `pretty` (readable), `auto` (pretty on a terminal, else json). */
   log: { level: string; format: 'auto' | 'json' | 'pretty' };
+  /** Background jobs: `maintenanceIntervalSeconds`, how often expired jobs are found and retried (1–3600, default 60). */
+  jobs: { maintenanceIntervalSeconds: number };
 }

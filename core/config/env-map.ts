@@ -34,4 +34,5 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { key: 'mail.smtpUrl', env: 'AERIE_SMTP_URL', kind: 'string' },
   { key: 'log.level', env: 'AERIE_LOG_LEVEL', kind: 'string' },
   { key: 'log.format', env: 'AERIE_LOG_FORMAT', kind: 'string' },
+  { key: 'jobs.maintenanceIntervalSeconds', env: 'AERIE_JOBS_MAINTENANCE_INTERVAL', kind: 'integer' },
 ];

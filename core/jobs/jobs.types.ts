@@ -1,0 +1,45 @@
+import type { Knex } from 'knex';
+
+/**
+ * A kind of background job. `name` is `<pluginId>.<job>` (letters, digits, `.`, `-`, `_`).
+ * `handler` runs once per job, with `{ id, data }`; it must be idempotent — a job whose process dies
+ * mid-run runs again after `expireInSeconds` — and throws to ask for a retry.
+ * Defaults: `retryLimit` 5, `retryDelaySeconds` 10 (doubling), `expireInSeconds` 900.
+ * @see docs/plugins.md "Background jobs (core.jobs)"
+ */
+export interface JobDefinition<T = unknown> {
+  name: string;
+  handler: (job: { id: string; data: T }) => Promise<void>;
+  retryLimit?: number;
+  retryDelaySeconds?: number;
+  expireInSeconds?: number;
+}
+
+/** Options of {@link JobsService.send}. */
+export interface SendJobOptions {
+  /** Queue the job in this transaction: it exists only if the transaction commits. */
+  trx?: Knex.Transaction;
+  /** At most one queued or running job per key for this kind. */
+  singletonKey?: string;
+  /** Run no earlier than this many seconds from now. */
+  startAfterSeconds?: number;
+}
+
+/**
+ * `core.jobs`: durable background jobs on the kernel's database (pg-boss), surviving restarts and
+ * run by exactly one of several Aerie processes at a time.
+ */
+export interface JobsService {
+  /**
+   * Defines a kind of job; call during plugin `init`. Workers start when the kernel has booted.
+   * @throws Error for a malformed or duplicate name.
+   */
+  define<T>(definition: JobDefinition<T>): void;
+  /**
+   * Queues a job of a defined kind. @returns the job id (UUID), or null when `singletonKey` already
+   * has a job. @throws Error for a kind nobody defined.
+   */
+  send<T>(name: string, data: T, options?: SendJobOptions): Promise<string | null>;
+  /** A job's state (`created`, `retry`, `active`, `completed`, `cancelled`, `failed`) or null. */
+  state(name: string, id: string): Promise<string | null>;
+}

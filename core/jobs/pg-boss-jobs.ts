@@ -1,0 +1,103 @@
+/**
+ * `core.jobs` on pg-boss (v10, the line that runs on Node 20) in the kernel's database, schema
+ * `core_jobs`: on a PostgreSQL server pg-boss keeps its own small pool; on embedded PGlite it goes
+ * through knex's pool ({@link pgliteBossDb}). pg-boss takes jobs with `FOR UPDATE SKIP LOCKED`, so
+ * several Aerie processes share the queue and each job runs in one of them; a job whose process
+ * dies is retried once `expireInSeconds` have passed.
+ * @see docs/plugins.md "Background jobs (core.jobs)"
+ */
+import PgBoss from 'pg-boss';
+import type { Logger } from 'pino';
+import type { Database } from '../db/database.ts';
+import type { JobDefinition, JobsService, SendJobOptions } from './jobs.types.ts';
+import { pgliteBossDb, transactionBossDb } from './pg-boss-db.ts';
+
+const NAME = /^[a-z][a-z0-9-]*\.[A-Za-z0-9._-]{1,100}$/;
+/** pg-boss's schema in the kernel database. */
+export const JOBS_SCHEMA = 'core_jobs';
+
+/**
+ * Options of {@link PgBossJobs}: `databaseUrl` (a server; else PGlite through knex),
+ * `pollingIntervalSeconds` (default 1), `maintenanceIntervalSeconds` — how often expired jobs are
+ * found and retried, among other upkeep (default 60).
+ */
+export interface PgBossJobsOptions {
+  databaseUrl?: string;
+  pollingIntervalSeconds?: number;
+  maintenanceIntervalSeconds?: number;
+}
+
+/** {@link JobsService} on pg-boss; `start()` after plugins have defined their jobs, `stop()` at shutdown. */
+export class PgBossJobs implements JobsService {
+  private readonly definitions = new Map<string, JobDefinition<any>>();
+  private boss?: PgBoss;
+  private starting?: Promise<PgBoss>;
+
+  constructor(
+    private readonly db: Database,
+    private readonly logger: Logger,
+    private readonly options: PgBossJobsOptions = {},
+  ) {}
+
+  define<T>(definition: JobDefinition<T>): void {
+    if (!NAME.test(definition.name)) throw new Error(`job name "${definition.name}" must look like "<pluginId>.<job>"`);
+    if (this.definitions.has(definition.name)) throw new Error(`job "${definition.name}" is already defined`);
+    if (this.boss) throw new Error(`job "${definition.name}" defined after the kernel started its workers`);
+    this.definitions.set(definition.name, definition);
+  }
+
+  async send<T>(name: string, data: T, options: SendJobOptions = {}): Promise<string | null> {
+    if (!this.definitions.has(name)) throw new Error(`no job "${name}" is defined`);
+    const boss = await this.ready();
+    return boss.send(name, (data ?? {}) as object, {
+      ...(options.trx ? { db: transactionBossDb(options.trx) } : {}),
+      ...(options.singletonKey ? { singletonKey: options.singletonKey } : {}),
+      ...(options.startAfterSeconds ? { startAfter: options.startAfterSeconds } : {}),
+    });
+  }
+
+  async state(name: string, id: string): Promise<string | null> {
+    const job = await (await this.ready()).getJobById(name, id);
+    return job?.state ?? null;
+  }
+
+  /**
+   * Starts pg-boss (creating or migrating its schema) and one worker per defined job. Nothing runs
+   * when no plugin defined a job, so a kernel without jobs pays nothing.
+   */
+  async start(): Promise<void> {
+    if (this.definitions.size === 0) return;
+    const boss = await this.ready();
+    for (const def of this.definitions.values()) {
+      await boss.work<unknown>(def.name, { pollingIntervalSeconds: this.options.pollingIntervalSeconds ?? 1, batchSize: 1 }, async ([job]) => {
+        await def.handler({ id: job.id, data: job.data });
+      });
+    }
+  }
+
+  /** Stops taking jobs and waits (up to 10 s) for running ones; never throws. */
+  async stop(): Promise<void> {
+    const boss = this.boss ?? (await this.starting?.catch(() => undefined));
+    if (!boss) return;
+    await boss.stop({ graceful: true, wait: true, timeout: 10_000 }).catch((err: unknown) => this.logger.error({ err }, 'stopping background jobs failed'));
+  }
+
+  private ready(): Promise<PgBoss> {
+    this.starting ??= (async () => {
+      const connection = this.options.databaseUrl ? { connectionString: this.options.databaseUrl, max: 4 } : { db: pgliteBossDb(this.db.knex) };
+      const boss = new PgBoss({
+        ...connection, schema: JOBS_SCHEMA, schedule: false, supervise: true, maintenanceIntervalSeconds: this.options.maintenanceIntervalSeconds ?? 60,
+      } as PgBoss.ConstructorOptions);
+      boss.on('error', (err) => this.logger.error({ err }, 'background jobs'));
+      await boss.start();
+      for (const def of this.definitions.values()) {
+        await boss.createQueue(def.name, {
+          name: def.name, retryLimit: def.retryLimit ?? 5, retryDelay: def.retryDelaySeconds ?? 10, retryBackoff: true, expireInSeconds: def.expireInSeconds ?? 900,
+        });
+      }
+      this.boss = boss;
+      return boss;
+    })();
+    return this.starting;
+  }
+}
