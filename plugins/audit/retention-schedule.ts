@@ -1,4 +1,4 @@
-/** Days between an event leaving the query window and its purge from the hot store. @see docs/audit.md "Retention" */
+/** Days between an event leaving the query window and its purge from the hot store. @see docs/api/audit.md "Retention" */
 export const GRACE_DAYS = 14;
 /** Notices sent before a purge (fixed policy). */
 export const NOTICE_COUNT = 2;

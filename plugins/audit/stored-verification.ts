@@ -11,7 +11,7 @@ import {
  * - `chain_broken` — a record between this one and the checkpoint fails its own hashes or links;
  * - `signature_invalid` — the stored checkpoint does not verify against the audit JWKS;
  * - `pending` — no checkpoint covers the record yet (it is after the newest one).
- * @see docs/audit.md "Verify one record"
+ * @see docs/api/audit.md "Verify one record"
  */
 export type CheckpointStatus = 'matched' | 'mismatch' | 'chain_broken' | 'signature_invalid' | 'pending';
 

@@ -5,7 +5,7 @@ import { deadLettersQuery } from '../schemas/dead-letters.query.ts';
  * `GET /api/v1/admin/audit/dead-letters` (session, platform administrators): the events the sealer
  * could never seal, oldest first, with the reason — `{ items: DeadLetter[], nextCursor }`; pass
  * `nextCursor` back as `after` for the next page. `limit` 1–200 (default 50), `orgId` narrows to
- * one organization. @see docs/audit.md "Health and dead letters"
+ * one organization. @see docs/api/audit.md "Dead letters"
  */
 export function deadLettersRoute(auditHealth: AuditHealthService): RouteDef {
   return route({

@@ -17,7 +17,7 @@ const MAX_AGE_MS = 90 * 86_400_000;
  * then appended with one statement; the actor is the key (`apiKey`), an app-group-scoped key tags
  * every event with its app group. Answers 202 `{ accepted, ids }` (ids in request order; the events
  * are sealed on the organization's chain by the sealer moments later).
- * @see docs/audit.md "Ingestion"
+ * @see docs/api/audit.md "Ingestion"
  */
 export function ingestRoute(db: Database, audit: AuditService, clock: Clock): RouteDef {
   return route({

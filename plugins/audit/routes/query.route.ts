@@ -45,7 +45,7 @@ async function windowStart(deps: QueryDeps, orgId: string): Promise<{ start: Dat
  * `GET /api/v1/admin/audit/query/detail?orgSlug&id[&scope]` → one event with its hashes (404 when
  * not visible or outside the retention window). Scope table, 90-day span (400
  * `QUERY_SPAN_TOO_LONG`), `payment.*` to the owner only, retention clipping by plan.
- * @see docs/audit.md; docs/audit.md "Query"
+ * @see docs/api/audit.md "Query"
  */
 export function queryRoutes(deps: QueryDeps): RouteDef[] {
   return [

@@ -7,7 +7,7 @@ import { logIdParams } from '../schemas/log-id.params.ts';
  * `GET /api/v1/admin/audit/verify/{logId}` (session): Owner/Admin of the record's organization
  * only (404 otherwise, and for `payment.*` unless Owner), answers `AuditQueryService.verifyRecord`'s
  * shape: payloadHash, chainHash, the link to the previous record and the nearest checkpoint.
- * @see docs/audit.md; docs/audit.md "Verify one record"
+ * @see docs/api/audit.md "Verify one record"
  */
 export function verifyRoute(auditQuery: AuditQueryService, organizations: OrganizationsService): RouteDef {
   return route({

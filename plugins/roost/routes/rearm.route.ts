@@ -24,7 +24,7 @@ function guard({ body, org }: HandlerInput<SchemaType<typeof rearmTicketBody>>, 
  * `POST /api/org/{slug}/roost/rearm-ticket {box, nonce, stepUpAssertion}` → `{ticket, box, nonce,
  * expiresAt, keyFingerprint}` (seal purpose `roost.rearm`, subject `{slug}|{box}|{nonce}`; audit
  * `roost.rearm.ticket_issued` with the seal proof); `GET /api/roost/rearm-public-key` (anonymous).
- * @see docs/appliance.md
+ * @see docs/api/roost.md
  */
 export function rearmRoutes({ key, clock, audit, db }: Deps): RouteDef[] {
   return [

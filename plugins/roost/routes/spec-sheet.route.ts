@@ -4,7 +4,7 @@ import { renderSpecSheet } from '../spec-sheet.pdf.ts';
 
 /**
  * `GET /api/roost/spec-sheet`: the box spec sheet as a PDF attachment, for any signed-in account
- * (401 otherwise). @see docs/appliance.md
+ * (401 otherwise). @see docs/api/roost.md
  */
 export function specSheetRoute(key: RearmKey | null, baseUrl: string, clock: Clock): RouteDef {
   return route({
