@@ -11,6 +11,7 @@ import type { AuditService } from './audit/audit-service.types.ts';
 import type { AuditHealthService } from './audit/audit-health.ts';
 import type { RateLimitService } from './rate-limit/rate-limits.ts';
 import type { JobsService } from './jobs/jobs.types.ts';
+import type { BlobStore } from './blob/blob.types.ts';
 import type { AuditLog } from './audit/audit-log.types.ts';
 import type { PasskeyStore } from './seals/passkey-store.types.ts';
 import { createExtensionPoint, createServiceRef } from './refs.ts';
@@ -34,6 +35,8 @@ export const coreRefs = {
   rateLimits: createServiceRef<RateLimitService>('core.rateLimits'),
   /** Durable background jobs on the kernel database (core/jobs, pg-boss). */
   jobs: createServiceRef<JobsService>('core.jobs'),
+  /** Object storage: the embedded driver under `<dataDir>/blobs` or S3 (core/blob). */
+  blob: createServiceRef<BlobStore>('core.blob'),
   /** The sealed chain's read side: records, heads, checkpoints, the audit JWKS (core/audit/audit-log.types.ts). */
   auditLog: createServiceRef<AuditLog>('core.auditLog'),
 };

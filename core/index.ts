@@ -37,6 +37,8 @@ export type { AuditHealth, AuditHealthService, DeadLetter, DeadLetterPage } from
 export type { SealerState } from './audit/sealer.ts';
 export { rateLimited } from './rate-limit/rate-limits.ts';
 export type { JobDefinition, JobsService, SendJobOptions } from './jobs/jobs.types.ts';
+export { BlobTooLargeError, BlobKeyError } from './blob/blob.types.ts';
+export type { BlobStore, BlobInfo, PutOptions, PresignOptions } from './blob/blob.types.ts';
 export type { RateLimitService, RateLimiter, RateLimitSpec, RateLimitState } from './rate-limit/rate-limits.ts';
 /** core.authz: scope expressions, permission sets, narrowing, separation of duties. */
 export * from './authz/index.ts';

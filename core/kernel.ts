@@ -40,6 +40,7 @@ import { secureDataDir } from './data-dir.ts';
 import { bannerLine, createLogger } from './logger.ts';
 import { PostgresRateLimits } from './rate-limit/rate-limits.ts';
 import { PgBossJobs } from './jobs/pg-boss-jobs.ts';
+import { createBlobStore } from './blob/create-blob-store.ts';
 import { KernelAuditLog } from './audit/audit-log.ts';
 import type { PasskeyStore } from './seals/passkey-store.types.ts';
 
@@ -104,10 +105,13 @@ export class Kernel {
       const events = new EventBus();
       const jobs = new PgBossJobs(db, logger.child({ component: 'jobs' }), { databaseUrl: config.databaseUrl, maintenanceIntervalSeconds: config.jobs.maintenanceIntervalSeconds });
       const masterKey = resolveMasterKey(config.masterKey, options.memoryDatabase && !config.masterKey ? null : config.dataDir);
+      const crypto = new CryptoService(masterKey);
+      const clock = options.clock ?? systemClock;
+      const blob = createBlobStore(config, crypto, () => clock.now());
       const values: Array<[string, unknown]> = [
-        [coreRefs.config.id, config], [coreRefs.db.id, db], [coreRefs.crypto.id, new CryptoService(masterKey)],
-        [coreRefs.clock.id, options.clock ?? systemClock], [coreRefs.mail.id, mail], [coreRefs.rateLimits.id, new PostgresRateLimits(db)], [coreRefs.events.id, events], [coreRefs.logger.id, logger],
-        [coreRefs.jobs.id, jobs],
+        [coreRefs.config.id, config], [coreRefs.db.id, db], [coreRefs.crypto.id, crypto],
+        [coreRefs.clock.id, clock], [coreRefs.mail.id, mail], [coreRefs.rateLimits.id, new PostgresRateLimits(db)], [coreRefs.events.id, events], [coreRefs.logger.id, logger],
+        [coreRefs.jobs.id, jobs], [coreRefs.blob.id, blob.store],
       ];
       // Each plugin's own validated keys, injectable in its services as `<pluginId>.config`.
       for (const p of ordered) values.push([`${p.manifest.id}.config`, pluginConfig(p.manifest.id)]);
@@ -115,7 +119,7 @@ export class Kernel {
       hooks.push(() => mail.close(), () => events.complete());
 
       const schemas = new SchemaRegistry();
-      const routes: Array<{ pluginId: string; def: RouteDef }> = kernelRoutes(db, () => container.resolve<AuditHealthService>(coreRefs.auditHealth.id))
+      const routes: Array<{ pluginId: string; def: RouteDef }> = [...kernelRoutes(db, () => container.resolve<AuditHealthService>(coreRefs.auditHealth.id)), ...blob.routes]
         .map((def) => ({ pluginId: 'kernel', def }));
       const authSchemes = new Map<string, AuthScheme>();
       const extensions = new Map<string, unknown[]>();
@@ -126,7 +130,6 @@ export class Kernel {
         passkeys: () => ext(coreExtensions.passkeys.id).at(-1) as PasskeyStore | undefined,
       }) });
       // core.audit: events go to the outbox in the caller's transaction; the sealer chains them.
-      const clock = container.resolve<Clock>(coreRefs.clock.id);
       container.register(coreRefs.audit.id, { useValue: new OutboxAuditService(clock) });
       const loadAuditKey = () => loadOrCreateAuditKey(db.knex, container.resolve<CryptoService>(coreRefs.crypto.id).envelope);
       const checkpointer = new AuditCheckpointer(db.knex, clock, loadAuditKey, logger.child({ component: 'audit-checkpoints' }), 5000);

@@ -26,4 +26,6 @@ export interface AerieConfig {
   log: { level: string; format: 'auto' | 'json' | 'pretty' };
   /** Background jobs: `maintenanceIntervalSeconds`, how often expired jobs are found and retried (1–3600, default 60). */
   jobs: { maintenanceIntervalSeconds: number };
+  /** Object storage: `file` under `<dataDir>/blobs` (default) or `s3` with `blob.s3.bucket` (and endpoint, region, path style). */
+  blob: { driver: 'file' | 's3'; s3?: { bucket?: string; endpoint?: string; region?: string; forcePathStyle?: boolean } };
 }

@@ -8,7 +8,7 @@ export interface EnvBinding {
   /** Environment variable name. */
   env: string;
   /** How the string is read. */
-  kind: 'string' | 'integer' | 'list';
+  kind: 'string' | 'integer' | 'list' | 'boolean';
 }
 
 /** The kernel's keys settable from the environment (README's configuration table lists these and the plugins'). */
@@ -35,4 +35,9 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { key: 'log.level', env: 'AERIE_LOG_LEVEL', kind: 'string' },
   { key: 'log.format', env: 'AERIE_LOG_FORMAT', kind: 'string' },
   { key: 'jobs.maintenanceIntervalSeconds', env: 'AERIE_JOBS_MAINTENANCE_INTERVAL', kind: 'integer' },
+  { key: 'blob.driver', env: 'AERIE_BLOB_DRIVER', kind: 'string' },
+  { key: 'blob.s3.bucket', env: 'AERIE_S3_BUCKET', kind: 'string' },
+  { key: 'blob.s3.endpoint', env: 'AERIE_S3_ENDPOINT', kind: 'string' },
+  { key: 'blob.s3.region', env: 'AERIE_S3_REGION', kind: 'string' },
+  { key: 'blob.s3.forcePathStyle', env: 'AERIE_S3_FORCE_PATH_STYLE', kind: 'boolean' },
 ];

@@ -122,6 +122,8 @@ function oneLine(text: string): string {
 function parseEnv(binding: EnvBinding, value: string): unknown {
   if (binding.kind === 'integer') return /^-?\d+$/.test(value.trim()) ? Number(value) : value;
   if (binding.kind === 'list') return value.split(',').map((s) => s.trim()).filter(Boolean);
+  // `1`/`true`/`yes` and `0`/`false`/`no`; anything else stays a string for the schema to refuse.
+  if (binding.kind === 'boolean') return /^(1|true|yes)$/i.test(value.trim()) ? true : /^(0|false|no)$/i.test(value.trim()) ? false : value;
   return value;
 }
 
