@@ -26,6 +26,7 @@ import type { AuthScheme } from './http/auth-scheme.ts';
 import type { RouteDef } from './http/route.ts';
 import { SchemaRegistry } from './http/schema-registry.ts';
 import { buildRouter } from './http/router.ts';
+import { withOrgCredentials } from './http/route-table.ts';
 import { createHttpApp } from './http/app.ts';
 import { kernelRoutes } from './http/kernel-routes.ts';
 import { answerClientError } from './http/client-error.ts';
@@ -172,8 +173,9 @@ export class Kernel {
         await def.init(deps as never, ctx);
       }
       const last = <T>(id: string) => ext(id).at(-1) as T | undefined;
+      const table = withOrgCredentials(routes, authSchemes);
       const router = buildRouter({
-        routes, schemas, authSchemes,
+        routes: table, schemas, authSchemes,
         orgResolver: last(coreExtensions.orgResolver.id), grants: last(coreExtensions.grants.id),
         seals: container.isRegistered(coreRefs.seals.id, true) ? container.resolve(coreRefs.seals.id) : undefined,
       });
@@ -183,7 +185,7 @@ export class Kernel {
       hooks.push(() => checkpointer.close(), () => sealer.stop(), () => jobs.stop());
       await jobs.start();
       const app = createHttpApp(router, logger);
-      const kernel = new Kernel(config, ordered, db, container, logger, routes.map((r) => r.def), app);
+      const kernel = new Kernel(config, ordered, db, container, logger, table.map((r) => r.def), app);
       kernel.auditSealer = sealer;
       kernel.auditCheckpointer = checkpointer;
       kernel.shutdownHooks.push(...hooks);

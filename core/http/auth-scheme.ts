@@ -23,6 +23,12 @@ export interface AuthScheme {
    * carries an `Authorization` header, so an invalid bearer token is 401 whatever cookies come with it.
    */
   cookie?: boolean;
+  /**
+   * True for credentials bound to one organization (machine tokens): the scheme is accepted on every
+   * `org: true` route that is not `personOnly`, whatever its `auth` lists, so the route's `scope`
+   * decides what such a credential may do. @see docs/plugins.md
+   */
+  orgCredential?: boolean;
   /** How OpenAPI describes it (a Security Scheme Object); default: HTTP bearer. */
   openapi?: Record<string, unknown>;
   authenticate(req: AuthRequest): Promise<Principal | null>;

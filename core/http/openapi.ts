@@ -25,6 +25,7 @@ export function buildOpenApi(routes: RouteDef[], schemas: SchemaRegistry, info: 
       responses: { [String(def.status ?? 200)]: { description: 'Success' }, default: { description: 'Error envelope', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } } },
     };
     if (def.scope) op['x-aerie-scope'] = def.scope;
+    if (def.personOnly !== undefined) op['x-aerie-person-only'] = def.personOnly;
     if (def.body) op.requestBody = { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${componentName(schemaId(def.body))}` } } } };
     if (def.query) op['x-aerie-query-schema'] = { $ref: `#/components/schemas/${componentName(schemaId(def.query))}` };
     (paths[def.path] ??= {})[def.method.toLowerCase()] = op;

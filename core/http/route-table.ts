@@ -1,4 +1,5 @@
 import { BootError } from '../plugins/boot-error.ts';
+import type { AuthScheme } from './auth-scheme.ts';
 import type { RouteDef } from './route.ts';
 
 /** A route definition with the id of the plugin (or `kernel`) that registered it. */
@@ -53,4 +54,26 @@ export function orderRoutes(routes: readonly OwnedRoute[]): OwnedRoute[] {
   // Array.prototype.sort is stable, so equal keys keep registration order.
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return keyed.map((k) => k.r);
+}
+
+/**
+ * Widens `auth` of every organization route (`org: true`, not public, not `personOnly`) with the
+ * schemes that authenticate organization-bound credentials ({@link AuthScheme.orgCredential}, e.g.
+ * `machineToken`), so accepting them is the norm and refusing them the route's explicit choice.
+ * Applied once at boot, before the router and the OpenAPI document are built, so both agree.
+ * @param routes - the route table in registration order.
+ * @param schemes - the registered auth schemes by name.
+ * @returns a new array; routes that change get a copied definition, `routes` is not changed.
+ * @see docs/plugins.md (routes and machine tokens), docs/api/keys.md
+ */
+export function withOrgCredentials(routes: readonly OwnedRoute[], schemes: ReadonlyMap<string, AuthScheme>): OwnedRoute[] {
+  const extra = [...schemes.values()].filter((s) => s.orgCredential).map((s) => s.name);
+  if (extra.length === 0) return [...routes];
+  return routes.map((r) => {
+    const { def } = r;
+    if (!def.org || def.personOnly !== undefined || def.auth === 'public') return r;
+    const declared: readonly string[] = Array.isArray(def.auth) ? def.auth : [def.auth as string];
+    const added = extra.filter((name) => !declared.includes(name));
+    return added.length === 0 ? r : { ...r, def: { ...def, auth: [...declared, ...added] } };
+  });
 }

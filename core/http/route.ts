@@ -6,6 +6,7 @@
 
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { RouteSeal, SealVerification } from '../seals/seal-service.types.ts';
+import type { AuthScheme } from './auth-scheme.ts';
 
 /** Who is calling, as resolved by an auth scheme. */
 export interface Principal {
@@ -104,6 +105,7 @@ export interface RouteDef {
   org?: boolean;
   platformAdmin?: boolean;
   scope?: string;
+  personOnly?: string;
   body?: SchemaRef;
   query?: SchemaRef;
   params?: SchemaRef;
@@ -128,6 +130,13 @@ export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P,
   platformAdmin?: boolean;
   /** Scope expression the caller must hold in the organization. */
   scope?: string;
+  /**
+   * Why only a person may call this `org: true` route (a passkey seal, an owner's decision, session
+   * management): organization-bound credentials such as machine tokens are then not accepted here.
+   * Without it, every such scheme ({@link AuthScheme.orgCredential}) is accepted beside `auth`, and
+   * the route's `scope` decides. Published as `x-aerie-person-only`. @see docs/plugins.md
+   */
+  personOnly?: string;
   /** Schemas of the body, the query string and the path parameters (a {@link RouteSchema} or an `$id`). */
   body?: B;
   query?: Q;

@@ -15,6 +15,8 @@ const JWT_SHAPE = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
 export function machineTokenAuthScheme(tokens: MachineTokensService): AuthScheme {
   return {
     name: 'machineToken',
+    // Accepted on every organization route that is not person-only (docs/plugins.md).
+    orgCredential: true,
     async authenticate(req) {
       const header = req.headers.authorization;
       const token = typeof header === 'string' ? JWT_SHAPE.exec(header)?.[1] : undefined;

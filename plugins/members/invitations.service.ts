@@ -30,7 +30,8 @@ export interface InviteInput {
 
 /** The inviter: account, membership role and (for plain members) their grants. */
 export interface Inviter {
-  accountId: string;
+  /** Absent for a machine token (the audit event records the key as actor). */
+  accountId?: string;
   email?: string;
   /** The inviter's membership role as the request's organization context carries it (orgs' `MembershipRole`). */
   role?: string;
@@ -100,7 +101,7 @@ export class InvitationsService implements InvitationsServiceApi {
       const [created] = (await trx('members.invitations').insert({
         id: randomUUID(), orgId: org.id, email, roleId: role.roleId, roleKey: role.roleKey, reportingManagerId: input.ReportingManagerId ?? null,
         boardChairman: director ? (input.BoardChairman ?? false) : null, boardSharePercent: director ? (input.BoardSharePercent ?? null) : null,
-        status: 'pending', tokenHash: this.crypto.sha256Hex(token), expiresAt: this.expiry(now), invitedBy: inviter.accountId,
+        status: 'pending', tokenHash: this.crypto.sha256Hex(token), expiresAt: this.expiry(now), invitedBy: inviter.accountId ?? null,
         sendCount: 1, lastSentAt: now, createdAt: now, updatedAt: now,
       }).returning('*')) as InvitationRow[];
       await this.audit.append(trx, {

@@ -64,3 +64,14 @@ export const orgsExtensions = {
    */
   readiness: createExtensionPoint<(org: { id: string; ownerAccountId: string }) => Promise<boolean>>('orgs.readiness'),
 };
+
+/**
+ * The membership role a caller acts with in role rules (who may act on Admins, change roles, pass
+ * on which permissions): the member's own role, or `Member` for a credential bound to the
+ * organization without a membership (a machine token), so such a credential never gets a role's
+ * privileges beyond the scopes it holds.
+ * @see docs/api/keys.md (machine tokens on organization routes)
+ */
+export function actingRole(org: OrgContext | null): MembershipRole {
+  return (org?.member?.role as MembershipRole | undefined) ?? 'Member';
+}

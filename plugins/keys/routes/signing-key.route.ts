@@ -15,6 +15,7 @@ export function signingKeyRoutes(signingKeys: SigningKeysService): RouteDef[] {
   return [
     route({
       method: 'POST', path: '/api/org/{slug}/settings/keys/signing-key/rotate', auth: 'session', org: true, scope: SCOPE, params: slugParams,
+      personOnly: "an Owner's or Admin's decision: rotating cuts off every token the key signed, the caller's own included",
       summary: "Rotate the organization's signing key (old tokens stop verifying at once)", tags: ['keys'],
       handler: async ({ org }) => {
         const role = org.member?.role;

@@ -1,4 +1,5 @@
 import { reply, route, type OrgContext, type Principal, type RouteDef } from '../../../core/index.ts';
+import { actingRole } from '../../orgs/api.ts';
 import { DIRECTOR_ORG_TYPES, isDirectorRoleId, type PermissionsService } from '../../rbac/api.ts';
 import type { Inviter } from '../invitations.service.ts';
 import type { InvitationsService } from '../service-interfaces.ts';
@@ -21,9 +22,9 @@ export function invitationRoutes(invitations: InvitationsService, permissions: P
   // Who is inviting, cancelling or re-sending: a plain member carries their grants, since they may
   // only act on invitations to roles whose permissions they hold.
   const inviter = async (principal: Principal, org: OrgContext): Promise<Inviter> => {
-    const role = org.member?.role;
+    const role = actingRole(org);
     const grants = role === 'Member' ? await permissions.grantsOf(principal, org) : undefined;
-    return { accountId: principal.accountId!, email: principal.email, role, grants: grants === 'all' ? undefined : grants };
+    return { accountId: principal.accountId, email: principal.email, role, grants: grants === 'all' ? undefined : grants };
   };
   return [
     route({

@@ -1,4 +1,5 @@
-import { route, type RouteDef } from '../../../core/index.ts';
+import { route, type OrgContext, type RouteDef } from '../../../core/index.ts';
+import { actingRole } from '../../orgs/api.ts';
 import type { MembersService } from '../service-interfaces.ts';
 import { memberPatchBody } from '../schemas/member-patch.body.ts';
 import { memberParams } from '../schemas/member.params.ts';
@@ -13,7 +14,7 @@ import { orgParams } from '../schemas/org.params.ts';
  */
 export function memberRoutes(members: MembersService): RouteDef[] {
   const actor = (i: { principal: { accountId?: string } | null; org: { member?: { role: string } } | null }) =>
-    ({ accountId: i.principal?.accountId, role: i.org?.member?.role });
+    ({ accountId: i.principal?.accountId, role: actingRole(i.org as OrgContext | null) });
   return [
     route({
       method: 'GET', path: '/api/org/{slug}/members', auth: 'session', org: true, scope: 'org.member.list', params: orgParams, query: membersListQuery,

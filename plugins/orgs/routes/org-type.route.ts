@@ -17,6 +17,7 @@ export function orgTypeRoutes(orgs: OrganizationsService, orgType: OrgTypeServic
   return [
     route({
       method: 'POST', path: '/api/org/{slug}/upgrade-type', auth: 'session', org: true, params: slugParams, body: upgradeTypeBody,
+      personOnly: "an owner's decision: only the organization Owner changes its type (and holds the Org Master Seal)",
       summary: 'Change the organization type (issues the Org Master Seal for Corporation)', tags: ['orgs'],
       handler: async ({ org, principal, body }) => {
         if (org.member?.role !== 'Owner') throw orgsErrors.ownerOnlyTypeChange();

@@ -1,5 +1,6 @@
 import { reply, route, type RouteDef } from '../../../core/index.ts';
 import type { AssignmentsService } from '../service-interfaces.ts';
+import { actingRole } from '../../orgs/api.ts';
 import { DIRECTOR_ORG_TYPES, isDirectorRoleId } from '../presets.ts';
 import { rbacErrors } from '../errors.ts';
 import type { PermissionsService } from '../service-interfaces.ts';
@@ -30,7 +31,7 @@ export function roleMemberRoutes(assignments: AssignmentsService, permissions: P
       handler: async ({ org, params, body, principal }) => {
         const orgId = org.org.id;
         if (isDirectorRoleId(orgId, params.roleId) && !DIRECTOR_ORG_TYPES.has(org.org.type)) throw rbacErrors.directorOrgType(org.org.type);
-        const role = org.member?.role;
+        const role = actingRole(org);
         const grants = role === 'Member' ? await permissions.grantsOf(principal, org) : 'all';
         const result = await assignments.withSodAudit((trx) => assignments.assign(trx, {
           orgId, membershipId: body.ConnectedIdId, roleId: params.roleId, variables: body.Variables,

@@ -30,6 +30,7 @@ export function rearmRoutes({ key, clock, audit, db }: Deps): RouteDef[] {
   return [
     route({
       method: 'POST', path: '/api/org/{slug}/roost/rearm-ticket', auth: 'session', org: true, body: rearmTicketBody,
+      personOnly: "an owner's decision, sealed with the Owner's passkey (purpose roost.rearm)",
       summary: 'Issue a signing-box re-arm ticket (Owner, sealed)', tags: ['roost'],
       guard: (input) => guard(input, key),
       seal: {

@@ -153,10 +153,13 @@ describe('keys: machine tokens on /api/org/{slug}/* (docs/api/keys.md)', () => {
     expect((await listKeys(aerie, 'globex', after)).status).toBe(200);
   });
 
-  it('is not accepted where routes do not list it, nor off /api/org', async () => {
+  it('is refused on person-only routes and off /api/org; scope-checked elsewhere', async () => {
     const token = await tokenFor(aerie, acme, acmeKey.value);
-    expect((await aerie.request('GET', '/api/org/acme', { token })).status).toBe(401);
+    expect((await aerie.request('GET', '/api/org/acme', { token })).status).toBe(200);
     expect((await aerie.request('GET', '/api/public/v1/me', { token })).status).toBe(401);
-    expect((await aerie.request('POST', '/api/org/acme/settings/keys/api-keys', { token, body: { name: 'x' } })).status).toBe(401);
+    expect((await aerie.request('POST', '/api/org/acme/settings/keys/signing-key/rotate', { token })).status).toBe(401);
+    const create = await aerie.request('POST', '/api/org/acme/settings/keys/api-keys', { token, body: { name: 'x' } });
+    expect(create.status).toBe(403);
+    expect(create.body).toMatchObject({ error: 'PERMISSION_DENIED', required: 'org.api_key.create' });
   });
 });
