@@ -6,7 +6,7 @@ import { keysInternalRefs } from './internal-refs.ts';
 import { API_KEY_PREFIX, isUuid, type ApiKeysService } from './api-keys.service.ts';
 import { ACCESS_TOKEN_TYP, type SigningKeysService, type Verifier } from './signing-keys.service.ts';
 import { LruMap } from './lru.ts';
-import { SignJWT, compactVerify, decodeProtectedHeader } from 'jose';
+import { compactVerify, decodeProtectedHeader } from 'jose';
 import { JWS_ALG } from './signing-keys.service.ts';
 import { issuedLifetime } from './token-lifetime.ts';
 import { keysErrors } from './errors.ts';
@@ -102,7 +102,7 @@ export class MachineTokensService implements MachineTokensServiceApi {
       scope: scopes.join(' '), client_id: key.id, ...(key.appGroupId ? { app_group: key.appGroupId } : {}),
       jti: randomUUID(), iat, exp: iat + expiresIn,
     };
-    const accessToken = await new SignJWT({ ...claims }).setProtectedHeader({ alg: JWS_ALG, typ: ACCESS_TOKEN_TYP, kid: signer.kid }).sign(signer.privateKey);
+    const accessToken = signer.sign({ ...claims });
     return { accessToken, tokenType: 'Bearer', expiresIn, org: slug };
   }
 

@@ -1,7 +1,8 @@
-import { createPublicKey, generateKeyPair, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPair, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Knex } from 'knex';
-import { calculateJwkThumbprint, importPKCS8, type CryptoKey } from 'jose';
+import { calculateJwkThumbprint } from 'jose';
+import { createSigner } from 'fast-jwt';
 import { coreRefs, inject, injectable, type AerieConfig, type AuditService, type Clock, type CryptoService, type Database } from '../../core/index.ts';
 import { orgsRefs, type OrganizationsService } from '../orgs/api.ts';
 import { keysInternalRefs } from './internal-refs.ts';
@@ -36,8 +37,16 @@ export interface Signer {
   orgId: string;
   slug: string;
   issuer: string;
-  /** The private key as a WebCrypto key, imported once (jose signs with it without converting). */
-  privateKey: CryptoKey;
+  /** The private key, parsed once. */
+  privateKey: KeyObject;
+  /**
+   * Signs an access token (RFC 9068) with this key: compact JWS with the header exactly
+   * `{"alg": "RS256", "typ": "at+jwt", "kid": <kid>}` and `claims` as given (`iat` and `exp` are the
+   * caller's, in Unix seconds; nothing is added). Synchronous: `fast-jwt` over `node:crypto`, with
+   * the parsed key cached. Every verification stays on `jose` (docs/api/keys.md, "The token").
+   * @throws TokenError from fast-jwt for a claim set it refuses (e.g. a non-integer `exp`)
+   */
+  sign(claims: Record<string, unknown>): string;
 }
 
 /** An organization's active signing key. */
@@ -172,9 +181,10 @@ export class SigningKeysService implements SigningKeysServiceApi {
     const row = await this.row(kid);
     if (!row) throw new Error(`unknown signing key ${kid}`);
     const pem = this.crypto.envelope.decryptText(row.privateKeyEnc, aad(row.orgId, kid));
+    const sign = createSigner({ key: pem, algorithm: JWS_ALG, kid, header: { alg: JWS_ALG, typ: ACCESS_TOKEN_TYP } });
     const signer: Signer = {
       kid, orgId: row.orgId, slug: row.orgSlug, issuer: this.issuer(row.orgSlug),
-      privateKey: await importPKCS8(pem, JWS_ALG),
+      privateKey: createPrivateKey(pem), sign: (claims) => sign(claims),
     };
     this.signers.set(kid, signer);
     return signer;
