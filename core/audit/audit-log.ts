@@ -37,7 +37,7 @@ export class KernelAuditLog implements AuditLog {
     const visible = f.visibleTo;
     if (visible) {
       q.where((w) => {
-        w.where((s) => s.where('actorType', 'account').andWhere('actorId', visible.accountId));
+        w.where((s) => s.where('actorType', visible.actorType ?? 'account').andWhere('actorId', visible.accountId));
         for (const prefix of visible.prefixes) w.orWhere('eventType', 'like', `${prefix}%`);
       });
     }

@@ -22,7 +22,8 @@ export interface AuditSearch {
   to: Date;
   /** Exact event types; empty or absent means all. */
   eventTypes?: string[];
-  visibleTo?: { accountId: string; prefixes: string[] };
+  /** `accountId` is the actor id of own events, of type `actorType` (default `account`; `machine` for a key id). */
+  visibleTo?: { accountId: string; actorType?: string; prefixes: string[] };
   excludePrefixes?: string[];
   /** Only events strictly older than this (`occurredAt`, then `seq`). */
   before?: { occurredAt: Date; seq: number };

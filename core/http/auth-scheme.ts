@@ -8,6 +8,8 @@ export interface AuthRequest {
   ip: string;
   method: string;
   path: string;
+  /** The query string's parameters (a repeated name gives an array). */
+  query: Record<string, string | string[] | undefined>;
 }
 
 /**

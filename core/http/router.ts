@@ -105,7 +105,7 @@ export function buildRouter(deps: RouterDeps): Router {
 }
 
 function authRequest(ctx: Context): AuthRequest {
-  return { headers: ctx.headers, cookie: (name) => ctx.cookies.get(name), ip: ctx.ip, method: ctx.method, path: ctx.path };
+  return { headers: ctx.headers, cookie: (name) => ctx.cookies.get(name), ip: ctx.ip, method: ctx.method, path: ctx.path, query: ctx.query };
 }
 
 async function authenticate(names: string[], schemes: Map<string, AuthScheme>, req: AuthRequest): Promise<Principal | null> {

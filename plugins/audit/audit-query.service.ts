@@ -35,7 +35,7 @@ export class AuditQueries implements AuditQueryService {
   async page(orgId: string, v: AuditVisibility, request: AuditPageRequest): Promise<AuditEventPage> {
     const records = await this.log.search(orgId, {
       from: request.from, to: request.to, eventTypes: request.eventTypes, limit: request.limit + 1,
-      visibleTo: v.wholeOrg ? undefined : { accountId: v.self, prefixes: v.prefixes },
+      visibleTo: v.wholeOrg ? undefined : { accountId: v.self, actorType: v.selfType, prefixes: v.prefixes },
       excludePrefixes: v.owner ? [] : OWNER_ONLY_PREFIXES,
       before: request.cursor ? decodeCursor(request.cursor) : undefined,
     });

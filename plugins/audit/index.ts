@@ -26,7 +26,7 @@ export default definePlugin({
     ctx.routes(
       jwksRoute(auditQuery),
       verifyRoute(auditQuery, organizations),
-      ...queryRoutes({ auditQuery, clock, organizations, entitlements, grants: () => grants.at(-1) }),
+      ...queryRoutes({ auditQuery, clock, organizations, entitlements, grants: () => grants.at(-1), machineTokens: ctx.plugins.some((m) => m.id === 'keys') }),
       retentionRoute(auditQuery, clock, organizations, entitlements),
       deadLettersRoute(auditHealth),
     );

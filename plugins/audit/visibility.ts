@@ -1,4 +1,4 @@
-import type { GrantsProvider, OrgContext, Principal } from '../../core/index.ts';
+import { PermissionSet, type GrantsProvider, type OrgContext, type Principal } from '../../core/index.ts';
 import { auditErrors } from './errors.ts';
 
 /** Per-system grant → event-type prefix. @see docs/audit.md */
@@ -21,8 +21,13 @@ export interface AuditVisibility {
   wholeOrg: boolean;
   prefixes: string[];
   self: string;
+  /** The actor type of own events: `account`, or `machine` for a machine token (`self` is then its key id). */
+  selfType: string;
   owner: boolean;
 }
+
+/** The unconstrained list scope: a machine token holding it sees the whole organization. */
+const LIST_ALL = 'org.audit_event_log.list';
 
 /**
  * Resolves the visibility for `scope` (`mine` default, `all`): `all` is the whole organization for
@@ -37,19 +42,22 @@ export async function resolveVisibility(
   const role = org.member?.role;
   const owner = role === 'Owner';
   const self = principal.accountId ?? principal.id;
-  if (scope === 'mine') return { wholeOrg: false, prefixes: [], self, owner };
-  const ownerOrAdmin = role === 'Owner' || role === 'Admin';
-  const held = grants ? await grants(principal, org) : ownerOrAdmin ? 'all' : [];
+  const selfType = principal.accountId ? 'account' : principal.type;
+  if (scope === 'mine') return { wholeOrg: false, prefixes: [], self, selfType, owner };
+  const held = grants ? await grants(principal, org) : principal.scopes ?? (role === 'Owner' || role === 'Admin' ? 'all' : []);
+  // Members see the whole organization by role; a credential without membership (a machine token)
+  // by holding the unconstrained list scope — it has no role (docs/api/keys.md).
+  const wholeOrg = org.member ? role === 'Owner' || role === 'Admin' : held === 'all' || new PermissionSet(held).has(LIST_ALL);
   const prefixes = held === 'all' ? [] : held.map((g) => SYSTEM_GRANT.exec(g)?.[1]).filter((k): k is string => !!k && k in SYSTEM_PREFIXES).map((k) => SYSTEM_PREFIXES[k]);
-  if (!ownerOrAdmin && prefixes.length === 0) throw auditErrors.permissionDenied('org.audit_event_log.list');
+  if (!wholeOrg && prefixes.length === 0) throw auditErrors.permissionDenied(LIST_ALL);
   if (!(await hasViewAll())) throw auditErrors.upgradeRequired('feature.audit.view_all');
-  return { wholeOrg: ownerOrAdmin, prefixes: [...new Set(prefixes)], self, owner };
+  return { wholeOrg, prefixes: [...new Set(prefixes)], self, selfType, owner };
 }
 
 /** The same rule for one record already read (detail, verify). */
 export function isVisible(record: { eventType: string; actor: { type: string; id: string } }, v: AuditVisibility): boolean {
   if (!v.owner && record.eventType.startsWith('payment.')) return false;
   if (v.wholeOrg) return true;
-  if (record.actor.type === 'account' && record.actor.id === v.self) return true;
+  if (record.actor.type === v.selfType && record.actor.id === v.self) return true;
   return v.prefixes.some((p) => record.eventType.startsWith(p));
 }

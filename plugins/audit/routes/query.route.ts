@@ -17,6 +17,8 @@ export interface QueryDeps {
   organizations: OrganizationsService;
   entitlements: EntitlementsService;
   grants: () => GrantsProvider | undefined;
+  /** The keys plugin is enabled: machine tokens of the organization may query too (docs/audit.md). */
+  machineTokens?: boolean;
 }
 
 /** The query of either route: both name the organization (`orgSlug`) and the visibility (`scope`). */
@@ -24,8 +26,9 @@ type Q = SchemaType<typeof queryQuery> | SchemaType<typeof detailQuery>;
 
 /** The caller's organization named by `orgSlug` (404 when not an active member). */
 async function orgOf(deps: QueryDeps, { query, principal }: HandlerInput<unknown, Q, unknown, Principal>): Promise<OrgContext> {
+  // A member's session, or a machine token of this very organization (no membership).
   const org = await deps.organizations.resolveContext(query.orgSlug, principal);
-  if (!org?.member) throw notFound();
+  if (!org) throw notFound();
   return org;
 }
 
@@ -48,9 +51,10 @@ async function windowStart(deps: QueryDeps, orgId: string): Promise<{ start: Dat
  * @see docs/api/audit.md "Query"
  */
 export function queryRoutes(deps: QueryDeps): RouteDef[] {
+  const auth: readonly string[] = deps.machineTokens ? ['session', 'machineToken'] : ['session'];
   return [
     route({
-      method: 'GET', path: '/api/v1/admin/audit/query', auth: 'session', query: queryQuery,
+      method: 'GET', path: '/api/v1/admin/audit/query', auth, query: queryQuery,
       summary: 'Query sealed audit events of an organization', tags: ['audit'],
       handler: async (input) => {
         const org = await orgOf(deps, input);
@@ -75,7 +79,7 @@ export function queryRoutes(deps: QueryDeps): RouteDef[] {
       },
     }),
     route({
-      method: 'GET', path: '/api/v1/admin/audit/query/detail', auth: 'session', query: detailQuery,
+      method: 'GET', path: '/api/v1/admin/audit/query/detail', auth, query: detailQuery,
       summary: 'One sealed audit event with its hashes', tags: ['audit'],
       handler: async (input) => {
         const org = await orgOf(deps, input);

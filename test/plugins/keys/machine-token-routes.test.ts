@@ -30,7 +30,7 @@ describe('keys: machine tokens on every /api/org/{slug}/* route of the OpenAPI d
   let bare: string;
 
   beforeAll(async () => {
-    aerie = await startWithDirectory();
+    aerie = await startWithDirectory({ env: { AERIE_PLATFORM_ADMINS: 'owner@acme.test' } });
     acme = await signInWithOrg(aerie, 'owner@acme.test', 'acme');
     const doc: Doc = (await aerie.request('GET', '/api/openapi.json')).body;
     routes = Object.entries(doc.paths)
@@ -109,5 +109,34 @@ describe('keys: machine tokens on every /api/org/{slug}/* route of the OpenAPI d
     expect(assigned.body).toMatchObject({ error: 'PERMISSION_DENIED', required: 'org.role.delete' });
     // What the scopes do allow still works: suspending a plain member.
     expect((await aerie.request('POST', `/api/org/acme/members/${guest.id}/suspend`, { token })).status).toBe(200);
+  });
+
+  it('queries the audit log: its own events by default, the whole organization with org.audit_event_log.list (plan gate kept)', async () => {
+    const key = await createKey(aerie, acme, { scopes: ['org.role.create', 'org.audit_event_log.list'] });
+    const token = await tokenFor(aerie, acme, key.value);
+    expect((await aerie.request('POST', '/api/org/acme/roles', { token, body: { Name: 'Auditors', RoleKey: 'AUDITORS' } })).status).toBe(201);
+    expect((await aerie.request('POST', '/api/org/acme/roles', { token: acme.owner, body: { Name: 'Owners pick', RoleKey: 'OWNERS_PICK' } })).status).toBe(201);
+    await aerie.kernel.auditSealer.drain();
+    const query = (q: string, t = token) => aerie.request('GET', `/api/v1/admin/audit/query?orgSlug=acme${q}`, { token: t });
+
+    const mine = await query('');
+    expect(mine.status, JSON.stringify(mine.body)).toBe(200);
+    expect(mine.body.items.length).toBeGreaterThan(0);
+    expect(mine.body.items.every((e: { actor: unknown }) => JSON.stringify(e.actor) === JSON.stringify({ type: 'machine', id: key.id }))).toBe(true);
+    const detail = await aerie.request('GET', `/api/v1/admin/audit/query/detail?orgSlug=acme&id=${mine.body.items[0].id}`, { token });
+    expect(detail.status).toBe(200);
+    expect(detail.body.chainHash).toMatch(/^[0-9a-f]{64}$/);
+
+    expect((await query('&scope=all')).body).toMatchObject({ error: 'UPGRADE_REQUIRED' });
+    expect((await aerie.request('PUT', '/api/v1/admin/orgs/acme/plan', { token: acme.owner, body: { planKey: 'Pro' } })).status).toBe(200);
+    const all = await query('&scope=all');
+    expect(all.status).toBe(200);
+    expect(all.body.items.map((e: { actor: { type: string } }) => e.actor.type)).toContain('account');
+    const refused = await query('&scope=all', bare);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ error: 'PERMISSION_DENIED', required: 'org.audit_event_log.list' });
+    // The token names acme: another organization (or none) is not its to query.
+    expect((await aerie.request('GET', '/api/v1/admin/audit/query?orgSlug=globex', { token })).status).toBe(401);
+    expect((await aerie.request('GET', '/api/v1/admin/audit/query', { token })).status).toBe(401);
   });
 });
