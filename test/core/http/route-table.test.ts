@@ -5,7 +5,8 @@ import pino from 'pino';
 import { createHttpApp } from '../../../core/http/app.ts';
 import { buildRouter } from '../../../core/http/router.ts';
 import { route } from '../../../core/http/route.ts';
-import { orderRoutes, pathShape, type OwnedRoute } from '../../../core/http/route-table.ts';
+import { orderRoutes, pathShape, withOrgCredentials, type OwnedRoute } from '../../../core/http/route-table.ts';
+import type { AuthScheme } from '../../../core/http/auth-scheme.ts';
 import { SchemaRegistry } from '../../../core/http/schema-registry.ts';
 import { BootError } from '../../../core/plugins/boot-error.ts';
 
@@ -77,5 +78,17 @@ describe('route table', () => {
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ matched: expected });
     });
+  });
+
+  it('adds organization-credential schemes to every org route unless it is personOnly, public or not org', () => {
+    const scheme = (name: string, orgCredential?: boolean): [string, AuthScheme] => [name, { name, orgCredential, authenticate: async () => null }];
+    const schemes = new Map([scheme('session'), scheme('machineToken', true)]);
+    const def = (extra: Record<string, unknown>) => ({ pluginId: 'p', def: { method: 'GET', path: '/api/org/{slug}/x', auth: 'session', handler: () => 1, ...extra } }) as OwnedRoute;
+    const table = withOrgCredentials([
+      def({ org: true }), def({ org: true, personOnly: 'an owner decides' }), def({ org: true, auth: 'public' }), def({}),
+      def({ org: true, auth: ['session', 'machineToken'] }),
+    ], schemes);
+    expect(table.map((r) => r.def.auth)).toEqual([['session', 'machineToken'], 'session', 'public', 'session', ['session', 'machineToken']]);
+    expect(withOrgCredentials([def({ org: true })], new Map([scheme('session')]))[0].def.auth).toBe('session');
   });
 });
