@@ -7,8 +7,8 @@ export type { BootedAerie, CommandEnvironment, PluginContext, PluginDefinition, 
 export { createServiceRef, createExtensionPoint } from './refs.ts';
 export type { ServiceRef, ExtensionPointRef } from './refs.ts';
 export { coreRefs, coreExtensions } from './core-refs.ts';
-export { route } from './http/route.ts';
-export type { RouteDef, RouteDefinition, RouteSchema, SchemaRef, SchemaType, AuthSpec, HandlerInput, Principal, OrgContext, RequestInfo } from './http/route.ts';
+export { route, schemaRef } from './http/route.ts';
+export type { RouteDef, RouteDefinition, RouteSchema, SchemaRef, SchemaType, AuthSpec, HandlerInput, Principal, OrgContext, RequestInfo, ResponseSpec, ResponseContent } from './http/route.ts';
 export { reply, Reply } from './http/reply.ts';
 export type { AuthScheme, AuthRequest } from './http/auth-scheme.ts';
 export type { GrantsProvider, OrgResolver } from './http/authorizer.ts';

@@ -58,6 +58,11 @@ export interface KernelOptions extends LoadConfigOptions {
   logger?: Logger;
   /** Log where Aerie listens and where its data is, first thing (`aerie serve`). */
   banner?: boolean;
+  /**
+   * Check every 2xx JSON answer against its route's `response` schema (500 on a mismatch).
+   * Default: on when `NODE_ENV` is `test`, never otherwise. @see core/http/router.ts
+   */
+  validateResponses?: boolean;
 }
 
 /**
@@ -178,6 +183,7 @@ export class Kernel {
         routes: table, schemas, authSchemes,
         orgResolver: last(coreExtensions.orgResolver.id), grants: last(coreExtensions.grants.id),
         seals: container.isRegistered(coreRefs.seals.id, true) ? container.resolve(coreRefs.seals.id) : undefined,
+        validateResponses: options.validateResponses ?? process.env.NODE_ENV === 'test',
       });
       sealer.start();
       // Hooks run in reverse: background jobs stop taking work first, then the sealer stops (and

@@ -33,5 +33,10 @@ export interface AuthScheme {
   orgCredential?: boolean;
   /** How OpenAPI describes it (a Security Scheme Object); default: HTTP bearer. */
   openapi?: Record<string, unknown>;
+  /**
+   * Further Security Scheme Objects, by name, that must accompany this one on requests other than
+   * GET (the cookie session's CSRF header): OpenAPI lists them in the same requirement.
+   */
+  openapiOnWrites?: Record<string, Record<string, unknown>>;
   authenticate(req: AuthRequest): Promise<Principal | null>;
 }

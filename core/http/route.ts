@@ -75,6 +75,40 @@ export type RouteSchema = Exclude<JSONSchema, boolean> & { readonly $id: string 
 /** A schema given by `$id` (a JSON file in `schemas/`, typed `unknown`) or as a {@link RouteSchema}. */
 export type SchemaRef = string | RouteSchema;
 
+/** A success answer that is not a JSON value: its media type, and a schema when it is JSON under another type. */
+export interface ResponseContent {
+  readonly contentType: string;
+  readonly schema?: SchemaRef;
+  readonly description?: string;
+}
+
+/**
+ * `response` of a route: the schema of its success body (for the route's `status`, default 200), or
+ * a map from each success status to its schema, a {@link ResponseContent}, or `null` for no body
+ * (204, 304). Tests validate every 2xx JSON answer against it; OpenAPI publishes it.
+ * @example response: { 201: invitationCreated, 200: invitationResent }
+ */
+export type ResponseSpec = SchemaRef | ResponseContent | { readonly [status: number]: SchemaRef | ResponseContent | null };
+
+const sharedSchemas = new Map<string, RouteSchema>();
+
+/**
+ * A JSON Schema `$ref` to a shared component schema (one `Organization`, one `Account`, …), so
+ * response schemas reuse it instead of copying it. The kernel registers the target with the route.
+ * @example properties: { organization: schemaRef(organization) }
+ */
+export function schemaRef<const S extends RouteSchema>(schema: S): { readonly $ref: S['$id'] } {
+  const known = sharedSchemas.get(schema.$id);
+  if (known && known !== schema) throw new Error(`two shared schemas with $id ${schema.$id}`);
+  sharedSchemas.set(schema.$id, schema);
+  return { $ref: schema.$id };
+}
+
+/** The shared schema a {@link schemaRef} named, if any. */
+export function sharedSchema(id: string): RouteSchema | undefined {
+  return sharedSchemas.get(id);
+}
+
 /** `auth` of a route: `public`, one auth scheme name, or several accepted schemes. */
 export type AuthSpec = 'public' | (string & {}) | readonly string[];
 
@@ -112,6 +146,7 @@ export interface RouteDef {
   guard?: (input: HandlerInput) => void | Promise<void>;
   seal?: RouteSeal;
   status?: number;
+  response?: ResponseSpec;
   summary?: string;
   tags?: string[];
   handler: (input: HandlerInput) => unknown | Promise<unknown>;
@@ -150,6 +185,8 @@ export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P,
   seal?: RouteSeal<InputOf<A, O, B, Q, P, Path>>;
   /** Status for a plain return value. Default 200. */
   status?: number;
+  /** Schema of the success body (or one per success status); see {@link ResponseSpec}. */
+  response?: ResponseSpec;
   summary?: string;
   tags?: string[];
   handler: (input: InputOf<A, O, B, Q, P, Path>) => unknown | Promise<unknown>;
@@ -173,4 +210,24 @@ export function route<
   const Path extends string = string,
 >(def: RouteDefinition<A, O, B, Q, P, Path>): RouteDef {
   return def as unknown as RouteDef;
+}
+
+/** One success answer of a route: a JSON schema, another media type, or no body (`null`). */
+export type ResponseEntry = SchemaRef | ResponseContent | null;
+
+/**
+ * The route's success answers by status: a single `response` belongs to `status` (default 200).
+ * @returns an empty map when the route declares no `response`.
+ */
+export function responsesOf(def: Pick<RouteDef, 'response' | 'status'>): Map<number, ResponseEntry> {
+  const spec = def.response;
+  if (spec === undefined) return new Map();
+  if (typeof spec === 'string' || '$id' in spec || 'contentType' in spec) return new Map([[def.status ?? 200, spec as ResponseEntry]]);
+  return new Map(Object.entries(spec).map(([status, entry]) => [Number(status), entry as ResponseEntry]));
+}
+
+/** The JSON schema of a response entry, if it has one. */
+export function responseSchema(entry: ResponseEntry | undefined): SchemaRef | undefined {
+  if (entry === null || entry === undefined) return undefined;
+  return typeof entry === 'object' && 'contentType' in entry ? entry.schema : entry;
 }

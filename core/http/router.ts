@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import type { AuthRequest, AuthScheme } from './auth-scheme.ts';
 import type { GrantsProvider, OrgResolver } from './authorizer.ts';
-import type { HandlerInput, OrgContext, Principal, RouteDef, SchemaRef } from './route.ts';
+import { responseSchema, responsesOf, type HandlerInput, type OrgContext, type Principal, type RouteDef, type SchemaRef } from './route.ts';
 import { Reply } from './reply.ts';
 import type { SchemaRegistry } from './schema-registry.ts';
 import { aerieError, notFound, permissionDenied, stepUpRequired, unauthorized } from '../errors.ts';
@@ -23,6 +23,12 @@ export interface RouterDeps {
   grants?: GrantsProvider;
   /** `core.seals`, when a seal provider is available (routes with `seal` need it). */
   seals?: SealService;
+  /**
+   * Check every 2xx JSON answer against the route's `response` schema and answer 500 when it does
+   * not match. For tests only (the kernel turns it on when `NODE_ENV` is `test`): it proves the
+   * published schemas against real answers and costs a validation per request.
+   */
+  validateResponses?: boolean;
 }
 
 /** Converts the spec's `{param}` placeholders to koa-router's `:param`. */
@@ -62,6 +68,7 @@ export function buildRouter(deps: RouterDeps): Router {
     const validateBody = check(def.body, 'body');
     const validateQuery = check(def.query, 'query');
     const validateParams = check(def.params, 'params');
+    const checkAnswer = deps.validateResponses ? answerChecker(def, deps.schemas, pluginId) : undefined;
     const method = def.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
 
     router[method](toKoaPath(def.path), async (ctx: Context) => {
@@ -99,9 +106,43 @@ export function buildRouter(deps: RouterDeps): Router {
       const humanSeal = seal ? { credentialId: seal.credentialId, userId: seal.userId } : undefined;
       const result = await runInRequestScope({ requestId, principal, org, humanSeal }, async () => def.handler(input));
       render(ctx, result, def.status ?? 200);
+      checkAnswer?.(ctx.status, ctx.body, ctx.response.get('Content-Type'));
     });
   }
   return router;
+}
+
+/**
+ * The test-time check of a route's answers: a 2xx JSON body must match the schema `response` declares
+ * for its status. A mismatch throws (the app answers 500 and logs it) and is written to stderr, so
+ * the test that made the request fails with the reason.
+ */
+function answerChecker(def: RouteDef, schemas: SchemaRegistry, pluginId: string): (status: number, body: unknown, contentType: string) => void {
+  const where = `plugin ${pluginId}: route ${def.method} ${def.path}`;
+  const validators = new Map<number, (value: unknown) => string | null>();
+  for (const [status, entry] of responsesOf(def)) {
+    const ref = responseSchema(entry);
+    try {
+      if (ref) validators.set(status, schemas.responseValidator(schemas.use(ref)));
+    } catch (err) {
+      throw new BootError(`${where}: ${(err as Error).message}`);
+    }
+  }
+  return (status, body, contentType) => {
+    if (status < 200 || status >= 300 || body === undefined || body === null || Buffer.isBuffer(body)) return;
+    const validate = validators.get(status);
+    if (!validate) return;
+    let value: unknown = body;
+    if (typeof body === 'string') {
+      if (!/json/i.test(contentType)) return;
+      value = JSON.parse(body) as unknown;
+    }
+    const problem = validate(value);
+    if (problem === null) return;
+    const message = `${where}: the ${status} answer does not match its response schema: ${problem}`;
+    process.stderr.write(`aerie response validation: ${message}\n`);
+    throw new Error(message);
+  };
 }
 
 function authRequest(ctx: Context): AuthRequest {

@@ -59,7 +59,8 @@ export function cookieSessionAuthScheme(sessions: SessionsService, config: Aerie
   return {
     name: 'cookieSession',
     cookie: true,
-    openapi: { type: 'apiKey', in: 'cookie', name, description: 'Session cookie; writes also need the X-CSRF-Token header and an allowed Origin.' },
+    openapi: { type: 'apiKey', in: 'cookie', name, description: 'The session cookie set by sign-in on the pages Aerie serves (HttpOnly). Requests other than GET also need the `csrfToken` header and an allowed `Origin`.' },
+    openapiOnWrites: { csrfToken: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: "The session's CSRF token, required with the session cookie on every request other than GET (403 `CSRF_FAILED` otherwise)." } },
     async authenticate(req) {
       const token = req.cookie(name);
       if (!token || !SESSION_TOKEN.test(token)) return null;

@@ -11,6 +11,7 @@ const SESSION_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 export function sessionAuthScheme(sessions: SessionsService): AuthScheme {
   return {
     name: 'session',
+    openapi: { type: 'http', scheme: 'bearer', bearerFormat: 'opaque session token', description: '`Authorization: Bearer <sessionToken>`: the 43-character token a sign-in answers (email code or passkey).' },
     async authenticate(req) {
       const header = req.headers.authorization;
       const match = typeof header === 'string' ? /^Bearer (\S+)$/i.exec(header) : null;

@@ -17,6 +17,7 @@ const MAX_KEY_LENGTH = 256;
 export function apiKeyAuthScheme(apiKeys: ApiKeysService): AuthScheme {
   return {
     name: 'apiKey',
+    openapi: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An organization API key (`ah_live_…`) in `X-Api-Key`; `Authorization: Bearer ah_live_…` is accepted too.' },
     async authenticate(req) {
       const value = presentedKey(req.headers);
       if (value === undefined) return null;

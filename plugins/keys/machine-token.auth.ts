@@ -19,6 +19,7 @@ export function machineTokenAuthScheme(tokens: MachineTokensService): AuthScheme
     name: 'machineToken',
     // Accepted on every organization route that is not person-only (docs/plugins.md).
     orgCredential: true,
+    openapi: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "`Authorization: Bearer <accessToken>`: an RS256 machine token from `POST /api/m2m/token`, valid on its own organization's `/api/org/{slug}/…` routes within its scopes." },
     async authenticate(req) {
       const header = req.headers.authorization;
       const token = typeof header === 'string' ? JWT_SHAPE.exec(header)?.[1] : undefined;

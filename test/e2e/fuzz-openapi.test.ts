@@ -11,7 +11,7 @@ import { TestAerie } from '../helpers/harness.ts';
  */
 
 type Schema = { type?: string | string[]; properties?: Record<string, Schema>; required?: string[]; enum?: unknown[]; format?: string; $ref?: string; additionalProperties?: unknown; items?: Schema; anyOf?: Schema[]; oneOf?: Schema[]; minimum?: number; pattern?: string };
-type Doc = { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> }; parameters?: Array<{ name: string; in: string; schema?: Schema }>; 'x-aerie-query-schema'?: Schema; security?: unknown[]; tags?: string[] }>>; components: { schemas: Record<string, Schema> } };
+type Doc = { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: Schema }> }; parameters?: Array<{ name: string; in: string; schema?: Schema }>; security?: unknown[]; tags?: string[] }>>; components: { schemas: Record<string, Schema> } };
 
 /** A request as sent: method, path (already encoded), and either a JSON value or raw body bytes. */
 interface Probe {
@@ -78,7 +78,7 @@ describe('fuzz: every route in /api/openapi.json refuses hostile input with a 4x
     const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
     const fill = (values: Record<string, string> = {}) => path.replace(/\{(\w+)\}/g, (_m, p: string) => values[p] ?? (p === 'slug' ? 'acme' : '00000000-0000-4000-8000-000000000000'));
     const body = resolve(op.requestBody?.content['application/json']?.schema);
-    const query = resolve(op['x-aerie-query-schema']) ?? { properties: Object.fromEntries((op.parameters ?? []).filter((p) => p.in === 'query').map((p) => [p.name, p.schema ?? {}])) };
+    const query: Schema = { properties: Object.fromEntries((op.parameters ?? []).filter((p) => p.in === 'query').map((p) => [p.name, p.schema ?? {}])) };
     const base = body ? (plausible(body, 'body') as Record<string, unknown>) : undefined;
     const props = Object.keys(body?.properties ?? {});
     const stringProps = props.filter((k) => { const t = resolve(body!.properties![k])?.type; return t === 'string' || (Array.isArray(t) && t.includes('string')); });

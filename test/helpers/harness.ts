@@ -48,7 +48,7 @@ export class TestAerie {
       ...(db ? { DATABASE_URL: db.url } : {}),
       ...options.env,
     };
-    const kernelOptions: KernelOptions = { env, cwd: dataDir, overrides: options.overrides, memoryDatabase: !db, clock: options.clock };
+    const kernelOptions: KernelOptions = { env, cwd: dataDir, overrides: options.overrides, memoryDatabase: !db, clock: options.clock, validateResponses: true };
     const template = process.env.AERIE_TEST_TEMPLATE;
     if (!db && !options.plugins && template) {
       // Every plugin is enabled: start from the migrated template made by global-setup.ts.

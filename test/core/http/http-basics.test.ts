@@ -200,11 +200,12 @@ describe('HTTP basics', () => {
     it('has component schemas that all compile', () => {
       const ajv = new Ajv({ strict: false });
       addFormats(ajv);
-      const schemas = Object.entries(doc.components.schemas as Record<string, { $id?: string }>);
+      const schemas = Object.keys(doc.components.schemas as Record<string, unknown>);
       expect(schemas.length).toBeGreaterThan(1);
-      for (const [name, schema] of schemas) ajv.addSchema(schema, schema.$id ? undefined : name);
-      for (const [name, schema] of schemas) expect(ajv.getSchema(schema.$id ?? name), name).toBeTypeOf('function');
-      const validateRegistration = ajv.getSchema('accounts/registration-email.body')!;
+      ajv.addSchema({ components: doc.components }, 'openapi');
+      const compile = (name: string) => ajv.compile({ $ref: `openapi#/components/schemas/${name}` });
+      for (const name of schemas) expect(compile(name), name).toBeTypeOf('function');
+      const validateRegistration = compile('accounts.registration-email.body');
       expect(validateRegistration({ email: 'a@example.com' })).toBe(true);
       expect(validateRegistration({ email: 'a@example.com', admin: true })).toBe(false);
     });
