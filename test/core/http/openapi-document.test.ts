@@ -29,7 +29,7 @@ describe('GET /api/openapi.json', () => {
 
   it('is a valid OpenAPI 3.1 document', async () => {
     const validator = new Validator();
-    const result = await validator.validate(structuredClone(doc) as object);
+    const result = await validator.validate(structuredClone(doc) as unknown as Parameters<Validator["validate"]>[0]);
     expect(result.errors ?? [], JSON.stringify(result.errors, null, 1)?.slice(0, 2000)).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
