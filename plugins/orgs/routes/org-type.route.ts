@@ -6,6 +6,7 @@ import type { OrgType } from '../models/organization.model.ts';
 import { orgsErrors } from '../errors.ts';
 import { slugParams } from '../schemas/slug.params.ts';
 import { upgradeTypeBody } from '../schemas/upgrade-type.body.ts';
+import { masterSeal, upgradeTypeResponse } from '../schemas/responses.ts';
 
 /**
  * `POST /api/org/{slug}/upgrade-type {type, masterSeal?}` (Owner only, 403 `PERMISSION_DENIED`
@@ -18,6 +19,7 @@ export function orgTypeRoutes(orgs: OrganizationsService, orgType: OrgTypeServic
     route({
       method: 'POST', path: '/api/org/{slug}/upgrade-type', auth: 'session', org: true, params: slugParams, body: upgradeTypeBody,
       personOnly: "an owner's decision: only the organization Owner changes its type (and holds the Org Master Seal)",
+      response: upgradeTypeResponse,
       summary: 'Change the organization type (issues the Org Master Seal for Corporation)', tags: ['orgs'],
       handler: async ({ org, principal, body }) => {
         if (org.member?.role !== 'Owner') throw orgsErrors.ownerOnlyTypeChange();
@@ -27,6 +29,7 @@ export function orgTypeRoutes(orgs: OrganizationsService, orgType: OrgTypeServic
     }),
     route({
       method: 'GET', path: '/api/org/{slug}/master-seal', auth: 'session', org: true, params: slugParams,
+      response: masterSeal,
       summary: "The organization's master seal (public key)", tags: ['orgs'],
       handler: async ({ org }) => {
         const seal = await masterSeals.get(org.org.id);

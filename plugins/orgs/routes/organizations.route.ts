@@ -6,6 +6,7 @@ import { orgsErrors } from '../errors.ts';
 import { createOrgBody } from '../schemas/create-org.body.ts';
 import { setPlanBody } from '../schemas/set-plan.body.ts';
 import { slugParams } from '../schemas/slug.params.ts';
+import { memberOrganizationResponse, setPlanResponse } from '../schemas/responses.ts';
 
 /**
  * `POST /api/org/create` (201, the creator becomes the active `Owner`), `GET /api/org/{slug}`
@@ -16,6 +17,7 @@ export function organizationRoutes(orgs: OrganizationsService): RouteDef[] {
   return [
     route({
       method: 'POST', path: '/api/org/create', auth: 'session', body: createOrgBody, status: 201,
+      response: memberOrganizationResponse,
       summary: 'Create an organization', tags: ['orgs'],
       handler: async ({ body, principal }) => {
         const dto = await orgs.create(principal.accountId!, { name: body.name.trim(), slug: body.slug, type: body.type });
@@ -24,6 +26,7 @@ export function organizationRoutes(orgs: OrganizationsService): RouteDef[] {
     }),
     route({
       method: 'GET', path: '/api/org/{slug}', auth: 'session', org: true, params: slugParams,
+      response: memberOrganizationResponse,
       summary: 'An organization the caller belongs to', tags: ['orgs'],
       handler: async ({ org }) => {
         const row = await orgs.findById(org.org.id);
@@ -33,6 +36,7 @@ export function organizationRoutes(orgs: OrganizationsService): RouteDef[] {
     }),
     route({
       method: 'PUT', path: '/api/v1/admin/orgs/{slug}/plan', auth: 'session', platformAdmin: true, body: setPlanBody, params: slugParams,
+      response: setPlanResponse,
       summary: "Set an organization's plan (platform admins)", tags: ['admin'],
       handler: async ({ params, body }) => {
         const updated = await orgs.setPlan(params.slug, body.planKey);
