@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import pino from 'pino';
 import { createHttpApp } from '../../../core/http/app.ts';
 import { buildRouter } from '../../../core/http/router.ts';
-import { route, type OrgContext, type Principal, type RouteSchema } from '../../../core/http/route.ts';
+import { route, schemaRef, type OrgContext, type Principal, type RouteSchema } from '../../../core/http/route.ts';
 import { SchemaRegistry } from '../../../core/http/schema-registry.ts';
 import { buildOpenApi } from '../../../core/http/openapi.ts';
 import { BootError } from '../../../core/plugins/boot-error.ts';
@@ -80,7 +80,8 @@ describe('schemas given as objects', () => {
 
   it('appear in the OpenAPI document under their $id', () => {
     const doc = buildOpenApi([def], schemas, { version: '0', baseUrl: 'http://x' }) as { components: { schemas: Record<string, unknown> }; paths: Record<string, { post: { requestBody: unknown } }> };
-    expect(doc.components.schemas['test.note.body']).toBe(noteBody);
+    const { $id: _id, ...published } = noteBody;
+    expect(doc.components.schemas['test.note.body']).toEqual(published);
     expect(JSON.stringify(doc.paths['/api/notes'].post.requestBody)).toContain('#/components/schemas/test.note.body');
   });
 
@@ -89,5 +90,48 @@ describe('schemas given as objects', () => {
     const other = route({ method: 'PUT', path: '/api/notes', auth: 'public', body: twin, handler: () => undefined });
     expect(() => buildRouter({ routes: [{ pluginId: 'notes', def }, { pluginId: 'twin', def: other }], schemas: new SchemaRegistry(), authSchemes: new Map() }))
       .toThrow(new BootError('plugin twin: route PUT /api/notes: duplicate schema $id test/note.body'));
+  });
+});
+
+describe('response schemas, checked when the router validates answers (tests only)', () => {
+  const tag = { $id: 'test/Tag', type: 'object', required: ['name'], properties: { name: { type: 'string' } } } as const satisfies RouteSchema;
+  const noteResponse = { $id: 'test/note.response', type: 'object', additionalProperties: false, required: ['title', 'tag'], properties: { title: { type: 'string' }, tag: schemaRef(tag) } } as const satisfies RouteSchema;
+  let server: Server;
+  let base: string;
+  let answer: unknown;
+  const def = route({
+    method: 'GET', path: '/api/note', auth: 'public',
+    response: noteResponse,
+    handler: () => answer,
+  });
+
+  beforeAll(async () => {
+    server = createHttpApp(buildRouter({ routes: [{ pluginId: 'notes', def }], schemas: new SchemaRegistry(), authSchemes: new Map(), validateResponses: true }), pino({ level: 'silent' })).listen(0, '127.0.0.1');
+    await new Promise((ok) => server.once('listening', ok));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((done) => server.close(done)));
+
+  it('passes an answer that matches, with a shared schema named by schemaRef', async () => {
+    answer = { title: 'a', tag: { name: 'x' } };
+    const res = await fetch(`${base}/api/note`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(answer);
+  });
+
+  it('answers 500 for an answer that does not match (an undocumented member, a wrong shared member)', async () => {
+    for (const wrong of [{ title: 'a', tag: { name: 'x' }, extra: 1 }, { title: 'a', tag: { name: 3 } }]) {
+      answer = wrong;
+      const res = await fetch(`${base}/api/note`);
+      expect(res.status).toBe(500);
+      expect(await res.json()).toMatchObject({ error: 'INTERNAL_ERROR' });
+    }
+  });
+
+  it('publishes the answer and the shared schema it names as components', () => {
+    const doc = buildOpenApi([def], (() => { const s = new SchemaRegistry(); s.use(noteResponse); return s; })(), { version: '0', baseUrl: 'http://x' }) as any;
+    expect(doc.paths['/api/note'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/test.note.response' });
+    expect(doc.components.schemas['test.note.response'].properties.tag).toEqual({ $ref: '#/components/schemas/test.Tag' });
+    expect(doc.components.schemas['test.Tag']).toEqual({ type: 'object', required: ['name'], properties: { name: { type: 'string' } } });
   });
 });
