@@ -8,6 +8,7 @@ import { DEFAULT_TOKEN_LIFETIME_SECONDS } from '../token-lifetime.ts';
 import { createApiKeyBody } from '../schemas/create-api-key.body.ts';
 import { keyIdParams } from '../schemas/key-id.params.ts';
 import { slugParams } from '../schemas/slug.params.ts';
+import { apiKeysListResponse, apiKeyWithValueResponse } from '../schemas/responses.ts';
 
 type CreateBody = SchemaType<typeof createApiKeyBody>;
 
@@ -41,6 +42,7 @@ export function apiKeyRoutes(apiKeys: ApiKeysService, grants: () => GrantsProvid
   return [
     route({
       method: 'POST', path: '/api/org/{slug}/settings/keys/api-keys', auth: 'session', org: true, scope: 'org.api_key.create', params: slugParams,
+      response: apiKeyWithValueResponse,
       body: createApiKeyBody, status: 201, seal: longLifetimeSeal,
       summary: 'Create an API key (the value is shown once)', tags: ['keys'],
       handler: async ({ body, principal, org, seal }) => {
@@ -62,6 +64,7 @@ export function apiKeyRoutes(apiKeys: ApiKeysService, grants: () => GrantsProvid
     }),
     route({
       method: 'GET', path: '/api/org/{slug}/settings/keys/api-keys', auth: ['session', 'machineToken'], org: true, scope: 'org.api_key.list', params: slugParams,
+      response: apiKeysListResponse,
       summary: "The organization's API keys (never their values)", tags: ['keys'],
       handler: async ({ principal, org }) => {
         requireOrganizationWideKey(principal);
@@ -70,6 +73,7 @@ export function apiKeyRoutes(apiKeys: ApiKeysService, grants: () => GrantsProvid
     }),
     route({
       method: 'POST', path: '/api/org/{slug}/settings/keys/api-keys/{keyId}/rotate', auth: 'session', org: true, scope: 'org.api_key.rotate', params: keyIdParams,
+      response: apiKeyWithValueResponse,
       summary: 'Give an API key a new value (the old one stops working at once)', tags: ['keys'],
       handler: async ({ params, org }) => {
         const { key, value } = await apiKeys.rotate(org.org.id, params.keyId);
@@ -78,6 +82,7 @@ export function apiKeyRoutes(apiKeys: ApiKeysService, grants: () => GrantsProvid
     }),
     route({
       method: 'DELETE', path: '/api/org/{slug}/settings/keys/api-keys/{keyId}', auth: 'session', org: true, scope: 'org.api_key.revoke', params: keyIdParams,
+      response: { 204: null },
       summary: 'Revoke an API key and cut off the machine tokens it issued', tags: ['keys'],
       handler: async ({ params, org }) => {
         await apiKeys.revoke(org.org.id, params.keyId);

@@ -2,6 +2,7 @@ import { route, type RouteDef } from '../../../core/index.ts';
 import type { SigningKeysService } from '../service-interfaces.ts';
 import { keysErrors } from '../errors.ts';
 import { slugParams } from '../schemas/slug.params.ts';
+import { signingKeyRotateResponse } from '../schemas/responses.ts';
 
 const SCOPE = 'org.signing_key.rotate';
 
@@ -16,6 +17,7 @@ export function signingKeyRoutes(signingKeys: SigningKeysService): RouteDef[] {
     route({
       method: 'POST', path: '/api/org/{slug}/settings/keys/signing-key/rotate', auth: 'session', org: true, scope: SCOPE, params: slugParams,
       personOnly: "an Owner's or Admin's decision: rotating cuts off every token the key signed, the caller's own included",
+      response: signingKeyRotateResponse,
       summary: "Rotate the organization's signing key (old tokens stop verifying at once)", tags: ['keys'],
       handler: async ({ org }) => {
         const role = org.member?.role;

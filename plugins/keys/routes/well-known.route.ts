@@ -4,6 +4,7 @@ import type { SigningKeysService } from '../service-interfaces.ts';
 import { JWS_ALG } from '../signing-keys.service.ts';
 import { keysErrors } from '../errors.ts';
 import { slugParams } from '../schemas/slug.params.ts';
+import { jwks, openidConfigurationResponse } from '../schemas/responses.ts';
 
 /**
  * Seconds clients may cache the JWKS. Short, because a rotated key leaves the set at once and
@@ -22,6 +23,7 @@ export function wellKnownRoutes(config: AerieConfig, signingKeys: SigningKeysSer
   return [
     route({
       method: 'GET', path: '/api/public/orgs/{slug}/.well-known/jwks.json', auth: 'public', params: slugParams,
+      response: { 200: { contentType: 'application/jwk-set+json', schema: jwks }, 304: null },
       summary: "The organization's JSON Web Key Set", tags: ['keys'],
       handler: async ({ params, request }) => {
         const jwks = await signingKeys.jwks(params.slug);
@@ -35,6 +37,7 @@ export function wellKnownRoutes(config: AerieConfig, signingKeys: SigningKeysSer
     }),
     route({
       method: 'GET', path: '/api/public/orgs/{slug}/.well-known/openid-configuration', auth: 'public', params: slugParams,
+      response: openidConfigurationResponse,
       summary: "The organization's issuer metadata", tags: ['keys'],
       handler: async ({ params }) => {
         if (!(await signingKeys.jwks(params.slug))) throw keysErrors.organizationNotFound();
