@@ -6,6 +6,7 @@ import { ACTIVITY, userAgentOf, type ActivityLogService } from '../activity-log.
 import { assertSignInOrigin, sessionReply, type SessionMode } from '../session-reply.ts';
 import { registrationEmailBody } from '../schemas/registration-email.body.ts';
 import { verificationEmailBody } from '../schemas/verification-email.body.ts';
+import { registrationEmailResponse, sessionResponse } from '../schemas/responses.ts';
 
 interface Deps {
   config: AerieConfig;
@@ -29,6 +30,7 @@ export function emailSignInRoutes({ config, db, events, accounts, sessions, code
   return [
     route({
       method: 'POST', path: '/api/v1/users/registration/email', auth: 'public', body: registrationEmailBody,
+      response: { 202: registrationEmailResponse },
       summary: 'Mail a 6-digit sign-in code', tags: ['accounts'],
       handler: async ({ body, request }) => {
         const email = body.email.toLowerCase();
@@ -38,6 +40,7 @@ export function emailSignInRoutes({ config, db, events, accounts, sessions, code
     }),
     route({
       method: 'POST', path: '/api/v1/users/verification/email', auth: 'public', body: verificationEmailBody,
+      response: sessionResponse,
       summary: 'Verify the code and open a session', tags: ['accounts'],
       handler: async ({ body, request }) => {
         const email = body.email.toLowerCase();

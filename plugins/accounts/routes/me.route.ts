@@ -7,6 +7,7 @@ import { clearSessionCookie } from '../cookie-session.auth.ts';
 import { accountsErrors } from '../errors.ts';
 import { meQuery } from '../schemas/me.query.ts';
 import { profileBody } from '../schemas/profile.body.ts';
+import { accountResponse, meResponse } from '../schemas/responses.ts';
 
 interface Deps {
   config: AerieConfig;
@@ -27,6 +28,7 @@ export function meRoutes({ config, clock, accounts, sessions, cache, contributor
   return [
     route({
       method: 'GET', path: '/api/v1/users/me', auth: ['session', 'cookieSession'], query: meQuery,
+      response: meResponse,
       summary: 'The signed-in account, its organizations and credentials', tags: ['accounts'],
       handler: async ({ principal, query }) => {
         const accountId = principal.accountId!;
@@ -45,11 +47,13 @@ export function meRoutes({ config, clock, accounts, sessions, cache, contributor
     }),
     route({
       method: 'PUT', path: '/api/v1/users/me/profile', auth: 'session', body: profileBody,
+      response: accountResponse,
       summary: 'Change the display name', tags: ['accounts'],
       handler: async ({ principal, body }) => ({ account: await accounts.updateProfile(principal.accountId!, { displayName: body.displayName.trim() }) }),
     }),
     route({
       method: 'POST', path: '/api/auth/logout', auth: ['session', 'cookieSession'], summary: 'End this session', tags: ['accounts'],
+      response: { 204: null },
       handler: async ({ principal }) => {
         await sessions.revoke(principal.sessionId!);
         return reply(204, undefined, { 'set-cookie': clearSessionCookie(config) });

@@ -7,6 +7,7 @@ import { userAgentOf } from '../activity-log.service.ts';
 import { assertSignInOrigin, sessionReply, type SessionMode } from '../session-reply.ts';
 import { emptyBody } from '../schemas/empty.body.ts';
 import { passkeySigninBody } from '../schemas/passkey-signin.body.ts';
+import { optionsResponse, sessionResponse } from '../schemas/responses.ts';
 
 /**
  * Passkey sign-in (discoverable credentials):
@@ -20,11 +21,13 @@ export function passkeySignInRoutes(config: AerieConfig, signIn: PasskeySignInSe
   return [
     route({
       method: 'POST', path: '/api/passkey/signin/options', auth: 'public', body: emptyBody,
+      response: optionsResponse,
       summary: 'Options for signing in with a passkey', tags: ['passkeys'],
       handler: async () => ({ options: await signIn.options() }),
     }),
     route({
       method: 'POST', path: '/api/passkey/signin', auth: 'public', body: passkeySigninBody,
+      response: sessionResponse,
       summary: 'Sign in with a passkey', tags: ['passkeys'],
       handler: async ({ body, request }) => {
         assertSignInOrigin(config, body.session, request);

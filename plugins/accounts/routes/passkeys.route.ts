@@ -7,6 +7,7 @@ import { userAgentOf } from '../activity-log.service.ts';
 import { credentialIdParams } from '../schemas/credential-id.params.ts';
 import { emptyBody } from '../schemas/empty.body.ts';
 import { passkeyAddBody } from '../schemas/passkey-add.body.ts';
+import { optionsResponse, passkeyListResponse, passkeyResponse } from '../schemas/responses.ts';
 
 /** Bearer session (API clients) or cookie session with CSRF (Aerie's own pages). */
 export const SIGNED_IN = ['session', 'cookieSession'];
@@ -23,11 +24,13 @@ export function passkeyRoutes(registration: PasskeyRegistrationService, passkeys
   return [
     route({
       method: 'POST', path: '/api/passkey/add/options', auth: SIGNED_IN, body: emptyBody,
+      response: optionsResponse,
       summary: 'Registration options for a new passkey', tags: ['passkeys'],
       handler: async ({ principal }) => ({ options: await registration.options(principal.accountId!) }),
     }),
     route({
       method: 'POST', path: '/api/passkey/add', auth: SIGNED_IN, body: passkeyAddBody, status: 201,
+      response: passkeyResponse,
       summary: 'Register a passkey (mails a security notice)', tags: ['passkeys'],
       handler: async ({ principal, body, request }) => ({
         passkey: await registration.add(principal.accountId!, { ...body, response: asWebAuthnJson<RegistrationResponseJSON>(body.response) }, { ip: request.ip, userAgent: userAgentOf(request.headers) }),
@@ -35,11 +38,13 @@ export function passkeyRoutes(registration: PasskeyRegistrationService, passkeys
     }),
     route({
       method: 'GET', path: '/api/passkey/list', auth: SIGNED_IN,
+      response: passkeyListResponse,
       summary: "The signed-in account's passkeys", tags: ['passkeys'],
       handler: async ({ principal }) => ({ passkeys: await passkeys.list(principal.accountId!) }),
     }),
     route({
       method: 'DELETE', path: '/api/passkey/{credentialId}', auth: SIGNED_IN, params: credentialIdParams,
+      response: { 204: null },
       summary: 'Remove a passkey (mails a security notice)', tags: ['passkeys'],
       handler: async ({ principal, params, request }) => {
         await registration.remove(principal.accountId!, params.credentialId, { ip: request.ip, userAgent: userAgentOf(request.headers) });

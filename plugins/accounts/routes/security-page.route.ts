@@ -32,6 +32,7 @@ export function securityPageRoutes(): RouteDef[] {
     const body = readFileSync(file);
     return route({
       method: 'GET', path, auth: 'public', tags: ['pages'], summary: `Asset of /account/security (${type.split(';')[0]})`,
+      response: { contentType: type.split(';')[0], description: 'The file' },
       handler: () => reply(200, body, { ...PAGE_HEADERS, 'content-type': type, 'cache-control': cache }),
     });
   };
