@@ -7,6 +7,7 @@ import type { PermissionsService } from '../service-interfaces.ts';
 import { assignBody } from '../schemas/assign.body.ts';
 import { assignmentParams } from '../schemas/assignment.params.ts';
 import { roleParams } from '../schemas/role.params.ts';
+import { assignmentResponse } from '../schemas/responses.ts';
 
 
 /**
@@ -20,6 +21,7 @@ export function roleMemberRoutes(assignments: AssignmentsService, permissions: P
   return [
     route({
       method: 'POST', path: '/api/org/{slug}/roles/{roleId}/members', auth: 'session', org: true, scope: 'org.role.assign', params: roleParams, body: assignBody, status: 201,
+      response: { 201: assignmentResponse, 200: assignmentResponse },
       summary: 'Assign a role to a member (snapshots its permissions)', tags: ['roles'],
       // Appointing a director is a board change: the same seal as a director invitation, bound to the member.
       seal: {
@@ -42,6 +44,7 @@ export function roleMemberRoutes(assignments: AssignmentsService, permissions: P
     }),
     route({
       method: 'DELETE', path: '/api/org/{slug}/roles/{roleId}/members/{connectedIdRoleId}', auth: 'session', org: true, scope: 'org.role.unassign', params: assignmentParams,
+      response: { 204: null },
       summary: 'Take a role assignment away', tags: ['roles'],
       handler: async ({ org, params }) => {
         await assignments.unassign(org.org.id, params.roleId, params.connectedIdRoleId);

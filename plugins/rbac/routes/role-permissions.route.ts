@@ -4,6 +4,7 @@ import type { PermissionsService } from '../service-interfaces.ts';
 import { permissionAddBody } from '../schemas/permission-add.body.ts';
 import { roleParams } from '../schemas/role.params.ts';
 import { templateParams } from '../schemas/template.params.ts';
+import { permission } from '../schemas/responses.ts';
 
 
 /**
@@ -16,6 +17,7 @@ export function rolePermissionRoutes(roles: RolesService, permissions: Permissio
   return [
     route({
       method: 'POST', path: '/api/org/{slug}/roles/{roleId}/permissions', auth: 'session', org: true, scope: 'org.permission.create', params: roleParams, body: permissionAddBody, status: 201,
+      response: { 201: permission },
       summary: 'Add a scope expression to a role', tags: ['roles'],
       handler: async ({ org, params, body, principal }) => {
         const held = await permissions.permissionSet(principal, org);
@@ -25,6 +27,7 @@ export function rolePermissionRoutes(roles: RolesService, permissions: Permissio
     }),
     route({
       method: 'DELETE', path: '/api/org/{slug}/roles/{roleId}/permissions/{templateId}', auth: 'session', org: true, scope: 'org.permission.delete', params: templateParams,
+      response: { 204: null },
       summary: 'Remove a scope expression from a role', tags: ['roles'],
       handler: async ({ org, params }) => {
         await roles.removePermission(org.org.id, params.roleId, params.templateId);

@@ -1,6 +1,7 @@
 import { route, type RouteDef } from '../../../core/index.ts';
 import type { AssignmentsService } from '../service-interfaces.ts';
 import { orgParams } from '../schemas/org.params.ts';
+import { sodReportResponse } from '../schemas/responses.ts';
 
 /**
  * `GET /api/org/{slug}/roles/sod-report`: plain members (active or suspended) currently holding
@@ -12,6 +13,7 @@ export function sodReportRoutes(assignments: AssignmentsService): RouteDef[] {
   return [
     route({
       method: 'GET', path: '/api/org/{slug}/roles/sod-report', auth: 'session', org: true, scope: 'org.sod_report.read', params: orgParams,
+      response: sodReportResponse,
       summary: 'Separation-of-duties report', tags: ['roles'],
       handler: async ({ org }) => {
         const findings = await assignments.sodFindings(org.org.id);
