@@ -73,7 +73,8 @@ function successResponse(status: number, entry: ResponseEntry | undefined): Json
   const schema = responseSchema(entry);
   const contentType = entry && typeof entry === 'object' && 'contentType' in entry ? entry.contentType : 'application/json';
   if (!schema && !entry) return { description };
-  return { description, content: { [contentType]: schema ? { schema: ref(schemaId(schema)) } : {} } };
+  const media: JsonObject = schema ? { schema: ref(schemaId(schema)) } : contentType.startsWith('text/') ? { schema: { type: 'string' } } : {};
+  return { description, content: { [contentType]: media } };
 }
 
 function operationId(def: RouteDef, taken: Set<string>): string {
