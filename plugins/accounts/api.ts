@@ -35,3 +35,6 @@ export type MeContributor = (accountId: string) => Promise<Record<string, unknow
 export const accountsExtensions = {
   me: createExtensionPoint<MeContributor>('accounts.me'),
 };
+
+/** Shared response schema other plugins reference (`schemaRef`): an account as answered to its owner. */
+export { account as accountSchema } from './schemas/responses.ts';

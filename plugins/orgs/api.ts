@@ -75,3 +75,6 @@ export const orgsExtensions = {
 export function actingRole(org: OrgContext | null): MembershipRole {
   return (org?.member?.role as MembershipRole | undefined) ?? 'Member';
 }
+
+/** Shared response schema other plugins reference (`schemaRef`): an organization. */
+export { organization as organizationSchema } from './schemas/responses.ts';

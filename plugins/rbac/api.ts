@@ -20,3 +20,6 @@ export const rbacRefs = {
   /** "Does this principal hold scope X here?" — fresh grants per call. */
   permissions: createServiceRef<PermissionsService>('rbac.permissions'),
 };
+
+/** Shared response schemas other plugins reference (`schemaRef`): a role assignment, membership types. */
+export { assignment as assignmentSchema, membershipTypeSchema } from './schemas/responses.ts';

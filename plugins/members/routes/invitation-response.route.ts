@@ -2,6 +2,7 @@ import { reply, route, type RouteDef } from '../../../core/index.ts';
 import type { InvitationResponseService } from '../invitation-response.service.ts';
 import { registerBody } from '../schemas/register.body.ts';
 import { tokenBody } from '../schemas/token.body.ts';
+import { acceptedRegisteredResponse, acceptedResponse, declinedResponse } from '../schemas/responses.ts';
 
 /**
  * Invitee side: `POST /api/org/invitation/accept` (session whose email is the invitation's),
@@ -13,16 +14,19 @@ export function invitationResponseRoutes(responses: InvitationResponseService): 
   return [
     route({
       method: 'POST', path: '/api/org/invitation/accept', auth: 'session', body: tokenBody,
+      response: acceptedResponse,
       summary: 'Accept an invitation', tags: ['members'],
       handler: async ({ body, principal }) => responses.accept(body.Token, principal),
     }),
     route({
       method: 'POST', path: '/api/org/invitation/decline', auth: 'public', body: tokenBody,
+      response: declinedResponse,
       summary: 'Decline an invitation', tags: ['members'],
       handler: async ({ body }) => responses.decline(body.Token),
     }),
     route({
       method: 'POST', path: '/api/org/invitation/accept-with-register', auth: 'public', body: registerBody, status: 201,
+      response: { 201: acceptedRegisteredResponse },
       summary: 'Register the invited address and accept', tags: ['members'],
       handler: async ({ body, request }) => {
         const ua = request.headers['user-agent'];

@@ -8,6 +8,7 @@ import { invitationsListQuery } from '../schemas/invitations-list.query.ts';
 import { inviteBody } from '../schemas/invite.body.ts';
 import { orgParams } from '../schemas/org.params.ts';
 import { resendBody } from '../schemas/resend.body.ts';
+import { invitation, invitationsListResponse } from '../schemas/responses.ts';
 
 /** Seal purpose of director invitations. @see docs/api/members.md */
 export const DIRECTOR_SEAL_PURPOSE = 'board.member.change';
@@ -29,6 +30,7 @@ export function invitationRoutes(invitations: InvitationsService, permissions: P
   return [
     route({
       method: 'POST', path: '/api/org/{slug}/members/invite', auth: 'session', org: true, scope: 'org.member.invite', params: orgParams, body: inviteBody, status: 201,
+      response: { 201: invitation },
       summary: 'Invite someone by email with a proposed role', tags: ['members'],
       seal: {
         purpose: DIRECTOR_SEAL_PURPOSE,
@@ -42,11 +44,13 @@ export function invitationRoutes(invitations: InvitationsService, permissions: P
     }),
     route({
       method: 'POST', path: '/api/org/{slug}/members/invite/resend', auth: 'session', org: true, scope: 'org.member.invite', params: orgParams, body: resendBody,
+      response: invitation,
       summary: 'Re-send an invitation with a new token', tags: ['members'],
       handler: async ({ org, body, principal }) => invitations.resend(org.org, await inviter(principal, org), body),
     }),
     route({
       method: 'DELETE', path: '/api/org/{slug}/members/invite/{invitationId}', auth: 'session', org: true, scope: 'org.member.invite', params: invitationParams,
+      response: { 204: null },
       summary: 'Cancel an invitation', tags: ['members'],
       handler: async ({ org, params, principal }) => {
         await invitations.cancel(org.org.id, await inviter(principal, org), params.invitationId);
@@ -54,6 +58,7 @@ export function invitationRoutes(invitations: InvitationsService, permissions: P
     }),
     route({
       method: 'GET', path: '/api/org/{slug}/members/invitations', auth: 'session', org: true, scope: 'org.member.list', params: orgParams, query: invitationsListQuery,
+      response: invitationsListResponse,
       summary: "The organization's invitations", tags: ['members'],
       handler: async ({ org, query }) => ({ Invitations: await invitations.list(org.org.id, query.status) }),
     }),

@@ -5,6 +5,7 @@ import { memberPatchBody } from '../schemas/member-patch.body.ts';
 import { memberParams } from '../schemas/member.params.ts';
 import { membersListQuery } from '../schemas/members-list.query.ts';
 import { orgParams } from '../schemas/org.params.ts';
+import { member, membersListResponse } from '../schemas/responses.ts';
 
 
 /**
@@ -18,26 +19,31 @@ export function memberRoutes(members: MembersService): RouteDef[] {
   return [
     route({
       method: 'GET', path: '/api/org/{slug}/members', auth: 'session', org: true, scope: 'org.member.list', params: orgParams, query: membersListQuery,
+      response: membersListResponse,
       summary: "The organization's members", tags: ['members'],
       handler: async ({ org, query }) => ({ Members: await members.list(org.org.id, query.status) }),
     }),
     route({
       method: 'PATCH', path: '/api/org/{slug}/members/{connectedIdId}', auth: 'session', org: true, scope: 'org.member.update', params: memberParams, body: memberPatchBody,
+      response: member,
       summary: 'Edit a member', tags: ['members'],
       handler: async (i) => members.update(i.org.org.id, i.params.connectedIdId, i.body, actor(i)),
     }),
     route({
       method: 'POST', path: '/api/org/{slug}/members/{connectedIdId}/suspend', auth: 'session', org: true, scope: 'org.member.suspend', params: memberParams,
+      response: member,
       summary: 'Suspend a member', tags: ['members'],
       handler: async (i) => members.suspend(i.org.org.id, i.params.connectedIdId, actor(i)),
     }),
     route({
       method: 'POST', path: '/api/org/{slug}/members/{connectedIdId}/revoke', auth: 'session', org: true, scope: 'org.member.revoke', params: memberParams,
+      response: member,
       summary: 'Revoke a member', tags: ['members'],
       handler: async (i) => members.revoke(i.org.org.id, i.params.connectedIdId, actor(i)),
     }),
     route({
       method: 'DELETE', path: '/api/org/{slug}/members/{connectedIdId}', auth: 'session', org: true, scope: 'org.member.delete', params: memberParams,
+      response: { 204: null },
       summary: 'Delete a membership', tags: ['members'],
       handler: async (i) => {
         await members.remove(i.org.org.id, i.params.connectedIdId, actor(i));

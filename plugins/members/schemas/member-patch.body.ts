@@ -9,9 +9,9 @@ export const memberPatchBody = {
   properties: {
     Role: { enum: ['Admin', 'Member'] },
     Status: { const: 'active' },
-    ReportingManagerId: { type: 'string', format: 'uuid', nullable: true },
-    Title: { type: 'string', maxLength: 100, nullable: true, format: 'display-name' },
+    ReportingManagerId: { type: ['string', 'null'], format: 'uuid' },
+    Title: { type: ['string', 'null'], maxLength: 100, format: 'display-name' },
     BoardChairman: { type: 'boolean' },
-    BoardSharePercent: { type: 'number', minimum: 0, maximum: 100, multipleOf: 0.0001, nullable: true },
+    BoardSharePercent: { type: ['number', 'null'], minimum: 0, maximum: 100, multipleOf: 0.0001 },
   },
 } as const satisfies RouteSchema;
