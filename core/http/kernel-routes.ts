@@ -2,6 +2,7 @@ import type { Database } from '../db/database.ts';
 import type { AuditHealthService } from '../audit/audit-health.ts';
 import { AerieError } from '../errors.ts';
 import { route, type RouteDef } from './route.ts';
+import { healthzResponse, readyzResponse } from './kernel-schemas.ts';
 
 /**
  * The kernel's own routes: `GET /healthz` (the process is up) and `GET /readyz` (the database
@@ -12,9 +13,14 @@ import { route, type RouteDef } from './route.ts';
  */
 export function kernelRoutes(db: Database, auditHealth: () => AuditHealthService): RouteDef[] {
   return [
-    route({ method: 'GET', path: '/healthz', auth: 'public', summary: 'Process is up', tags: ['kernel'], handler: () => ({ status: 'ok' }) }),
+    route({
+      method: 'GET', path: '/healthz', auth: 'public', summary: 'Process is up', tags: ['kernel'],
+      response: healthzResponse,
+      handler: () => ({ status: 'ok' }),
+    }),
     route({
       method: 'GET', path: '/readyz', auth: 'public', summary: 'Database reachable and migrations applied', tags: ['kernel'],
+      response: readyzResponse,
       handler: async () => {
         try {
           await db.ping();
