@@ -1,6 +1,7 @@
 import { reply, route, type AuditService, type Clock, type Database, type RouteDef } from '../../../core/index.ts';
 import { auditErrors } from '../errors.ts';
 import { ingestBody } from '../schemas/ingest.body.ts';
+import { ingestResponse } from '../schemas/responses.ts';
 
 /** Event-type prefixes only the platform itself writes. */
 export const RESERVED_PREFIXES = ['seal.', 'auth.'];
@@ -22,6 +23,7 @@ const MAX_AGE_MS = 90 * 86_400_000;
 export function ingestRoute(db: Database, audit: AuditService, clock: Clock): RouteDef {
   return route({
     method: 'POST', path: '/api/public/v1/audit/events', auth: 'apiKey', body: ingestBody,
+    response: { 202: ingestResponse },
     summary: 'Ingest a batch of application audit events (up to 1,000)', tags: ['audit'],
     handler: async ({ body, principal }) => {
       const orgId = principal.orgId!;

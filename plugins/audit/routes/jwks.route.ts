@@ -1,5 +1,6 @@
 import { reply, route, type RouteDef } from '../../../core/index.ts';
 import type { AuditQueryService } from '../api.ts';
+import { auditJwksResponse } from '../schemas/responses.ts';
 
 /**
  * `GET /api/public/audit/.well-known/jwks.json` (public): the platform audit JWKS that verifies
@@ -9,6 +10,7 @@ import type { AuditQueryService } from '../api.ts';
 export function jwksRoute(auditQuery: AuditQueryService): RouteDef {
   return route({
     method: 'GET', path: '/api/public/audit/.well-known/jwks.json', auth: 'public', summary: 'Platform audit JWKS (checkpoint keys)', tags: ['audit'],
+    response: auditJwksResponse,
     handler: async () => reply(200, await auditQuery.jwks(), { 'cache-control': 'public, max-age=300' }),
   });
 }

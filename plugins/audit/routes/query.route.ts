@@ -6,6 +6,7 @@ import { auditErrors } from '../errors.ts';
 import { isVisible, resolveVisibility, type AuditVisibility } from '../visibility.ts';
 import { detailQuery } from '../schemas/detail.query.ts';
 import { queryQuery } from '../schemas/query.query.ts';
+import { detailResponse, queryResponse } from '../schemas/responses.ts';
 
 /** Longest span of one query, in days. @see docs/audit.md */
 export const MAX_SPAN_DAYS = 90;
@@ -55,6 +56,8 @@ export function queryRoutes(deps: QueryDeps): RouteDef[] {
   return [
     route({
       method: 'GET', path: '/api/v1/admin/audit/query', auth, query: queryQuery,
+      method: 'GET', path: '/api/v1/admin/audit/query', auth: 'session', query: queryQuery,
+      response: queryResponse,
       summary: 'Query sealed audit events of an organization', tags: ['audit'],
       handler: async (input) => {
         const org = await orgOf(deps, input);
@@ -80,6 +83,8 @@ export function queryRoutes(deps: QueryDeps): RouteDef[] {
     }),
     route({
       method: 'GET', path: '/api/v1/admin/audit/query/detail', auth, query: detailQuery,
+      method: 'GET', path: '/api/v1/admin/audit/query/detail', auth: 'session', query: detailQuery,
+      response: detailResponse,
       summary: 'One sealed audit event with its hashes', tags: ['audit'],
       handler: async (input) => {
         const org = await orgOf(deps, input);

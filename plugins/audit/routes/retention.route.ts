@@ -3,6 +3,7 @@ import type { EntitlementsService, OrganizationsService } from '../../orgs/api.t
 import type { AuditQueryService } from '../api.ts';
 import { retentionSchedule } from '../retention-schedule.ts';
 import { orgQuery } from '../schemas/org.query.ts';
+import { retentionResponse } from '../schemas/responses.ts';
 
 /**
  * `GET /api/v1/admin/audit/retention?orgSlug=` (session, any active member; 404 otherwise):
@@ -12,6 +13,7 @@ import { orgQuery } from '../schemas/org.query.ts';
 export function retentionRoute(auditQuery: AuditQueryService, clock: Clock, organizations: OrganizationsService, entitlements: EntitlementsService): RouteDef {
   return route({
     method: 'GET', path: '/api/v1/admin/audit/retention', auth: 'session', query: orgQuery,
+    response: retentionResponse,
     summary: "The organization's audit retention window", tags: ['audit'],
     handler: async ({ query, principal }) => {
       const org = await organizations.resolveContext(query.orgSlug, principal);

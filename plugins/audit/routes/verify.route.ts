@@ -2,6 +2,7 @@ import { notFound, route, type RouteDef } from '../../../core/index.ts';
 import type { OrganizationsService } from '../../orgs/api.ts';
 import type { AuditQueryService } from '../api.ts';
 import { logIdParams } from '../schemas/log-id.params.ts';
+import { verifyResponse } from '../schemas/responses.ts';
 
 /**
  * `GET /api/v1/admin/audit/verify/{logId}` (session): Owner/Admin of the record's organization
@@ -12,6 +13,7 @@ import { logIdParams } from '../schemas/log-id.params.ts';
 export function verifyRoute(auditQuery: AuditQueryService, organizations: OrganizationsService): RouteDef {
   return route({
     method: 'GET', path: '/api/v1/admin/audit/verify/{logId}', auth: 'session', params: logIdParams,
+    response: verifyResponse,
     summary: 'Verify one sealed audit record (hashes, link, checkpoint)', tags: ['audit'],
     handler: async ({ params, principal }) => {
       const record = await auditQuery.record(params.logId);

@@ -1,0 +1,150 @@
+import { deadLetterSchema, schemaRef, type RouteSchema } from '../../../core/index.ts';
+
+const dateTime = { type: 'string', format: 'date-time' } as const;
+const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;
+const nullableString = { type: ['string', 'null'] } as const;
+const actor = { type: 'object', additionalProperties: false, required: ['type', 'id'], properties: { type: { type: 'string' }, id: { type: 'string' } } } as const;
+
+/** Shared schema `audit/AuditEvent`: a sealed audit event (no hashes). @see docs/audit.md */
+export const auditEvent = {
+  $id: 'audit/AuditEvent',
+  type: 'object',
+  required: ['id', 'seq', 'eventType', 'occurredAt', 'actor', 'appGroupId', 'businessData', 'sealedAt'],
+  properties: {
+    id: { type: 'string' },
+    seq: { type: 'integer' },
+    eventType: { type: 'string' },
+    occurredAt: dateTime,
+    actor,
+    appGroupId: nullableString,
+    businessData: { type: 'object' },
+    sealedAt: dateTime,
+  },
+} as const satisfies RouteSchema;
+
+/** `audit/query.response`: a page of events, newest first, and the window it covers. */
+export const queryResponse = {
+  $id: 'audit/query.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['items', 'nextCursor', 'window'],
+  properties: {
+    items: { type: 'array', items: schemaRef(auditEvent) },
+    nextCursor: nullableString,
+    window: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['from', 'to', 'windowStartUtc', 'retentionDays', 'clipped'],
+      properties: { from: dateTime, to: dateTime, windowStartUtc: nullableDateTime, retentionDays: { type: ['integer', 'null'] }, clipped: { type: 'boolean' } },
+    },
+  },
+} as const satisfies RouteSchema;
+
+/** `audit/detail.response`: one event with its hashes. */
+export const detailResponse = {
+  $id: 'audit/detail.response',
+  allOf: [schemaRef(auditEvent), {
+    type: 'object',
+    required: ['payloadHash', 'prevHash', 'chainHash'],
+    properties: { payloadHash: { type: 'string' }, prevHash: { type: 'string' }, chainHash: { type: 'string' } },
+  }],
+} as const satisfies RouteSchema;
+
+/** `audit/dead-letters.response`: a page of dead letters, oldest first. */
+export const deadLettersResponse = {
+  $id: 'audit/dead-letters.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['items', 'nextCursor'],
+  properties: { items: { type: 'array', items: schemaRef(deadLetterSchema) }, nextCursor: nullableString },
+} as const satisfies RouteSchema;
+
+/** `audit/ingest.response` (202): how many events were accepted and their ids, in request order. */
+export const ingestResponse = {
+  $id: 'audit/ingest.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['accepted', 'ids'],
+  properties: { accepted: { type: 'integer' }, ids: { type: 'array', items: { type: 'string' } } },
+} as const satisfies RouteSchema;
+
+/** `audit/jwks.response`: the platform audit JWKS (checkpoint keys, retired ones included). */
+export const auditJwksResponse = {
+  $id: 'audit/jwks.response',
+  type: 'object',
+  required: ['keys'],
+  properties: { keys: { type: 'array', items: { type: 'object', required: ['kty'], properties: { kty: { type: 'string' }, kid: { type: 'string' }, alg: { type: 'string' }, use: { type: 'string' } } } } },
+} as const satisfies RouteSchema;
+
+/** `audit/retention.response`: the retention window and purge schedule. */
+export const retentionResponse = {
+  $id: 'audit/retention.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['planKey', 'retentionDays', 'unlimited', 'windowStartUtc', 'isContractOverride', 'graceDays', 'noticeCount', 'noticeCountPolicy', 'noticeIntervalDays', 'firstNoticeAt', 'finalNoticeAt', 'purgeScheduledAt', 'purgeUnlocked'],
+  properties: {
+    planKey: { type: 'string' },
+    retentionDays: { type: ['integer', 'null'] },
+    unlimited: { type: 'boolean' },
+    windowStartUtc: nullableDateTime,
+    isContractOverride: { type: 'boolean' },
+    graceDays: { type: 'integer' },
+    noticeCount: { type: 'integer' },
+    noticeCountPolicy: { const: 'fixed' },
+    noticeIntervalDays: { type: 'integer' },
+    firstNoticeAt: nullableDateTime,
+    finalNoticeAt: nullableDateTime,
+    purgeScheduledAt: nullableDateTime,
+    purgeUnlocked: { type: 'boolean' },
+  },
+} as const satisfies RouteSchema;
+
+const hashCheck = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['ok', 'stored', 'recomputed'],
+  properties: { ok: { type: 'boolean' }, stored: { type: 'string' }, recomputed: nullableString },
+} as const;
+
+/** `audit/verify.response`: one stored record verified (hashes, link, nearest checkpoint). */
+export const verifyResponse = {
+  $id: 'audit/verify.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['logId', 'orgId', 'seq', 'eventType', 'sealedAt', 'ok', 'payloadHash', 'chainHash', 'link', 'checkpoint'],
+  properties: {
+    logId: { type: 'string' },
+    orgId: { type: 'string' },
+    seq: { type: 'integer' },
+    eventType: { type: 'string' },
+    sealedAt: dateTime,
+    ok: { type: 'boolean' },
+    payloadHash: hashCheck,
+    chainHash: hashCheck,
+    link: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['ok', 'previousSeq', 'expected', 'stored'],
+      properties: { ok: { type: 'boolean' }, previousSeq: { type: ['integer', 'null'] }, expected: nullableString, stored: { type: 'string' } },
+    },
+    checkpoint: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['status', 'detail'],
+      properties: {
+        status: { enum: ['matched', 'mismatch', 'chain_broken', 'signature_invalid', 'pending'] },
+        seq: { type: 'integer' },
+        kid: { type: 'string' },
+        signedAt: dateTime,
+        recordsChecked: { type: 'integer' },
+        firstBroken: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['seq', 'id', 'reason', 'detail'],
+          properties: { seq: { type: 'integer' }, id: { type: 'string' }, reason: { type: 'string' }, detail: { type: 'string' } },
+        },
+        detail: { type: 'string' },
+      },
+    },
+  },
+} as const satisfies RouteSchema;
