@@ -2,6 +2,7 @@ import { route, type RouteDef } from '../../../core/index.ts';
 import type { ApiKeyPrincipal, ApiKeysService, SigningKeysService } from '../../keys/api.ts';
 import type { OrganizationDirectory } from '../organization-directory.ts';
 import { publicApiErrors } from '../errors.ts';
+import { meResponse } from '../schemas/responses.ts';
 
 /**
  * `GET /api/public/v1/me`: the organization behind the key (`{id, name, slug, ready}`), its issuer
@@ -12,6 +13,7 @@ export function meRoutes(directory: OrganizationDirectory, apiKeys: ApiKeysServi
   return [
     route({
       method: 'GET', path: '/api/public/v1/me', auth: 'apiKey',
+      response: meResponse,
       summary: 'The organization and key behind the API key', tags: ['public-v1'],
       handler: async ({ principal }) => {
         const p = principal as ApiKeyPrincipal;
