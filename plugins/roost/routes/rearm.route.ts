@@ -4,6 +4,7 @@ import { BOX_ID_PATTERN, NONCE_PATTERN } from '../../../appliance/ticket-format.
 import type { RearmKey } from '../rearm-key.ts';
 import { roostErrors } from '../errors.ts';
 import { rearmTicketBody } from '../schemas/rearm-ticket.body.ts';
+import { rearmPublicKeyResponse, rearmTicketResponse } from '../schemas/responses.ts';
 
 interface Deps {
   key: RearmKey | null;
@@ -31,6 +32,7 @@ export function rearmRoutes({ key, clock, audit, db }: Deps): RouteDef[] {
     route({
       method: 'POST', path: '/api/org/{slug}/roost/rearm-ticket', auth: 'session', org: true, body: rearmTicketBody,
       personOnly: "an owner's decision, sealed with the Owner's passkey (purpose roost.rearm)",
+      response: rearmTicketResponse,
       summary: 'Issue a signing-box re-arm ticket (Owner, sealed)', tags: ['roost'],
       guard: (input) => guard(input, key),
       seal: {
@@ -54,6 +56,7 @@ export function rearmRoutes({ key, clock, audit, db }: Deps): RouteDef[] {
     }),
     route({
       method: 'GET', path: '/api/roost/rearm-public-key', auth: 'public', summary: 'The re-arm public key boxes pin', tags: ['roost'],
+      response: rearmPublicKeyResponse,
       handler: () => {
         if (!key) throw roostErrors.disabled();
         return key.publicDocument;

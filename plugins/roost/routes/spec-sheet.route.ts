@@ -9,6 +9,7 @@ import { renderSpecSheet } from '../spec-sheet.pdf.ts';
 export function specSheetRoute(key: RearmKey | null, baseUrl: string, clock: Clock): RouteDef {
   return route({
     method: 'GET', path: '/api/roost/spec-sheet', auth: 'session', summary: 'Signing box spec sheet (PDF)', tags: ['roost'],
+    response: { contentType: 'application/pdf', description: 'The spec sheet (attachment)' },
     handler: async () =>
       reply(200, await renderSpecSheet(key?.publicDocument ?? null, baseUrl, clock.now()), {
         'content-type': 'application/pdf',
