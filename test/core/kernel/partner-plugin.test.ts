@@ -91,7 +91,8 @@ describe('a partner plugin loaded from AERIE_PLUGIN_PATHS', () => {
     expect(path.get.security).toEqual([{ session: [] }]);
     const ref = path.post.requestBody.content['application/json'].schema.$ref as string;
     expect(ref).toBe('#/components/schemas/hello-partner.greeting.body');
-    expect(res.body.components.schemas['hello-partner.greeting.body']).toMatchObject({ $id: 'hello-partner/greeting.body', required: ['message'] });
+    expect(res.body.components.schemas['hello-partner.greeting.body']).toMatchObject({ type: 'object', required: ['message'] });
+    expect(path.get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/hello-partner.greetings.response' });
   });
 });
 
