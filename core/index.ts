@@ -9,6 +9,7 @@ export type { ServiceRef, ExtensionPointRef } from './refs.ts';
 export { coreRefs, coreExtensions } from './core-refs.ts';
 export { route, schemaRef } from './http/route.ts';
 export { deadLetterSchema } from './http/kernel-schemas.ts';
+export { ACTOR, DATE_TIME, NULLABLE_DATE_TIME, NULLABLE_STRING } from './http/schema-parts.ts';
 export type { RouteDef, RouteDefinition, RouteSchema, SchemaRef, SchemaType, AuthSpec, HandlerInput, Principal, OrgContext, RequestInfo, ResponseSpec, ResponseContent } from './http/route.ts';
 export { reply, Reply } from './http/reply.ts';
 export type { AuthScheme, AuthRequest } from './http/auth-scheme.ts';

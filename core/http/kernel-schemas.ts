@@ -1,7 +1,5 @@
 import { schemaRef, type RouteSchema } from './route.ts';
-
-const dateTime = { type: 'string', format: 'date-time' } as const;
-const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;
+import { ACTOR, DATE_TIME, NULLABLE_DATE_TIME, NULLABLE_STRING } from './schema-parts.ts';
 
 /** `kernel/healthz.response`: the process is up. @see docs/audit.md "Health and dead letters" */
 export const healthzResponse = {
@@ -20,7 +18,7 @@ export const auditHealthSchema = {
   required: ['sealerLagSeconds', 'oldestUnsealedAt', 'deadLetters', 'sealer'],
   properties: {
     sealerLagSeconds: { type: 'number', minimum: 0 },
-    oldestUnsealedAt: nullableDateTime,
+    oldestUnsealedAt: NULLABLE_DATE_TIME,
     deadLetters: { type: 'integer', minimum: 0 },
     sealer: {
       type: 'object',
@@ -29,9 +27,9 @@ export const auditHealthSchema = {
       properties: {
         state: { enum: ['ok', 'failing'] },
         consecutiveFailures: { type: 'integer', minimum: 0 },
-        lastError: { type: ['string', 'null'] },
-        lastFailureAt: nullableDateTime,
-        lastSuccessAt: nullableDateTime,
+        lastError: NULLABLE_STRING,
+        lastFailureAt: NULLABLE_DATE_TIME,
+        lastSuccessAt: NULLABLE_DATE_TIME,
       },
     },
   },
@@ -57,13 +55,13 @@ export const deadLetterSchema = {
     id: { type: 'string' },
     orgId: { type: 'string' },
     eventType: { type: 'string' },
-    occurredAt: dateTime,
-    actor: { type: 'object', additionalProperties: false, required: ['type', 'id'], properties: { type: { type: 'string' }, id: { type: 'string' } } },
-    appGroupId: { type: ['string', 'null'] },
+    occurredAt: DATE_TIME,
+    actor: ACTOR,
+    appGroupId: NULLABLE_STRING,
     businessDataJson: { type: 'string', description: 'The stored businessData as JSON text, cut at 65,536 characters.' },
     businessDataTruncated: { type: 'boolean' },
-    enqueuedAt: dateTime,
+    enqueuedAt: DATE_TIME,
     reason: { type: 'string' },
-    deadAt: dateTime,
+    deadAt: DATE_TIME,
   },
 } as const satisfies RouteSchema;

@@ -1,7 +1,4 @@
-import { schemaRef, type RouteSchema } from '../../../core/index.ts';
-
-const dateTime = { type: 'string', format: 'date-time' } as const;
-const nullableString = { type: ['string', 'null'] } as const;
+import { DATE_TIME, NULLABLE_DATE_TIME, NULLABLE_STRING, schemaRef, type RouteSchema } from '../../../core/index.ts';
 
 /** Shared schema `accounts/Account`: an account as it is answered to its owner. @see docs/api/accounts.md */
 export const account = {
@@ -12,10 +9,10 @@ export const account = {
   properties: {
     id: { type: 'string', format: 'uuid' },
     email: { type: 'string', format: 'email' },
-    displayName: nullableString,
+    displayName: NULLABLE_STRING,
     emailVerified: { type: 'boolean' },
     platformAdmin: { type: 'boolean' },
-    createdAt: dateTime,
+    createdAt: DATE_TIME,
   },
 } as const satisfies RouteSchema;
 
@@ -27,15 +24,15 @@ export const passkey = {
   required: ['credentialId', 'name', 'keyFingerprint', 'publicKey', 'transports', 'deviceType', 'backedUp', 'personalSeal', 'createdAt', 'lastUsedAt'],
   properties: {
     credentialId: { type: 'string' },
-    name: nullableString,
+    name: NULLABLE_STRING,
     keyFingerprint: { type: 'string', description: 'First 16 hex characters of SHA-256 over the COSE public key.' },
     publicKey: { type: 'string', description: 'COSE_Key bytes, base64url.' },
     transports: { type: 'array', items: { type: 'string' } },
-    deviceType: nullableString,
+    deviceType: NULLABLE_STRING,
     backedUp: { type: 'boolean' },
     personalSeal: { type: 'boolean' },
-    createdAt: dateTime,
-    lastUsedAt: { type: ['string', 'null'], format: 'date-time' },
+    createdAt: DATE_TIME,
+    lastUsedAt: NULLABLE_DATE_TIME,
   },
 } as const satisfies RouteSchema;
 
@@ -45,7 +42,7 @@ export const personalSeal = {
   type: 'object',
   additionalProperties: false,
   required: ['credentialId', 'keyFingerprint', 'boundAt'],
-  properties: { credentialId: { type: 'string' }, keyFingerprint: { type: 'string' }, boundAt: dateTime },
+  properties: { credentialId: { type: 'string' }, keyFingerprint: { type: 'string' }, boundAt: DATE_TIME },
 } as const satisfies RouteSchema;
 
 /** Shared schema `accounts/WebAuthnOptions`: WebAuthn creation or request options (JSON, base64url buffers). */
@@ -90,7 +87,7 @@ export const sessionResponse = {
   properties: {
     sessionToken: { type: 'string', description: 'Send as `Authorization: Bearer` (session scheme).' },
     csrfToken: { type: 'string', description: 'With `session: "cookie"`: send as `X-CSRF-Token` on writes.' },
-    expiresAt: dateTime,
+    expiresAt: DATE_TIME,
     created: { type: 'boolean', description: 'Email-code verification only: the account was created now.' },
     account: schemaRef(account),
   },
@@ -189,12 +186,12 @@ export const activityLogResponse = {
         properties: {
           id: { type: 'string' },
           eventType: { enum: ['auth.login', 'seal.lifecycle.registered', 'seal.lifecycle.revoked'] },
-          method: nullableString,
-          keyId: nullableString,
-          keyFingerprint: nullableString,
-          ip: nullableString,
-          userAgent: nullableString,
-          occurredAt: dateTime,
+          method: NULLABLE_STRING,
+          keyId: NULLABLE_STRING,
+          keyFingerprint: NULLABLE_STRING,
+          ip: NULLABLE_STRING,
+          userAgent: NULLABLE_STRING,
+          occurredAt: DATE_TIME,
         },
       },
     },

@@ -1,9 +1,4 @@
-import { deadLetterSchema, schemaRef, type RouteSchema } from '../../../core/index.ts';
-
-const dateTime = { type: 'string', format: 'date-time' } as const;
-const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;
-const nullableString = { type: ['string', 'null'] } as const;
-const actor = { type: 'object', additionalProperties: false, required: ['type', 'id'], properties: { type: { type: 'string' }, id: { type: 'string' } } } as const;
+import { ACTOR, DATE_TIME, NULLABLE_DATE_TIME, NULLABLE_STRING, deadLetterSchema, schemaRef, type RouteSchema } from '../../../core/index.ts';
 
 /** Shared schema `audit/AuditEvent`: a sealed audit event (no hashes). @see docs/audit.md */
 export const auditEvent = {
@@ -14,11 +9,11 @@ export const auditEvent = {
     id: { type: 'string' },
     seq: { type: 'integer' },
     eventType: { type: 'string' },
-    occurredAt: dateTime,
-    actor,
-    appGroupId: nullableString,
+    occurredAt: DATE_TIME,
+    actor: ACTOR,
+    appGroupId: NULLABLE_STRING,
     businessData: { type: 'object' },
-    sealedAt: dateTime,
+    sealedAt: DATE_TIME,
   },
 } as const satisfies RouteSchema;
 
@@ -30,12 +25,12 @@ export const queryResponse = {
   required: ['items', 'nextCursor', 'window'],
   properties: {
     items: { type: 'array', items: schemaRef(auditEvent) },
-    nextCursor: nullableString,
+    nextCursor: NULLABLE_STRING,
     window: {
       type: 'object',
       additionalProperties: false,
       required: ['from', 'to', 'windowStartUtc', 'retentionDays', 'clipped'],
-      properties: { from: dateTime, to: dateTime, windowStartUtc: nullableDateTime, retentionDays: { type: ['integer', 'null'] }, clipped: { type: 'boolean' } },
+      properties: { from: DATE_TIME, to: DATE_TIME, windowStartUtc: NULLABLE_DATE_TIME, retentionDays: { type: ['integer', 'null'] }, clipped: { type: 'boolean' } },
     },
   },
 } as const satisfies RouteSchema;
@@ -56,7 +51,7 @@ export const deadLettersResponse = {
   type: 'object',
   additionalProperties: false,
   required: ['items', 'nextCursor'],
-  properties: { items: { type: 'array', items: schemaRef(deadLetterSchema) }, nextCursor: nullableString },
+  properties: { items: { type: 'array', items: schemaRef(deadLetterSchema) }, nextCursor: NULLABLE_STRING },
 } as const satisfies RouteSchema;
 
 /** `audit/ingest.response` (202): how many events were accepted and their ids, in request order. */
@@ -86,15 +81,15 @@ export const retentionResponse = {
     planKey: { type: 'string' },
     retentionDays: { type: ['integer', 'null'] },
     unlimited: { type: 'boolean' },
-    windowStartUtc: nullableDateTime,
+    windowStartUtc: NULLABLE_DATE_TIME,
     isContractOverride: { type: 'boolean' },
     graceDays: { type: 'integer' },
     noticeCount: { type: 'integer' },
     noticeCountPolicy: { const: 'fixed' },
     noticeIntervalDays: { type: 'integer' },
-    firstNoticeAt: nullableDateTime,
-    finalNoticeAt: nullableDateTime,
-    purgeScheduledAt: nullableDateTime,
+    firstNoticeAt: NULLABLE_DATE_TIME,
+    finalNoticeAt: NULLABLE_DATE_TIME,
+    purgeScheduledAt: NULLABLE_DATE_TIME,
     purgeUnlocked: { type: 'boolean' },
   },
 } as const satisfies RouteSchema;
@@ -103,7 +98,7 @@ const hashCheck = {
   type: 'object',
   additionalProperties: false,
   required: ['ok', 'stored', 'recomputed'],
-  properties: { ok: { type: 'boolean' }, stored: { type: 'string' }, recomputed: nullableString },
+  properties: { ok: { type: 'boolean' }, stored: { type: 'string' }, recomputed: NULLABLE_STRING },
 } as const;
 
 /** `audit/verify.response`: one stored record verified (hashes, link, nearest checkpoint). */
@@ -117,7 +112,7 @@ export const verifyResponse = {
     orgId: { type: 'string' },
     seq: { type: 'integer' },
     eventType: { type: 'string' },
-    sealedAt: dateTime,
+    sealedAt: DATE_TIME,
     ok: { type: 'boolean' },
     payloadHash: hashCheck,
     chainHash: hashCheck,
@@ -125,7 +120,7 @@ export const verifyResponse = {
       type: 'object',
       additionalProperties: false,
       required: ['ok', 'previousSeq', 'expected', 'stored'],
-      properties: { ok: { type: 'boolean' }, previousSeq: { type: ['integer', 'null'] }, expected: nullableString, stored: { type: 'string' } },
+      properties: { ok: { type: 'boolean' }, previousSeq: { type: ['integer', 'null'] }, expected: NULLABLE_STRING, stored: { type: 'string' } },
     },
     checkpoint: {
       type: 'object',
@@ -135,7 +130,7 @@ export const verifyResponse = {
         status: { enum: ['matched', 'mismatch', 'chain_broken', 'signature_invalid', 'pending'] },
         seq: { type: 'integer' },
         kid: { type: 'string' },
-        signedAt: dateTime,
+        signedAt: DATE_TIME,
         recordsChecked: { type: 'integer' },
         firstBroken: {
           type: 'object',

@@ -1,6 +1,4 @@
-import { schemaRef, type RouteSchema } from '../../../core/index.ts';
-
-const nullableString = { type: ['string', 'null'] } as const;
+import { DATE_TIME, NULLABLE_DATE_TIME, NULLABLE_STRING, schemaRef, type RouteSchema } from '../../../core/index.ts';
 
 /** Shared schema `keys/ApiKey`: an organization API key as listed (never its value). @see docs/api/keys.md */
 export const apiKey = {
@@ -11,13 +9,13 @@ export const apiKey = {
     id: { type: 'string', format: 'uuid' },
     name: { type: 'string' },
     hint: { type: 'string', description: 'The last 4 characters of the value.' },
-    appGroupId: nullableString,
+    appGroupId: NULLABLE_STRING,
     scopes: { type: 'array', items: { type: 'string' } },
     maxTokenLifetimeSeconds: { type: ['integer', 'null'], description: '`null`: the default ceiling (300 s).' },
-    serviceAccountId: nullableString,
-    createdAt: { type: 'string', format: 'date-time' },
-    rotatedAt: { type: ['string', 'null'], format: 'date-time' },
-    revokedAt: { type: ['string', 'null'], format: 'date-time' },
+    serviceAccountId: NULLABLE_STRING,
+    createdAt: DATE_TIME,
+    rotatedAt: NULLABLE_DATE_TIME,
+    revokedAt: NULLABLE_DATE_TIME,
   },
 } as const satisfies RouteSchema;
 
@@ -56,7 +54,7 @@ export const signingKeyRotateResponse = {
   type: 'object',
   additionalProperties: false,
   required: ['kid', 'retiredKid', 'issuer', 'jwksUri'],
-  properties: { kid: { type: 'string' }, retiredKid: nullableString, issuer: { type: 'string', format: 'uri' }, jwksUri: { type: 'string', format: 'uri' } },
+  properties: { kid: { type: 'string' }, retiredKid: NULLABLE_STRING, issuer: { type: 'string', format: 'uri' }, jwksUri: { type: 'string', format: 'uri' } },
 } as const satisfies RouteSchema;
 
 /** Shared schema `keys/Jwks`: an organization's JSON Web Key Set (RFC 7517), its active RS256 key. */

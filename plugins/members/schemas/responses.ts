@@ -1,9 +1,7 @@
-import { schemaRef, type RouteSchema } from '../../../core/index.ts';
+import { DATE_TIME, NULLABLE_DATE_TIME, NULLABLE_STRING, schemaRef, type RouteSchema } from '../../../core/index.ts';
 import { accountSchema } from '../../accounts/api.ts';
 import { assignmentSchema, membershipTypeSchema } from '../../rbac/api.ts';
 
-const dateTime = { type: 'string', format: 'date-time' } as const;
-const nullableString = { type: ['string', 'null'] } as const;
 const membershipRole = { enum: ['Owner', 'Admin', 'Member'] } as const;
 const membershipStatus = { enum: ['active', 'suspended', 'revoked'] } as const;
 
@@ -16,18 +14,18 @@ export const member = {
   properties: {
     ConnectedIdId: { type: 'string' },
     AccountId: { type: 'string' },
-    Email: nullableString,
-    DisplayName: nullableString,
+    Email: NULLABLE_STRING,
+    DisplayName: NULLABLE_STRING,
     Role: membershipRole,
     Status: membershipStatus,
     MembershipType: membershipTypeSchema,
     Roles: { type: 'array', items: schemaRef(assignmentSchema) },
-    ReportingManagerId: nullableString,
-    Title: nullableString,
+    ReportingManagerId: NULLABLE_STRING,
+    Title: NULLABLE_STRING,
     BoardChairman: { type: ['boolean', 'null'] },
     BoardSharePercent: { type: ['number', 'null'] },
-    JoinedAt: dateTime,
-    UpdatedAt: dateTime,
+    JoinedAt: DATE_TIME,
+    UpdatedAt: DATE_TIME,
   },
 } as const satisfies RouteSchema;
 
@@ -43,16 +41,16 @@ export const invitation = {
     RoleId: { type: 'string' },
     RoleKey: { type: 'string' },
     Status: { enum: ['pending', 'accepted', 'declined', 'cancelled', 'expired'] },
-    ExpiresAt: dateTime,
-    ReportingManagerId: nullableString,
+    ExpiresAt: DATE_TIME,
+    ReportingManagerId: NULLABLE_STRING,
     BoardChairman: { type: ['boolean', 'null'] },
     BoardSharePercent: { type: ['number', 'null'] },
-    InvitedBy: nullableString,
+    InvitedBy: NULLABLE_STRING,
     SendCount: { type: 'integer' },
-    LastSentAt: dateTime,
-    RespondedAt: { type: ['string', 'null'], format: 'date-time' },
-    ConnectedIdId: nullableString,
-    CreatedAt: dateTime,
+    LastSentAt: DATE_TIME,
+    RespondedAt: NULLABLE_DATE_TIME,
+    ConnectedIdId: NULLABLE_STRING,
+    CreatedAt: DATE_TIME,
   },
 } as const satisfies RouteSchema;
 
@@ -104,7 +102,7 @@ export const acceptedRegisteredResponse = {
   type: 'object',
   additionalProperties: false,
   required: ['Organization', 'Member', 'sessionToken', 'expiresAt', 'account'],
-  properties: { ...acceptedProperties, sessionToken: { type: 'string' }, expiresAt: dateTime, account: schemaRef(accountSchema) },
+  properties: { ...acceptedProperties, sessionToken: { type: 'string' }, expiresAt: DATE_TIME, account: schemaRef(accountSchema) },
 } as const satisfies RouteSchema;
 
 /** `members/declined.response`. */

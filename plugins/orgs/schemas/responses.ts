@@ -1,4 +1,4 @@
-import { schemaRef, type RouteSchema } from '../../../core/index.ts';
+import { DATE_TIME, NULLABLE_STRING, schemaRef, type RouteSchema } from '../../../core/index.ts';
 
 /** Shared schema `orgs/Organization`: an organization as every plugin answers it. @see docs/api/orgs.md */
 export const organization = {
@@ -12,7 +12,7 @@ export const organization = {
     ready: { type: 'boolean', description: 'The organization has an Org Master Seal and its owner a Personal Seal.' },
     type: { enum: ['Standard', 'Corporation', 'Project'] },
     planKey: { enum: ['Free', 'Pro', 'ProPlus', 'Business', 'Enterprise'] },
-    createdAt: { type: 'string', format: 'date-time' },
+    createdAt: DATE_TIME,
   },
 } as const satisfies RouteSchema;
 
@@ -30,14 +30,14 @@ export const masterSeal = {
       required: ['kty', 'crv', 'x', 'y'],
       properties: { kty: { const: 'EC' }, crv: { const: 'P-256' }, x: { type: 'string' }, y: { type: 'string' }, kid: { type: 'string' }, alg: { type: 'string' }, use: { type: 'string' } },
     },
-    createdAt: { type: 'string', format: 'date-time' },
+    createdAt: DATE_TIME,
   },
 } as const satisfies RouteSchema;
 
 /** `orgs/member-organization.response`: an organization with the caller's role (`null` for platform admins who are not members). */
 export const memberOrganizationResponse = {
   $id: 'orgs/member-organization.response',
-  allOf: [schemaRef(organization), { type: 'object', required: ['role'], properties: { role: { type: ['string', 'null'] } } }],
+  allOf: [schemaRef(organization), { type: 'object', required: ['role'], properties: { role: NULLABLE_STRING } }],
 } as const satisfies RouteSchema;
 
 /** `orgs/upgrade-type.response`: the organization, the Owner role and its Org Master Seal (or `null`). */

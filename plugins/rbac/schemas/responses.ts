@@ -1,6 +1,4 @@
-import { schemaRef, type RouteSchema } from '../../../core/index.ts';
-
-const dateTime = { type: 'string', format: 'date-time' } as const;
+import { DATE_TIME, NULLABLE_STRING, schemaRef, type RouteSchema } from '../../../core/index.ts';
 
 /** Membership types a member's roles give them. @see docs/api/roles.md */
 export const membershipTypeSchema = { enum: ['Director', 'Member', 'Freelancer', 'Guest'] } as const;
@@ -11,7 +9,7 @@ export const permission = {
   type: 'object',
   additionalProperties: false,
   required: ['TemplateId', 'Scope', 'BaseScope', 'CreatedAt'],
-  properties: { TemplateId: { type: 'string' }, Scope: { type: 'string' }, BaseScope: { type: 'string' }, CreatedAt: dateTime },
+  properties: { TemplateId: { type: 'string' }, Scope: { type: 'string' }, BaseScope: { type: 'string' }, CreatedAt: DATE_TIME },
 } as const satisfies RouteSchema;
 
 /** Shared schema `rbac/Role`: a role with its permissions. @see docs/api/roles.md */
@@ -24,14 +22,14 @@ export const role = {
     RoleId: { type: 'string' },
     Name: { type: 'string' },
     RoleKey: { type: 'string' },
-    Description: { type: ['string', 'null'] },
+    Description: NULLABLE_STRING,
     RequiresApproval: { type: 'boolean' },
     IsPreset: { type: 'boolean' },
     IsActive: { type: 'boolean' },
     Variables: { type: 'array', items: { type: 'string' } },
     Permissions: { type: 'array', items: schemaRef(permission) },
-    CreatedAt: dateTime,
-    UpdatedAt: dateTime,
+    CreatedAt: DATE_TIME,
+    UpdatedAt: DATE_TIME,
   },
 } as const satisfies RouteSchema;
 
@@ -47,8 +45,8 @@ export const assignment = {
     RoleKey: { type: 'string' },
     Variables: { type: 'object', additionalProperties: { type: 'string' } },
     Permissions: { type: 'array', items: { type: 'string' } },
-    AssignedAt: dateTime,
-    SnapshottedAt: dateTime,
+    AssignedAt: DATE_TIME,
+    SnapshottedAt: DATE_TIME,
   },
 } as const satisfies RouteSchema;
 

@@ -1,4 +1,4 @@
-import type { RouteSchema } from '../../../core/index.ts';
+import { DATE_TIME, type RouteSchema } from '../../../core/index.ts';
 
 /** `roost/rearm-ticket.response`: a signed re-arm ticket for one box and nonce. @see docs/appliance.md */
 export const rearmTicketResponse = {
@@ -10,7 +10,7 @@ export const rearmTicketResponse = {
     ticket: { type: 'string' },
     box: { type: 'string' },
     nonce: { type: 'string' },
-    expiresAt: { type: 'string', format: 'date-time' },
+    expiresAt: DATE_TIME,
     keyFingerprint: { type: 'string', pattern: '^[0-9a-f]{64}$' },
   },
 } as const satisfies RouteSchema;
