@@ -14,7 +14,7 @@ import { assignmentResponse } from '../schemas/responses.ts';
  * `POST /api/org/{slug}/roles/{roleId}/members` assigns a role (201 new, 200 re-snapshot); a director
  * preset needs a Corporation or Project organization and a `board.member.change` seal on subject
  * `{slug}|{ConnectedIdId}|appoint`;
- * `DELETE …/members/{connectedIdRoleId}` takes it away (204). Both answer the membership type.
+ * `DELETE …/members/{connectedIdRoleId}` takes it away (204, no body). The POST answers the membership type.
  * @see docs/api/roles.md (separation of duties)
  */
 export function roleMemberRoutes(assignments: AssignmentsService, permissions: PermissionsService): RouteDef[] {
