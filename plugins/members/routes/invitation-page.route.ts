@@ -39,12 +39,14 @@ export function invitationPageRoutes(previews: InvitationPreviewService): RouteD
     const body = readFileSync(`${PAGE_DIR}${file}`);
     return route({
       method: 'GET', path, auth: 'public', tags: ['pages'], summary: `Asset of the invitation page (${type.split(';')[0]})`,
+      response: { contentType: type.split(';')[0], description: 'The file' },
       handler: () => reply(200, body, { ...PAGE_HEADERS, 'content-type': type, 'cache-control': 'no-cache' }),
     });
   };
   return [
     route({
       method: 'GET', path: '/invitation', auth: 'public', query: invitationPageQuery, tags: ['pages'],
+      response: { 200: { contentType: 'text/html', description: 'The invitation page (also for a closed invitation, which it says)' }, 404: { contentType: 'text/html', description: 'The page saying the invitation is unknown' } },
       summary: 'The page an invitation mail links to: accept (creating the account or signing in) or decline',
       handler: async ({ query }) => {
         const invitation = query.token ? await previews.preview(query.token) : undefined;
