@@ -21,7 +21,7 @@ describe('GET /api/openapi.json', () => {
   let ops: Array<{ key: string; op: Operation }>;
 
   beforeAll(async () => {
-    aerie = await TestAerie.start({ env: { AERIE_PLUGIN_PATHS: `${fixture('partner-plugin')},${fixture('seal-demo')}` } });
+    aerie = await TestAerie.start({ env: { AERIE_PLUGIN_PATHS: `${fixture('partner-plugin')},${fixture('seal-demo')},${fixture('jobs-demo')}` } });
     doc = (await aerie.request('GET', '/api/openapi.json')).body;
     ops = Object.entries(doc.paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op })));
   });
@@ -36,7 +36,7 @@ describe('GET /api/openapi.json', () => {
   });
 
   it('documents the partner plugins too', () => {
-    expect(ops.map((o) => o.key)).toEqual(expect.arrayContaining(['POST /api/hello-partner/greetings', 'POST /api/seal-demo/docs']));
+    expect(ops.map((o) => o.key)).toEqual(expect.arrayContaining(['POST /api/hello-partner/greetings', 'POST /api/seal-demo/docs', 'POST /api/jobs-demo/jobs']));
   });
 
   it('gives every route a non-empty schema for each 2xx JSON answer (none for 204)', () => {
