@@ -9,7 +9,7 @@ import { healthzResponse, readyzResponse } from './kernel-schemas.ts';
  * answers; migrations ran at boot, before the server started listening). `/readyz` also reports
  * the audit chain's health — sealer lag, dead letters, this process's sealer state — without
  * failing readiness on it: a stalled sealer must be visible, not take every instance out of service.
- * @see docs/audit.md (health and dead letters), docs/api/openapi.md
+ * @see docs/api/kernel.md
  */
 export function kernelRoutes(db: Database, auditHealth: () => AuditHealthService): RouteDef[] {
   return [
