@@ -15,6 +15,7 @@ import { verifyGrant } from './signed-url.ts';
 export function blobDownloadRoute(store: FileBlobStore, urlKey: Buffer, now: () => Date): RouteDef {
   return route({
     method: 'GET', path: '/api/blobs/{grant}', auth: 'public', tags: ['kernel'],
+    response: { contentType: '*/*', description: 'The object, with the content type it was stored with' },
     summary: 'Download an object through a signed, expiring URL (embedded object storage)',
     handler: async ({ params }) => {
       const grant = verifyGrant(params.grant, urlKey, Math.floor(now().getTime() / 1000));
