@@ -56,7 +56,6 @@ export function queryRoutes(deps: QueryDeps): RouteDef[] {
   return [
     route({
       method: 'GET', path: '/api/v1/admin/audit/query', auth, query: queryQuery,
-      method: 'GET', path: '/api/v1/admin/audit/query', auth: 'session', query: queryQuery,
       response: queryResponse,
       summary: 'Query sealed audit events of an organization', tags: ['audit'],
       handler: async (input) => {
@@ -83,7 +82,6 @@ export function queryRoutes(deps: QueryDeps): RouteDef[] {
     }),
     route({
       method: 'GET', path: '/api/v1/admin/audit/query/detail', auth, query: detailQuery,
-      method: 'GET', path: '/api/v1/admin/audit/query/detail', auth: 'session', query: detailQuery,
       response: detailResponse,
       summary: 'One sealed audit event with its hashes', tags: ['audit'],
       handler: async (input) => {
