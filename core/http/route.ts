@@ -21,6 +21,8 @@ export interface Principal {
   platformAdmin?: boolean;
   /** Set for credentials bound to one organization (API keys, machine tokens). */
   orgId?: string;
+  /** Set for credentials bound to one app group of that organization (app-group-scoped keys and their tokens). */
+  appGroupId?: string;
   /** Explicit scopes the credential holds (keys, tokens); members' grants come from the authorizer. */
   scopes?: string[];
   /** Session id for session principals. */
@@ -140,6 +142,7 @@ export interface RouteDef {
   platformAdmin?: boolean;
   scope?: string;
   personOnly?: string;
+  appGroupCredentials?: boolean;
   body?: SchemaRef;
   query?: SchemaRef;
   params?: SchemaRef;
@@ -172,6 +175,12 @@ export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P,
    * the route's `scope` decides. Published as `x-aerie-person-only`. @see docs/plugins.md
    */
   personOnly?: string;
+  /**
+   * This `org: true` route serves app-group-scoped credentials too (it acts within the credential's
+   * app group). Without it such credentials get 401 `UNAUTHORIZED`: organization-wide routes need an
+   * organization-wide credential. @see docs/api/keys.md
+   */
+  appGroupCredentials?: boolean;
   /** Schemas of the body, the query string and the path parameters (a {@link RouteSchema} or an `$id`). */
   body?: B;
   query?: Q;

@@ -75,6 +75,9 @@ export function buildRouter(deps: RouterDeps): Router {
       const req = authRequest(ctx);
       const principal = await authenticate(schemes, deps.authSchemes, req);
       if (def.platformAdmin && !principal?.platformAdmin) throw permissionDenied(undefined, 'Only platform administrators may do this.');
+      if (def.org && principal?.appGroupId && !def.appGroupCredentials) {
+        throw unauthorized('This route needs an organization-wide credential; an app-group-scoped key cannot use it.');
+      }
       const params = { ...ctx.params } as Record<string, unknown>;
       // Before organization resolution, which reads `{slug}` from the database.
       assertCleanInput(params, 'params');

@@ -2,7 +2,6 @@ import { reply, route, type GrantsProvider, type HandlerInput, type RouteDef, ty
 import { PermissionSet } from '../../../core/index.ts';
 import type { NewApiKey } from '../api-keys.service.ts';
 import type { ApiKeysService } from '../service-interfaces.ts';
-import { requireOrganizationWideKey } from '../org-wide.ts';
 import { keysErrors } from '../errors.ts';
 import { DEFAULT_TOKEN_LIFETIME_SECONDS } from '../token-lifetime.ts';
 import { createApiKeyBody } from '../schemas/create-api-key.body.ts';
@@ -66,8 +65,8 @@ export function apiKeyRoutes(apiKeys: ApiKeysService, grants: () => GrantsProvid
       method: 'GET', path: '/api/org/{slug}/settings/keys/api-keys', auth: ['session', 'machineToken'], org: true, scope: 'org.api_key.list', params: slugParams,
       response: apiKeysListResponse,
       summary: "The organization's API keys (never their values)", tags: ['keys'],
-      handler: async ({ principal, org }) => {
-        requireOrganizationWideKey(principal);
+      // App-group-scoped tokens get 401 from the kernel: this is an organization-wide route.
+      handler: async ({ org }) => {
         return { apiKeys: await apiKeys.list(org.org.id) };
       },
     }),

@@ -163,5 +163,11 @@ describe('keys: POST /api/m2m/token', () => {
     const res = await listKeys(aerie, 'acme', token);
     expect(res.status).toBe(401);
     expect(res.body.error).toBe('UNAUTHORIZED');
+    // Every organization route today is organization-wide: the kernel refuses app-group credentials on all.
+    for (const path of ['/api/org/acme/members', '/api/org/acme/roles', '/api/org/acme']) {
+      const other = await aerie.request('GET', path, { token });
+      expect(other.status).toBe(401);
+      expect(other.body.message).toMatch(/organization-wide/);
+    }
   });
 });
