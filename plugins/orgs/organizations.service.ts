@@ -83,11 +83,12 @@ export class OrganizationsService implements OrganizationsServiceApi {
     return member ? { org: ctxOrg, member: { id: member.id, role: member.role as MembershipRole } } : null;
   }
 
-  /** Active organizations of an account with its role, oldest first. */
-  async listForAccount(accountId: string): Promise<Array<OrgDto & { role: string }>> {
+  /** Active organizations of an account with its role, oldest first; `role` narrows to memberships with that role (in the query). */
+  async listForAccount(accountId: string, role?: string): Promise<Array<OrgDto & { role: string }>> {
     const rows = await OrganizationModel.query(this.db.knex)
       .join('orgs.memberships as m', 'm.orgId', 'orgs.organizations.id')
       .where('m.accountId', accountId).where('m.status', 'active')
+      .modify((q) => (role ? q.where('m.role', role) : q))
       .select('orgs.organizations.*', 'm.role').orderBy('orgs.organizations.createdAt');
     return Promise.all(rows.map(async (r) => ({ ...(await this.toDto(r)), role: (r as unknown as { role: string }).role })));
   }

@@ -39,8 +39,8 @@ export interface OrganizationsService {
    * organization for org-bound credentials; `null` when neither (the route answers 404).
    */
   resolveContext(slug: string, principal: Principal | null): Promise<OrgsContext | null>;
-  /** Active organizations of an account with its role, oldest first. */
-  listForAccount(accountId: string): Promise<Array<OrgDto & { role: string }>>;
+  /** Active organizations of an account with its role, oldest first; `role` narrows to memberships with that role (in the query). */
+  listForAccount(accountId: string, role?: string): Promise<Array<OrgDto & { role: string }>>;
   /** Sets the plan (platform admins). @throws nothing; answers `undefined` for an unknown slug. */
   setPlan(slug: string, planKey: PlanKey): Promise<OrgRecord | undefined>;
   /** The public DTO, with `ready` from the registered readiness checks. */

@@ -37,8 +37,9 @@ export class OrganizationDirectory {
    */
   async ownedBy(email: string): Promise<PublicOrgDto[]> {
     const account = await this.accounts.findByEmail(email.trim());
-    const orgs = await this.organizations.listForAccount(account?.id ?? NO_ACCOUNT);
-    return orgs.filter((o) => o.role === 'Owner').map(toPublic);
+    // Owners only, in the query: an account that is a member elsewhere does no extra work either.
+    const orgs = await this.organizations.listForAccount(account?.id ?? NO_ACCOUNT, 'Owner');
+    return orgs.map(toPublic);
   }
 
   /**
