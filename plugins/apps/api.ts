@@ -1,0 +1,21 @@
+/**
+ * The apps plugin's public API: service refs, DTOs and shared response schemas other plugins may
+ * import. (A plugin imports only another plugin's `api.ts`, never its other files.)
+ * @see docs/api/apps.md
+ */
+import { createServiceRef } from '../../core/index.ts';
+import type { AppGroupsService, ApplicationsService } from './service-interfaces.ts';
+
+export type {
+  AppGroupDto, AppGroupInput, AppGroupsService, ApplicationDto, ApplicationEnvironment, ApplicationKind, ApplicationsService,
+  ApplicationStatus, ApplicationWithSecret, ClientConfig, GrantType, NewApplication, TokenEndpointAuthMethod,
+} from './service-interfaces.ts';
+
+/** Service refs of the apps plugin. */
+export const appsRefs = {
+  appGroups: createServiceRef<AppGroupsService>('apps.appGroups'),
+  applications: createServiceRef<ApplicationsService>('apps.applications'),
+};
+
+/** Shared response schemas other plugins reference (`schemaRef`). */
+export { appGroup as appGroupSchema, application as applicationSchema } from './schemas/responses.ts';

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { coreRefs, inject, injectable, type AuditService, type Clock, type CryptoService, type Database, type EventBus } from '../../core/index.ts';
+import { appsErrors } from './errors.ts';
+import { appsInternalRefs } from './internal-refs.ts';
+import { isUuid, type ApplicationsService } from './applications.service.ts';
+import type { AppGroupDto, AppGroupInput, AppGroupsService as AppGroupsServiceApi, ApplicationWithSecret } from './service-interfaces.ts';
+
+/** Prefix of an app group's public key. @see docs/api/apps.md */
+export const APP_GROUP_KEY_PREFIX = 'appgroup_';
+
+interface AppGroupRow {
+  id: string;
+  orgId: string;
+  publicKey: string;
+  name: string;
+  description: string | null;
+  iconUrl: string | null;
+  brandColor: string | null;
+  monetizationEnabled: boolean;
+  createdBy: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const TABLE = 'apps.app_groups';
+
+/**
+ * `apps.appGroups`: an organization's app groups. Creating one also creates its first application
+ * (Web, Development) in the same transaction; deleting one deletes its applications. Every change
+ * is audited in its transaction. Ids of other organizations look absent (404).
+ * @see docs/api/apps.md
+ */
+@injectable()
+export class AppGroupsService implements AppGroupsServiceApi {
+  constructor(
+    @inject(coreRefs.audit.id) private readonly audit: AuditService,
+    @inject(coreRefs.db.id) private readonly db: Database,
+    @inject(coreRefs.crypto.id) private readonly crypto: CryptoService,
+    @inject(coreRefs.clock.id) private readonly clock: Clock,
+    @inject(coreRefs.events.id) private readonly events: EventBus,
+    @inject(appsInternalRefs.applications.id) private readonly applications: ApplicationsService,
+  ) {}
+
+  async list(orgId: string): Promise<AppGroupDto[]> {
+    const rows = await this.db.knex<AppGroupRow>(TABLE).where({ orgId }).orderBy('createdAt').orderBy('id').select('*');
+    return rows.map(toDto);
+  }
+
+  async get(orgId: string, groupId: string): Promise<AppGroupDto | undefined> {
+    if (!isUuid(groupId)) return undefined;
+    const row = await this.db.knex<AppGroupRow>(TABLE).where({ orgId, id: groupId }).first();
+    return row && toDto(row);
+  }
+
+  async exists(orgId: string, groupId: string): Promise<boolean> {
+    return (await this.get(orgId, groupId)) !== undefined;
+  }
+
+  async create(orgId: string, createdBy: string | null, input: AppGroupInput & { name: string }): Promise<AppGroupDto & { application: ApplicationWithSecret }> {
+    const now = this.clock.now();
+    const created = await this.db.transaction(async (trx) => {
+      const [row] = await trx<AppGroupRow>(TABLE).insert({
+        id: randomUUID(), orgId, publicKey: APP_GROUP_KEY_PREFIX + this.crypto.randomToken(16), name: input.name,
+        description: input.description ?? null, iconUrl: input.iconUrl ?? null, brandColor: input.brandColor ?? null,
+        monetizationEnabled: input.monetizationEnabled ?? false, createdBy, createdAt: now, updatedAt: now,
+      } as never).returning('*');
+      await this.audit.append(trx, { orgId, eventType: 'org.app_group.created', businessData: auditData(row) });
+      const application = await this.applications.insert(trx, orgId, { appGroupId: row.id, name: row.name, kind: 'Web', environment: 'Development' });
+      return { ...toDto(row), application };
+    });
+    this.events.emit({ type: 'org.app_group.created', orgId, payload: { orgId, appGroupId: created.id, applicationId: created.application.id } });
+    return created;
+  }
+
+  async update(orgId: string, groupId: string, input: AppGroupInput): Promise<AppGroupDto> {
+    if (!isUuid(groupId)) throw appsErrors.appGroupNotFound();
+    const patch = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+    const row = await this.db.transaction(async (trx) => {
+      const [updated] = await trx<AppGroupRow>(TABLE).where({ orgId, id: groupId }).update({ ...patch, updatedAt: this.clock.now() } as never).returning('*');
+      if (!updated) throw appsErrors.appGroupNotFound();
+      await this.audit.append(trx, { orgId, eventType: 'org.app_group.updated', businessData: { ...auditData(updated), changed: Object.keys(patch) } });
+      return updated;
+    });
+    this.events.emit({ type: 'org.app_group.updated', orgId, payload: { orgId, appGroupId: groupId } });
+    return toDto(row);
+  }
+
+  async delete(orgId: string, groupId: string): Promise<void> {
+    if (!isUuid(groupId)) throw appsErrors.appGroupNotFound();
+    await this.db.transaction(async (trx) => {
+      const group = await trx<AppGroupRow>(TABLE).where({ orgId, id: groupId }).forUpdate().first();
+      if (!group) throw appsErrors.appGroupNotFound();
+      const apps: Array<{ id: string; name: string; clientKey: string }> = await trx('apps.applications').where({ orgId, appGroupId: groupId }).delete().returning(['id', 'name', 'clientKey']);
+      for (const app of apps) {
+        await this.audit.append(trx, { orgId, eventType: 'org.application.deleted', businessData: { applicationId: app.id, appGroupId: groupId, name: app.name, clientKey: app.clientKey } });
+      }
+      await trx(TABLE).where({ orgId, id: groupId }).delete();
+      await this.audit.append(trx, { orgId, eventType: 'org.app_group.deleted', businessData: { ...auditData(group), applicationIds: apps.map((a) => a.id) } });
+    });
+    this.events.emit({ type: 'org.app_group.deleted', orgId, payload: { orgId, appGroupId: groupId } });
+  }
+}
+
+function auditData(row: AppGroupRow): Record<string, unknown> {
+  return {
+    appGroupId: row.id, publicKey: row.publicKey, name: row.name, description: row.description, iconUrl: row.iconUrl, brandColor: row.brandColor,
+    monetizationEnabled: row.monetizationEnabled,
+  };
+}
+
+function toDto(row: AppGroupRow): AppGroupDto {
+  return {
+    id: row.id, publicKey: row.publicKey, name: row.name, description: row.description, iconUrl: row.iconUrl, brandColor: row.brandColor,
+    monetizationEnabled: row.monetizationEnabled, createdAt: new Date(row.createdAt).toISOString(), updatedAt: new Date(row.updatedAt).toISOString(),
+  };
+}

@@ -1,0 +1,27 @@
+import { aerieError, defineErrorCodes, notFound, permissionDenied, validationFailed } from '../../core/index.ts';
+
+/** The apps plugin's own error codes (documented in docs/api/apps.md). */
+export const appsErrorCodes = defineErrorCodes('apps', {
+  CLIENT_CONFIG_INVALID: { status: 400, description: "an application's client configuration breaks a rule of its kind (grant type, auth method, PKCE)" },
+});
+
+type AppsErrorCodes = typeof appsErrorCodes;
+declare module '../../core/index.ts' {
+  interface ErrorCodeRegistry extends AppsErrorCodes {}
+}
+
+/** Errors of the apps plugin. */
+export const appsErrors = {
+  appGroupNotFound: () => notFound('App group not found.'),
+  applicationNotFound: () => notFound('Application not found.'),
+  /** The body names an app group this organization does not have. */
+  unknownAppGroup: () => validationFailed('No such app group in this organization.', 'appGroupId'),
+  /** `monetizationEnabled: true` is the Owner's decision. @see docs/api/apps.md */
+  monetizationOwnerOnly: () => permissionDenied(undefined, 'Only the organization owner may enable monetization.'),
+  /** A redirect URI breaks the exact-match rules. @see docs/api/apps.md */
+  invalidRedirectUri: (field: string, uri: string, why: string) => validationFailed(`${JSON.stringify(uri)} is not an allowed redirect URI: ${why}.`, field),
+  /** A cross-field rule of the client configuration. @see docs/api/apps.md */
+  clientConfigInvalid: (field: string, message: string) => aerieError('CLIENT_CONFIG_INVALID', message, { field }),
+  /** Only confidential clients have a secret. */
+  publicClientHasNoSecret: () => aerieError('CLIENT_CONFIG_INVALID', 'A public client (Spa, Native) has no secret to rotate.', { field: 'kind' }),
+};

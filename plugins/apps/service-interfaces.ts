@@ -1,0 +1,127 @@
+/**
+ * The apps plugin's service interfaces and DTOs: what other plugins may call through its refs
+ * (`api.ts`). The classes that implement them stay inside the plugin.
+ * @see docs/api/apps.md
+ */
+
+/** Platform of an application. Spa and Native are public clients; Web and Machine are confidential. */
+export type ApplicationKind = 'Web' | 'Spa' | 'Native' | 'Machine';
+/** Environment of an application. */
+export type ApplicationEnvironment = 'Development' | 'Production';
+/** Whether an application may be used. */
+export type ApplicationStatus = 'active' | 'disabled';
+/** OAuth 2.0 grant types an application may use. */
+export type GrantType = 'authorization_code' | 'refresh_token' | 'client_credentials';
+/** How a client authenticates at the token endpoint (`none`: public clients). */
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none';
+
+/** The OIDC client configuration the OpenID provider reads. @see docs/api/apps.md */
+export interface ClientConfig {
+  /** Exact redirect URIs (no wildcards, no fragments). */
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  grantTypes: GrantType[];
+  allowedScopes: string[];
+  /** Always true for public clients. */
+  pkceRequired: boolean;
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+}
+
+/** An app group as answered. */
+export interface AppGroupDto {
+  id: string;
+  /** `appgroup_…` */
+  publicKey: string;
+  name: string;
+  description: string | null;
+  iconUrl: string | null;
+  brandColor: string | null;
+  monetizationEnabled: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What a new app group holds (and what an update may change; `null` clears). */
+export interface AppGroupInput {
+  name?: string;
+  description?: string | null;
+  iconUrl?: string | null;
+  brandColor?: string | null;
+  monetizationEnabled?: boolean;
+}
+
+/** An application as answered: never its secret. */
+export interface ApplicationDto extends ClientConfig {
+  id: string;
+  appGroupId: string;
+  name: string;
+  kind: ApplicationKind;
+  environment: ApplicationEnvironment;
+  status: ApplicationStatus;
+  /** `client_…`, the public client id. */
+  clientKey: string;
+  /** true for Web and Machine (they have a secret). */
+  confidential: boolean;
+  secretRotatedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** An application with its client secret, shown once (`null` for public clients). */
+export interface ApplicationWithSecret extends ApplicationDto {
+  clientSecret: string | null;
+}
+
+/** A new application: members left out get the kind's defaults. */
+export interface NewApplication extends Partial<ClientConfig> {
+  appGroupId: string;
+  name: string;
+  kind: ApplicationKind;
+  environment: ApplicationEnvironment;
+}
+
+/**
+ * `apps.appGroups`: an organization's app groups. Ids of other organizations look absent.
+ * @see docs/api/apps.md
+ */
+export interface AppGroupsService {
+  /** The organization's groups, oldest first. */
+  list(orgId: string): Promise<AppGroupDto[]>;
+  /** One group of the organization, or `undefined`. */
+  get(orgId: string, groupId: string): Promise<AppGroupDto | undefined>;
+  /**
+   * Creates a group and its first application (Web, Development) in one transaction; audits both
+   * and emits `org.app_group.created`. The caller has checked who may set `monetizationEnabled`.
+   */
+  create(orgId: string, createdBy: string | null, input: AppGroupInput & { name: string }): Promise<AppGroupDto & { application: ApplicationWithSecret }>;
+  /** @throws 404 `NOT_FOUND` for an unknown or foreign group */
+  update(orgId: string, groupId: string, input: AppGroupInput): Promise<AppGroupDto>;
+  /** Deletes the group and its applications. @throws 404 `NOT_FOUND` */
+  delete(orgId: string, groupId: string): Promise<void>;
+  /** true when the group exists in the organization. */
+  exists(orgId: string, groupId: string): Promise<boolean>;
+}
+
+/**
+ * `apps.applications`: an organization's applications (OIDC clients). Secrets are shown once and
+ * stored as SHA-256 hashes. Ids of other organizations look absent.
+ * @see docs/api/apps.md
+ */
+export interface ApplicationsService {
+  /** The organization's applications, oldest first; only one group's with `appGroupId`. */
+  list(orgId: string, appGroupId?: string): Promise<ApplicationDto[]>;
+  /** One application of the organization, or `undefined`. */
+  get(orgId: string, appId: string): Promise<ApplicationDto | undefined>;
+  /** @throws 400 `VALIDATION_FAILED` (unknown group, redirect URI), `CLIENT_CONFIG_INVALID` */
+  create(orgId: string, input: NewApplication): Promise<ApplicationWithSecret>;
+  /** @throws 404 `NOT_FOUND`; 400 as for create */
+  update(orgId: string, appId: string, input: Partial<ClientConfig> & { name?: string }): Promise<ApplicationDto>;
+  /** @throws 404 `NOT_FOUND` */
+  setStatus(orgId: string, appId: string, status: ApplicationStatus): Promise<ApplicationDto>;
+  /** A new secret; the old one stops matching at once. @throws 404, 400 `CLIENT_CONFIG_INVALID` for a public client */
+  rotateSecret(orgId: string, appId: string): Promise<ApplicationWithSecret>;
+  /** @throws 404 `NOT_FOUND` */
+  delete(orgId: string, appId: string): Promise<void>;
+  /** true when `secret` is the current secret of the active application with `clientKey` (constant-time). */
+  verifySecret(clientKey: string, secret: string): Promise<boolean>;
+}
