@@ -1,4 +1,5 @@
 import { definePlugin } from '../../core/index.ts';
+import { keysExtensions } from '../keys/api.ts';
 import { appsRefs } from './api.ts';
 import { appsInternalRefs } from './internal-refs.ts';
 import { AppGroupsService } from './app-groups.service.ts';
@@ -15,6 +16,8 @@ export default definePlugin({
     reg.service(appsRefs.appGroups, AppGroupsService);
   },
   init({ appGroups, applications }, ctx) {
+    // An API key may be scoped to one of the organization's app groups (POST …/api-keys `appGroupId`).
+    ctx.extend(keysExtensions.appGroups, (orgId, appGroupId) => appGroups.exists(orgId, appGroupId));
     ctx.routes(...appGroupRoutes(appGroups), ...applicationRoutes(applications));
   },
 });

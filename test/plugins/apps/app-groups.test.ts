@@ -159,6 +159,17 @@ describe('apps: app groups (/api/org/{slug}/app-groups)', () => {
     }
   });
 
+  it("answers the keys plugin's app-group directory: a key may be scoped to one of this organization's groups only", async () => {
+    const ours = await createGroup(aerie, acme, { name: 'Keyed' });
+    const theirs = await createGroup(aerie, globex, { name: 'Not yours' });
+    const ok = await aerie.request('POST', '/api/org/acme/settings/keys/api-keys', { token: acme.owner, body: { name: 'k', appGroupId: ours.id } });
+    expect([ok.status, ok.body.appGroupId]).toEqual([201, ours.id]);
+    for (const appGroupId of [theirs.id, 'ag-unknown']) {
+      const res = await aerie.request('POST', '/api/org/acme/settings/keys/api-keys', { token: acme.owner, body: { name: 'k', appGroupId } });
+      expect([res.status, res.body.error, res.body.field]).toEqual([400, 'APP_GROUP_NOT_FOUND', 'appGroupId']);
+    }
+  });
+
   it("answers 404 for another organization's group ids (nothing changes)", async () => {
     const theirs = await createGroup(aerie, globex, { name: 'Globex app' });
     for (const [method, body] of [['GET'], ['PUT', { name: 'hijack' }], ['DELETE']] as Array<[string, unknown?]>) {
