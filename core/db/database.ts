@@ -21,8 +21,9 @@ export interface Database {
   /** Throws when the database cannot be reached. */
   ping(): Promise<void>;
   /**
-   * One statement straight through the driver (`$1` placeholders, no identifier mapping), for
-   * libraries that speak the `pg` client protocol (`{ text, values }` → `{ rows, rowCount }`).
+   * SQL straight through the driver (`$1` placeholders, no identifier mapping), for libraries that
+   * speak the `pg` client protocol (`{ text, values }` → `{ rows, rowCount }`): one statement with
+   * parameters, or several without (the last one's result is answered).
    * Takes a connection from knex's pool: never call it inside a transaction (on embedded PGlite,
    * whose pool has one connection, it would wait for itself).
    */
@@ -62,8 +63,17 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   // Through knex's pool, so a statement waits for a transaction holding PGlite's one connection
   // instead of running inside it. Never call it inside a transaction of the same database.
   const driverQuery: Database['driverQuery'] = async (text, values = []) => {
-    const conn = (await knex.client.acquireConnection()) as { query(text: string, values: unknown[]): Promise<{ rows: Array<Record<string, unknown>>; rowCount?: number | null; affectedRows?: number }> };
+    const conn = (await knex.client.acquireConnection()) as {
+      query(text: string, values: unknown[]): Promise<{ rows: Array<Record<string, unknown>>; rowCount?: number | null; affectedRows?: number }>;
+      exec?(text: string): Promise<Array<{ rows: Array<Record<string, unknown>>; affectedRows?: number }>>;
+    };
     try {
+      // Without parameters the text may hold several statements: PGlite runs those with `exec`
+      // (its `query` takes one); the `pg` client runs them as one simple query.
+      if (values.length === 0 && kind === 'pglite') {
+        const last = (await conn.exec!(text)).at(-1);
+        return { rows: last?.rows ?? [], rowCount: last?.affectedRows ?? last?.rows.length ?? 0 };
+      }
       const res = await conn.query(text, values);
       return { rows: res.rows, rowCount: res.rowCount ?? res.affectedRows ?? res.rows.length };
     } finally {

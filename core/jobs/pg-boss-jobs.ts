@@ -1,7 +1,7 @@
 /**
  * `core.jobs` on pg-boss (v10, the line that runs on Node 20) in the kernel's database, schema
  * `core_jobs`: on a PostgreSQL server pg-boss keeps its own small pool; on embedded PGlite it goes
- * through knex's pool ({@link pgliteBossDb}). pg-boss takes jobs with `FOR UPDATE SKIP LOCKED`, so
+ * through knex's pool (`core.db`'s `driverQuery`). pg-boss takes jobs with `FOR UPDATE SKIP LOCKED`, so
  * several Aerie processes share the queue and each job runs in one of them; a job whose process
  * dies is retried once `expireInSeconds` have passed.
  * @see docs/plugins.md "Background jobs (core.jobs)"
@@ -10,7 +10,7 @@ import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
 import type { JobDefinition, JobsService, SendJobOptions } from './jobs.types.ts';
-import { pgliteBossDb, transactionBossDb } from './pg-boss-db.ts';
+import { transactionBossDb } from './pg-boss-db.ts';
 
 const NAME = /^[a-z][a-z0-9-]*\.[A-Za-z0-9._-]{1,100}$/;
 /** pg-boss's schema in the kernel database. */
@@ -84,7 +84,7 @@ export class PgBossJobs implements JobsService {
 
   private ready(): Promise<PgBoss> {
     this.starting ??= (async () => {
-      const connection = this.options.databaseUrl ? { connectionString: this.options.databaseUrl, max: 4 } : { db: pgliteBossDb(this.db.knex) };
+      const connection = this.options.databaseUrl ? { connectionString: this.options.databaseUrl, max: 4 } : { db: { executeSql: (text: string, values?: unknown[]) => this.db.driverQuery(text, values) } };
       const boss = new PgBoss({
         ...connection, schema: JOBS_SCHEMA, schedule: false, supervise: true, maintenanceIntervalSeconds: this.options.maintenanceIntervalSeconds ?? 60,
       } as PgBoss.ConstructorOptions);
