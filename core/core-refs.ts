@@ -12,6 +12,7 @@ import type { AuditHealthService } from './audit/audit-health.ts';
 import type { RateLimitService } from './rate-limit/rate-limits.ts';
 import type { JobsService } from './jobs/jobs.types.ts';
 import type { BlobStore } from './blob/blob.types.ts';
+import type { Egress } from './egress/egress.types.ts';
 import type { AuditLog } from './audit/audit-log.types.ts';
 import type { PasskeyStore } from './seals/passkey-store.types.ts';
 import { createExtensionPoint, createServiceRef } from './refs.ts';
@@ -37,6 +38,8 @@ export const coreRefs = {
   jobs: createServiceRef<JobsService>('core.jobs'),
   /** Object storage: the embedded driver under `<dataDir>/blobs` or S3 (core/blob). */
   blob: createServiceRef<BlobStore>('core.blob'),
+  /** The one HTTP client for user-supplied URLs: addresses checked and pinned, no redirects (core/egress). */
+  egress: createServiceRef<Egress>('core.egress'),
   /** The sealed chain's read side: records, heads, checkpoints, the audit JWKS (core/audit/audit-log.types.ts). */
   auditLog: createServiceRef<AuditLog>('core.auditLog'),
 };

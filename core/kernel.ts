@@ -42,6 +42,7 @@ import { bannerLine, createLogger } from './logger.ts';
 import { PostgresRateLimits } from './rate-limit/rate-limits.ts';
 import { PgBossJobs } from './jobs/pg-boss-jobs.ts';
 import { createBlobStore } from './blob/create-blob-store.ts';
+import { EgressClient } from './egress/egress-client.ts';
 import { KernelAuditLog } from './audit/audit-log.ts';
 import type { PasskeyStore } from './seals/passkey-store.types.ts';
 
@@ -114,15 +115,17 @@ export class Kernel {
       const crypto = new CryptoService(masterKey);
       const clock = options.clock ?? systemClock;
       const blob = createBlobStore(config, crypto, () => clock.now());
+      if (config.egress.allowLoopback) logger.warn('egress.allowLoopback is on: webhooks and discovery fetches may reach this host (a test switch; never in production)');
+      const egress = new EgressClient({ allowLoopback: config.egress.allowLoopback, caFiles: config.egress.caFiles });
       const values: Array<[string, unknown]> = [
         [coreRefs.config.id, config], [coreRefs.db.id, db], [coreRefs.crypto.id, crypto],
         [coreRefs.clock.id, clock], [coreRefs.mail.id, mail], [coreRefs.rateLimits.id, new PostgresRateLimits(db)], [coreRefs.events.id, events], [coreRefs.logger.id, logger],
-        [coreRefs.jobs.id, jobs], [coreRefs.blob.id, blob.store],
+        [coreRefs.jobs.id, jobs], [coreRefs.blob.id, blob.store], [coreRefs.egress.id, egress],
       ];
       // Each plugin's own validated keys, injectable in its services as `<pluginId>.config`.
       for (const p of ordered) values.push([`${p.manifest.id}.config`, pluginConfig(p.manifest.id)]);
       for (const [id, value] of values) container.register(id, { useValue: value });
-      hooks.push(() => mail.close(), () => events.complete());
+      hooks.push(() => mail.close(), () => events.complete(), () => egress.close());
 
       const schemas = new SchemaRegistry();
       const routes: Array<{ pluginId: string; def: RouteDef }> = [...kernelRoutes(db, () => container.resolve<AuditHealthService>(coreRefs.auditHealth.id)), ...blob.routes]

@@ -28,4 +28,6 @@ export interface AerieConfig {
   jobs: { maintenanceIntervalSeconds: number };
   /** Object storage: `file` under `<dataDir>/blobs` (default) or `s3` with `blob.s3.bucket` (and endpoint, region, path style). */
   blob: { driver: 'file' | 's3'; s3?: { bucket?: string; endpoint?: string; region?: string; forcePathStyle?: boolean } };
+  /** Outbound requests to user-supplied URLs: `allowLoopback` (a test switch, off by default, warned about), `caFiles` (extra trusted CAs, PEM). */
+  egress: { allowLoopback: boolean; caFiles: string[] };
 }

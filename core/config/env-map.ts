@@ -40,4 +40,6 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { key: 'blob.s3.endpoint', env: 'AERIE_S3_ENDPOINT', kind: 'string' },
   { key: 'blob.s3.region', env: 'AERIE_S3_REGION', kind: 'string' },
   { key: 'blob.s3.forcePathStyle', env: 'AERIE_S3_FORCE_PATH_STYLE', kind: 'boolean' },
+  { key: 'egress.allowLoopback', env: 'AERIE_EGRESS_ALLOW_LOOPBACK', kind: 'boolean' },
+  { key: 'egress.caFiles', env: 'AERIE_EGRESS_CA_FILES', kind: 'list' },
 ];

@@ -1,0 +1,131 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EgressClient, EgressError } from '../../../core/egress/index.ts';
+import { hasOpenssl, TlsReceiver } from '../../helpers/tls-receiver.ts';
+
+/** A fake DNS: the true external boundary. Names not listed do not resolve. */
+const names: Record<string, string[]> = {
+  'localhost': ['127.0.0.1'],
+  'internal.example': ['10.0.0.5'],
+  'metadata.example': ['169.254.169.254'],
+  'mixed.example': ['93.184.215.14', '192.168.0.10'],
+  'public.example': ['93.184.215.14'],
+};
+const resolve = async (host: string) => {
+  const found = names[host.toLowerCase()];
+  if (!found) throw Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' });
+  return found;
+};
+
+async function refusal(promise: Promise<unknown>): Promise<{ failureClass: string; detail: string }> {
+  const error = await promise.then(() => null, (e: unknown) => e);
+  expect(error).toBeInstanceOf(EgressError);
+  return { failureClass: (error as EgressError).failureClass, detail: (error as EgressError).detail };
+}
+
+describe('core.egress: registration checks', () => {
+  const egress = new EgressClient({ resolve });
+  afterAll(() => egress.close());
+
+  // Every spelling of a loopback, private, link-local or metadata target, after URL normalisation.
+  const blocked: Array<[string, string]> = [
+    ['https://127.0.0.1/', 'loopback'], ['https://127.1/', 'loopback'], ['https://2130706433/', 'loopback'],
+    ['https://0x7f000001/', 'loopback'], ['https://0x7f.0.0.1/', 'loopback'], ['https://017700000001/', 'loopback'], ['https://0177.0.0.1/', 'loopback'],
+    ['https://127.0.0.1./', 'loopback'], ['https://%31%32%37.0.0.1/', 'loopback'], ['https://[::1]/', 'loopback'],
+    ['https://[::ffff:127.0.0.1]/', 'loopback'], ['https://[0:0:0:0:0:ffff:7f00:1]/', 'loopback'], ['https://[::127.0.0.1]/', 'loopback'],
+    ['https://[64:ff9b::7f00:1]/', 'loopback'], ['https://[2002:7f00:1::]/', 'loopback'],
+    ['https://localhost/', 'loopback'], ['https://LOCALHOST./', 'loopback'],
+    ['https://10.1.2.3/', 'private'], ['https://192.168.0.1:8443/x', 'private'], ['https://internal.example/', 'private'],
+    ['https://169.254.169.254/latest/meta-data', 'metadata'], ['https://[::ffff:a9fe:a9fe]/', 'metadata'], ['https://metadata.example/', 'metadata'],
+    ['https://[fe80::1]/', 'link_local'], ['https://[fd00::1]/', 'unique_local'], ['https://100.64.1.1/', 'carrier_grade_nat'],
+    ['https://0.0.0.0/', 'unspecified'], ['https://mixed.example/', 'private'],
+  ];
+  it.each(blocked)('%s is refused (%s)', async (url, reason) => {
+    const r = await refusal(egress.checkUrl(url));
+    expect(r.failureClass).toBe('blocked');
+    expect(r.detail).toContain(`(${reason})`);
+  });
+
+  it.each([
+    ['http://public.example/', 'only https'], ['ftp://public.example/', 'only https'], ['not a url', 'not an absolute URL'],
+    ['https://user:pw@public.example/', 'credentials'], ['https://public.example@127.0.0.1/', 'credentials'], ['https://public.example/#x', 'fragment'],
+  ])('%s is not a URL Aerie sends to', async (url, detail) => {
+    const r = await refusal(egress.checkUrl(url));
+    expect(r.failureClass).toBe('invalid_url');
+    expect(r.detail).toContain(detail);
+  });
+
+  it('an unknown name is a dns failure; a public one passes, normalised', async () => {
+    expect((await refusal(egress.checkUrl('https://nowhere.example/'))).failureClass).toBe('dns');
+    await expect(egress.checkUrl('https://PUBLIC.example./hook?a=1')).resolves.toBe('https://public.example/hook?a=1');
+  });
+});
+
+describe.skipIf(!hasOpenssl)('core.egress: sending (local HTTPS receiver, needs openssl)', () => {
+  let receiver: TlsReceiver;
+  let open: EgressClient;
+  let guarded: EgressClient;
+  beforeAll(async () => {
+    receiver = await TlsReceiver.start();
+    open = new EgressClient({ resolve, allowLoopback: true, caFiles: [receiver.caFile] });
+    guarded = new EgressClient({ resolve, caFiles: [receiver.caFile] });
+  });
+  afterAll(async () => {
+    await Promise.all([open.close(), guarded.close()]);
+    await receiver.close();
+  });
+
+  it('posts through the pinned address with the host name verified by TLS', async () => {
+    receiver.handler = (_q, res) => res.writeHead(204).end();
+    const res = await open.post(receiver.url(), { headers: { 'content-type': 'application/json' }, body: '{"a":1}', timeoutMs: 5_000 });
+    expect(res.status).toBe(204);
+    expect(receiver.received.at(-1)).toMatchObject({ method: 'POST', url: '/hook', body: '{"a":1}' });
+    expect(receiver.received.at(-1)!.headers.host).toBe(`localhost:${receiver.port}`);
+  });
+
+  it('refuses the same receiver at send time without the loopback switch; nothing reaches it', async () => {
+    const before = receiver.received.length;
+    const r = await refusal(guarded.post(receiver.url(), { headers: {}, body: 'x', timeoutMs: 5_000 }));
+    expect(r).toEqual({ failureClass: 'blocked', detail: 'localhost resolves to a refused address (loopback)' });
+    const literal = await refusal(guarded.post(`https://127.0.0.1:${receiver.port}/`, { headers: {}, body: 'x', timeoutMs: 5_000 }));
+    expect(literal.failureClass).toBe('blocked');
+    expect(receiver.received.length).toBe(before);
+  });
+
+  it('does not follow a redirect (to a metadata address): the 302 is the answer', async () => {
+    receiver.handler = (_q, res) => res.writeHead(302, { location: 'https://169.254.169.254/latest/meta-data' }).end();
+    const before = receiver.received.length;
+    const res = await open.post(receiver.url('/redirect'), { headers: {}, body: 'x', timeoutMs: 5_000 });
+    expect(res.status).toBe(302);
+    expect(receiver.received.length).toBe(before + 1);
+  });
+
+  it('cuts a receiver that hangs at the time-out', async () => {
+    receiver.handler = () => undefined; // never answers
+    const started = Date.now();
+    const r = await refusal(open.post(receiver.url('/hang'), { headers: {}, body: 'x', timeoutMs: 300 }));
+    expect(r.failureClass).toBe('timeout');
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('caps the response body it reads', async () => {
+    receiver.handler = (_q, res) => res.end('y'.repeat(1_000_000));
+    const res = await open.get(receiver.url('/big'), { headers: {}, timeoutMs: 5_000, maxResponseBytes: 1024 });
+    expect(res.status).toBe(200);
+    expect(res.body.length).toBe(1024);
+  });
+
+  it('refuses a certificate it does not trust', async () => {
+    const untrusting = new EgressClient({ resolve, allowLoopback: true });
+    try {
+      receiver.handler = (_q, res) => res.end('ok');
+      expect((await refusal(untrusting.post(receiver.url(), { headers: {}, body: 'x', timeoutMs: 5_000 }))).failureClass).toBe('tls');
+    } finally {
+      await untrusting.close();
+    }
+  });
+
+  it('a closed port is a connection failure', async () => {
+    const r = await refusal(open.post('https://localhost:1/', { headers: {}, body: 'x', timeoutMs: 5_000 }));
+    expect(r.failureClass).toBe('connection');
+  });
+});
