@@ -43,6 +43,7 @@ import { PostgresRateLimits } from './rate-limit/rate-limits.ts';
 import { PgBossJobs } from './jobs/pg-boss-jobs.ts';
 import { createBlobStore } from './blob/create-blob-store.ts';
 import { EgressClient } from './egress/egress-client.ts';
+import { AUDIT_SEALED_EVENT } from './audit/audit-sealed-event.ts';
 import { KernelAuditLog } from './audit/audit-log.ts';
 import type { PasskeyStore } from './seals/passkey-store.types.ts';
 
@@ -143,7 +144,12 @@ export class Kernel {
       const loadAuditKey = () => loadOrCreateAuditKey(db.knex, container.resolve<CryptoService>(coreRefs.crypto.id).envelope);
       const checkpointer = new AuditCheckpointer(db.knex, clock, loadAuditKey, logger.child({ component: 'audit-checkpoints' }), 5000);
       const sealer = new AuditSealer(db, clock, logger.child({ component: 'audit-sealer' }), {
-        pool: () => createHashPool({ maxThreads: 2 }), onSealed: checkpointer.onSealed,
+        pool: () => createHashPool({ maxThreads: 2 }),
+        // Checkpoints are signed, then `core.audit.sealed` tells subscribers (webhook delivery) which chains grew.
+        onSealed: async (heads) => {
+          await checkpointer.onSealed(heads);
+          events.emit({ type: AUDIT_SEALED_EVENT, payload: { heads: heads.map((h) => ({ orgId: h.orgId, seq: h.seq })) } });
+        },
       });
       container.register(coreRefs.auditHealth.id, { useValue: new KernelAuditHealth(db.knex, clock, sealer) });
       // core.auditLog: the chain's read side for the audit plugin; checkpoints are signed by the checkpointer.
