@@ -41,6 +41,9 @@ export { rateLimited } from './rate-limit/rate-limits.ts';
 export type { JobDefinition, JobsService, SendJobOptions } from './jobs/jobs.types.ts';
 export { BlobTooLargeError, BlobKeyError } from './blob/blob.types.ts';
 export type { BlobStore, BlobInfo, PutOptions, PresignOptions } from './blob/blob.types.ts';
+export { EgressError } from './egress/egress.types.ts';
+export type { Egress, EgressFailureClass, EgressPostOptions, EgressResponse } from './egress/egress.types.ts';
+export { AUDIT_SEALED_EVENT, type AuditSealedPayload } from './audit/audit-sealed-event.ts';
 export type { RateLimitService, RateLimiter, RateLimitSpec, RateLimitState } from './rate-limit/rate-limits.ts';
 /** core.authz: scope expressions, permission sets, narrowing, separation of duties. */
 export * from './authz/index.ts';

@@ -29,7 +29,6 @@ export class EgressClient implements Egress {
       // Extra CAs are added to Node's bundled roots, not instead of them.
       connect: guardedConnector({ resolve: this.resolve, allowLoopback: this.allowLoopback, ca: ca && [...rootCertificates, ...ca] }),
       keepAliveTimeout: 4_000,
-      connections: 32,
     });
   }
 
@@ -55,15 +54,27 @@ export class EgressClient implements Egress {
     const target = parseTarget(url);
     const started = performance.now();
     const signal = AbortSignal.timeout(options.timeoutMs);
-    try {
+    const attempt = (async () => {
       const res = await request(target, {
         method, dispatcher: this.agent, signal, headers: options.headers, body: options.body,
         headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs,
       });
       const body = await readCapped(res.body, options.maxResponseBytes ?? DEFAULT_RESPONSE_CAP);
       return { status: res.statusCode, body, latencyMs: performance.now() - started };
+    })();
+    // A request undici has queued but not yet dispatched does not see its signal: the caller's
+    // wait is bounded here whatever the pool does.
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new EgressError('timeout', 'no answer within the time-out')), options.timeoutMs + 500);
+    });
+    try {
+      return await Promise.race([attempt, deadline]);
     } catch (error) {
+      attempt.catch(() => undefined);
       throw classify(error, signal);
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

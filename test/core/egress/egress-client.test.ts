@@ -124,6 +124,16 @@ describe.skipIf(!hasOpenssl)('core.egress: sending (local HTTPS receiver, needs 
     }
   });
 
+  it('settles every one of many concurrent requests that fail to connect (none waits in a pool forever)', async () => {
+    const untrusting = new EgressClient({ resolve, allowLoopback: true });
+    try {
+      const results = await Promise.all(Array.from({ length: 60 }, () => refusal(untrusting.post(receiver.url(), { headers: {}, body: 'x', timeoutMs: 3_000 }))));
+      expect(new Set(results.map((r) => r.failureClass))).toEqual(new Set(['tls']));
+    } finally {
+      await untrusting.close();
+    }
+  });
+
   it('a closed port is a connection failure', async () => {
     const r = await refusal(open.post('https://localhost:1/', { headers: {}, body: 'x', timeoutMs: 5_000 }));
     expect(r.failureClass).toBe('connection');

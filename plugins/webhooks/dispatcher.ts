@@ -1,0 +1,268 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Subscription } from 'rxjs';
+import {
+  AUDIT_SEALED_EVENT, EgressError,
+  type AuditLog, type AuditSealedPayload, type AuditService, type Clock, type Database, type Egress, type EventBus, type SealedAuditRecord,
+} from '../../core/index.ts';
+import { matchesAny } from './event-patterns.ts';
+import { BREAKER_THRESHOLD, type EndpointsService } from './endpoints.service.ts';
+import { envelopeOf, signedHeaders } from './envelope.ts';
+
+/** Tuning of the {@link Dispatcher}; the defaults are the documented behaviour. */
+export interface DispatcherOptions {
+  /** Delivery time-out in milliseconds (connect, answer and body): 10,000. */
+  timeoutMs: number;
+  /** How often every organization's chain is looked at (events sealed by other processes): 1,000 ms. */
+  pollMs: number;
+  /** Sealed events claimed per organization per pass: 200. */
+  batchSize: number;
+  /** Requests in flight to one endpoint at once: 4. */
+  perEndpointConcurrency: number;
+  /** Claimed deliveries waiting in this process per organization before it claims more: 1,000. */
+  maxQueuedPerOrg: number;
+}
+
+export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = { timeoutMs: 10_000, pollMs: 1_000, batchSize: 200, perEndpointConcurrency: 4, maxQueuedPerOrg: 1_000 };
+
+/** A delivery 'sending' for longer than this was cut short by a stopped process: it becomes `unknown`. */
+const STALE_AFTER_MS = 10 * 60_000;
+
+interface LiveEndpoint {
+  id: string;
+  url: string;
+  events: unknown;
+  secretCiphertext: string;
+  fromSeq: string | number;
+  createdByOwner: boolean;
+}
+
+interface Delivery {
+  id: string;
+  orgId: string;
+  endpointId: string;
+  /** The endpoint's URL when the delivery was claimed (checked again by core.egress at connect). */
+  url: string;
+  body: string;
+  secret: string;
+}
+
+/** One endpoint's queue in this process: at most `perEndpointConcurrency` requests at once. */
+interface Lane {
+  queue: Delivery[];
+  active: number;
+  /** Set when the breaker disabled the endpoint: what is still queued is skipped, not sent. */
+  disabled: boolean;
+}
+
+/**
+ * Delivers sealed audit events to webhook endpoints, **at most once**. For each organization with
+ * endpoints, one transaction locks its cursor (`FOR UPDATE SKIP LOCKED`, so several Aerie
+ * processes share the work), records one `sending` delivery per matching endpoint and event, and
+ * advances the cursor; only after that commit do requests leave, through `core.egress`. A process
+ * that dies mid-way leaves `sending` rows that are never sent again (they turn `unknown`). No retries.
+ * Each endpoint has its own lane, so a slow or hanging receiver delays only its own deliveries;
+ * `BREAKER_THRESHOLD` consecutive failures disable it (a success resets the counter).
+ * @see docs/api/webhooks.md "Delivery"
+ */
+export class Dispatcher {
+  private readonly lanes = new Map<string, Lane>();
+  private readonly queuedPerOrg = new Map<string, number>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private timer?: NodeJS.Timeout;
+  private subscription?: Subscription;
+  private passRunning = false;
+  private passAgain = false;
+  private stopped = false;
+
+  constructor(
+    private readonly db: Database,
+    private readonly auditLog: AuditLog,
+    private readonly audit: AuditService,
+    private readonly endpoints: EndpointsService,
+    private readonly egress: Egress,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly options: DispatcherOptions = DEFAULT_DISPATCHER_OPTIONS,
+  ) {}
+
+  /** Starts polling, and reacts at once to chains this process sealed. */
+  start(events: EventBus): void {
+    this.subscription = events.on(AUDIT_SEALED_EVENT).subscribe((e) => {
+      if ((e.payload as AuditSealedPayload).heads.length) this.wake();
+    });
+    this.timer = setInterval(() => this.wake(), this.options.pollMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /** Stops claiming and sending; waits for requests in flight (each bounded by the time-out). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.subscription?.unsubscribe();
+    clearInterval(this.timer);
+    while (this.passRunning || this.inFlight.size) await Promise.race([...this.inFlight, new Promise((r) => setTimeout(r, 20))]);
+  }
+
+  /** Runs a pass now (or right after the running one). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.passRunning) {
+      this.passAgain = true;
+      return;
+    }
+    this.passRunning = true;
+    void this.pass()
+      .catch((err: unknown) => this.logger.error({ err }, 'webhook dispatch pass failed; retried on the next poll'))
+      .finally(() => {
+        this.passRunning = false;
+        if (this.passAgain && !this.stopped) {
+          this.passAgain = false;
+          this.wake();
+        }
+      });
+  }
+
+  private async pass(): Promise<void> {
+    await this.markStale();
+    const cursors: Array<{ orgId: string; seq: string | number }> = await this.db.knex('webhooks.cursors').select('orgId', 'seq');
+    for (const cursor of cursors) {
+      if (this.stopped) return;
+      if ((this.queuedPerOrg.get(cursor.orgId) ?? 0) >= this.options.maxQueuedPerOrg) continue;
+      // One organization's failure (a poison row, a database error) never stops the others.
+      try {
+        const head = await this.auditLog.headSeq(cursor.orgId);
+        if (head > Number(cursor.seq)) await this.claim(cursor.orgId, Number(cursor.seq));
+      } catch (err) {
+        this.logger.error({ err, orgId: cursor.orgId }, 'webhook dispatch failed for one organization; retried on the next poll');
+      }
+    }
+  }
+
+  /** Records the deliveries of the next sealed events and advances the cursor, then sends them. */
+  private async claim(orgId: string, fromSeq: number): Promise<void> {
+    // Read outside the transaction: embedded PGlite has one connection.
+    const records = await this.auditLog.records(orgId, { fromSeq: fromSeq + 1, limit: this.options.batchSize });
+    if (!records.length) return;
+    const claimed = await this.db.transaction(async (trx) => {
+      const cursor = await trx('webhooks.cursors').where({ orgId }).forUpdate().skipLocked().first();
+      if (!cursor || Number(cursor.seq) !== fromSeq) return []; // another process took this batch
+      const endpoints: LiveEndpoint[] = await trx('webhooks.endpoints').where({ orgId, isActive: true }).whereNull('deletedAt')
+        .select('id', 'url', 'events', 'secretCiphertext', 'fromSeq', 'createdByOwner');
+      const now = this.clock.now();
+      const deliveries: Delivery[] = [];
+      const rows: Record<string, unknown>[] = [];
+      const secrets = new Map<string, string>();
+      for (const record of records) {
+        for (const endpoint of endpoints) {
+          if (!selects(endpoint, record)) continue;
+          const id = `msg_${randomBytes(16).toString('base64url')}`;
+          let secret = secrets.get(endpoint.id);
+          if (!secret) secrets.set(endpoint.id, (secret = this.endpoints.secretOf(endpoint.id, endpoint.secretCiphertext)));
+          deliveries.push({ id, orgId, endpointId: endpoint.id, url: endpoint.url, body: JSON.stringify(envelopeOf(id, record)), secret });
+          rows.push({ id, orgId, endpointId: endpoint.id, auditEventId: record.id, eventSeq: record.seq, eventType: record.eventType, outcome: 'sending', attemptedAt: now });
+        }
+      }
+      for (let i = 0; i < rows.length; i += 500) await trx('webhooks.deliveries').insert(rows.slice(i, i + 500));
+      await trx('webhooks.cursors').where({ orgId }).update({ seq: records.at(-1)!.seq, updatedAt: now });
+      return deliveries;
+    });
+    // Committed: the attempts are on record. Only now do requests leave.
+    for (const delivery of claimed) this.enqueue(delivery);
+  }
+
+  private enqueue(delivery: Delivery): void {
+    let lane = this.lanes.get(delivery.endpointId);
+    if (!lane) this.lanes.set(delivery.endpointId, (lane = { queue: [], active: 0, disabled: false }));
+    lane.queue.push(delivery);
+    this.queuedPerOrg.set(delivery.orgId, (this.queuedPerOrg.get(delivery.orgId) ?? 0) + 1);
+    this.drain(delivery.endpointId, lane);
+  }
+
+  private drain(endpointId: string, lane: Lane): void {
+    // Once stopping, nothing new leaves: what is still queued stays `sending` and turns `unknown`.
+    while (!this.stopped && lane.active < this.options.perEndpointConcurrency && lane.queue.length) {
+      const delivery = lane.queue.shift()!;
+      lane.active += 1;
+      const run = this.deliver(delivery, lane)
+        .catch((err: unknown) => this.logger.error({ err, deliveryId: delivery.id }, 'recording a webhook delivery failed'))
+        .finally(() => {
+          lane.active -= 1;
+          this.inFlight.delete(run);
+          this.queuedPerOrg.set(delivery.orgId, (this.queuedPerOrg.get(delivery.orgId) ?? 1) - 1);
+          if (lane.queue.length) this.drain(endpointId, lane);
+          else if (lane.active === 0) this.lanes.delete(endpointId);
+        });
+      this.inFlight.add(run);
+    }
+  }
+
+  private async deliver(d: Delivery, lane: Lane): Promise<void> {
+    if (lane.disabled) {
+      await this.finish(d, { outcome: 'skipped', failureClass: 'endpoint_disabled', detail: 'the endpoint was disabled by the circuit breaker before this request left' });
+      return;
+    }
+    const at = this.clock.now();
+    let result: Finished;
+    try {
+      const res = await this.egress.post(d.url, { headers: signedHeaders(d.secret, d.id, at, d.body), body: d.body, timeoutMs: this.options.timeoutMs, maxResponseBytes: 1024 });
+      const ok = res.status >= 200 && res.status < 300;
+      result = ok
+        ? { outcome: 'succeeded', httpStatus: res.status, latencyMs: res.latencyMs }
+        : { outcome: 'failed', httpStatus: res.status, latencyMs: res.latencyMs, failureClass: res.status >= 300 && res.status < 400 ? 'redirect' : 'http_status', detail: `HTTP ${res.status}` };
+    } catch (error) {
+      if (!(error instanceof EgressError)) throw error;
+      result = { outcome: 'failed', latencyMs: Date.now() - at.getTime(), failureClass: error.failureClass, detail: error.detail };
+    }
+    const disabled = await this.finish(d, result);
+    if (disabled) lane.disabled = true;
+  }
+
+  /**
+   * Records the outcome and moves the endpoint's failure counter. @returns whether this failure
+   * tripped the breaker (the endpoint is now disabled).
+   */
+  private async finish(d: Delivery, r: Finished): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      await trx('webhooks.deliveries').where({ orgId: d.orgId, id: d.id }).update({
+        outcome: r.outcome, httpStatus: r.httpStatus ?? null, latencyMs: r.latencyMs === undefined ? null : Math.round(r.latencyMs),
+        failureClass: r.failureClass ?? null, detail: r.detail ?? null, completedAt: this.clock.now(),
+      });
+      if (r.outcome === 'succeeded') {
+        await trx('webhooks.endpoints').where({ orgId: d.orgId, id: d.endpointId }).where('consecutiveFailures', '>', 0).update({ consecutiveFailures: 0 });
+        return false;
+      }
+      if (r.outcome !== 'failed') return false;
+      const [row] = await trx('webhooks.endpoints').where({ orgId: d.orgId, id: d.endpointId, isActive: true })
+        .update({ consecutiveFailures: trx.raw('consecutive_failures + 1') }).returning(['consecutiveFailures']);
+      if (!row || row.consecutiveFailures < BREAKER_THRESHOLD) return false;
+      await trx('webhooks.endpoints').where({ orgId: d.orgId, id: d.endpointId }).update({ isActive: false, disabledAt: this.clock.now(), updatedAt: this.clock.now() });
+      await this.audit.append(trx, {
+        orgId: d.orgId, eventType: 'org.webhook.disabled', actor: { type: 'system', id: 'system' },
+        businessData: { endpointId: d.endpointId, reason: 'circuit_breaker', consecutiveFailures: row.consecutiveFailures },
+      });
+      return true;
+    });
+  }
+
+  /** Deliveries left `sending` by a process that stopped: never re-sent, marked `unknown`. */
+  private async markStale(): Promise<void> {
+    await this.db.knex('webhooks.deliveries').where({ outcome: 'sending' }).where('attemptedAt', '<', new Date(this.clock.now().getTime() - STALE_AFTER_MS))
+      .update({ outcome: 'unknown', detail: 'Aerie stopped before the outcome was known; the delivery is not sent again', completedAt: this.clock.now() });
+  }
+}
+
+interface Finished {
+  outcome: 'succeeded' | 'failed' | 'skipped';
+  httpStatus?: number;
+  latencyMs?: number;
+  failureClass?: string;
+  detail?: string;
+}
+
+/** Whether `endpoint` receives `record`: after its creation, by its patterns, `payment.*` only if the Owner created it. */
+function selects(endpoint: LiveEndpoint, record: SealedAuditRecord): boolean {
+  if (record.seq <= Number(endpoint.fromSeq)) return false;
+  if (record.eventType.toLowerCase().startsWith('payment.') && !endpoint.createdByOwner) return false;
+  return matchesAny(endpoint.events, record.eventType);
+}
