@@ -60,11 +60,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('audit: kill -9 during ingestion
       };
       const writers = [writer(), writer(), writer(), writer()];
       while (acknowledged.length < 4000) await new Promise((r) => setTimeout(r, 20));
-      first.child.kill('SIGKILL');
+      await first.kill('SIGKILL');
       killed = true;
       await Promise.all(writers);
     } finally {
-      if (first.child.exitCode === null && first.child.signalCode === null) first.child.kill('SIGKILL');
+      await first.kill('SIGKILL');
     }
 
     const knex = knexFactory({ client: 'pg', connection: db.url, ...knexSnakeCaseMappers() });

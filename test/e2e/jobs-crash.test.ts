@@ -36,8 +36,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('core.jobs survives kill -9 mid-
       const res = await fetch(`http://127.0.0.1:${port}/api/jobs-demo/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ label: 'crash', sleepMs: 30_000 }) });
       const { jobId } = (await res.json()) as { jobId: string };
       for (let i = 0; i < 200 && (await count('select count(*) as n from jobs_demo.attempts where job_id = $1', [jobId])) === 0; i++) await new Promise((r) => setTimeout(r, 100));
-      first.child.kill('SIGKILL');
-      await new Promise((r) => first.child.once('exit', r));
+      await first.kill('SIGKILL');
       expect(await count('select count(*) as n from jobs_demo.runs where job_id = $1', [jobId])).toBe(0);
 
       const second = await startAerieProcess(REPO_ROOT, env, port);

@@ -17,6 +17,11 @@ export function freePort(): Promise<number> {
 export interface StartedProcess {
   child: ChildProcess;
   output: () => string;
+  /**
+   * Signals the whole process group: `npm start` runs Aerie as its child, so signalling npm alone
+   * (`child.kill('SIGKILL')`) would leave Aerie running. Resolves when npm has exited.
+   */
+  kill: (signal: NodeJS.Signals) => Promise<void>;
   /** Sends SIGTERM and resolves with how the process ended. */
   stop: () => Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -26,7 +31,7 @@ export interface StartedProcess {
  * @throws Error with the process output when it exits or is not up within `timeoutMs`.
  */
 export async function startAerieProcess(cwd: string, env: Record<string, string>, port: number, timeoutMs = 60_000): Promise<StartedProcess> {
-  const child = spawn('npm', ['start', '--silent'], { cwd, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npm', ['start', '--silent'], { cwd, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -49,12 +54,25 @@ export async function startAerieProcess(cwd: string, env: Record<string, string>
   return {
     child,
     output: () => out,
+    kill: async (signal) => {
+      signalGroup(child, signal);
+      await exited;
+    },
     stop: async () => {
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      signalGroup(child, 'SIGTERM');
+      const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), 15_000);
       const ended = await exited;
       clearTimeout(timer);
       return ended;
     },
   };
+}
+
+/** Signals `child`'s process group (it was spawned detached, as its leader); ignores a group already gone. */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    /* already exited */
+  }
 }
