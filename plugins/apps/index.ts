@@ -18,6 +18,6 @@ export default definePlugin({
   init({ appGroups, applications }, ctx) {
     // An API key may be scoped to one of the organization's app groups (POST …/api-keys `appGroupId`).
     ctx.extend(keysExtensions.appGroups, (orgId, appGroupId) => appGroups.exists(orgId, appGroupId));
-    ctx.routes(...appGroupRoutes(appGroups), ...applicationRoutes(applications));
+    ctx.routes(...appGroupRoutes(appGroups, applications), ...applicationRoutes(applications));
   },
 });

@@ -1,10 +1,11 @@
 import { reply, route, type RouteDef } from '../../../core/index.ts';
 import { actingRole } from '../../orgs/api.ts';
-import type { AppGroupsService } from '../service-interfaces.ts';
+import type { AppGroupsService, ApplicationsService } from '../service-interfaces.ts';
 import { appsErrors } from '../errors.ts';
 import { createAppGroupBody, updateAppGroupBody } from '../schemas/app-group.body.ts';
+import { createGroupApplicationBody } from '../schemas/application.body.ts';
 import { groupIdParams, slugParams } from '../schemas/params.ts';
-import { appGroup, appGroupCreatedResponse, appGroupsListResponse } from '../schemas/responses.ts';
+import { appGroup, appGroupCreatedResponse, appGroupsListResponse, applicationWithSecretResponse } from '../schemas/responses.ts';
 
 /** `monetizationEnabled: true` is the Owner's decision (403 for anyone else, machine tokens included). */
 const monetizationGuard = ({ body, org }: { body: { monetizationEnabled?: boolean }; org: Parameters<typeof actingRole>[0] }) => {
@@ -13,10 +14,11 @@ const monetizationGuard = ({ body, org }: { body: { monetizationEnabled?: boolea
 
 /**
  * App groups under `/api/org/{slug}/app-groups`: list, read, create (with its first application,
- * whose secret is shown once), update, delete (with its applications).
+ * whose secret is shown once), update, delete (with its applications), and a new application in a
+ * group (`POST …/{groupId}/apps`, the applications service's create with the group from the path).
  * @see docs/api/apps.md
  */
-export function appGroupRoutes(groups: AppGroupsService): RouteDef[] {
+export function appGroupRoutes(groups: AppGroupsService, apps: ApplicationsService): RouteDef[] {
   return [
     route({
       method: 'GET', path: '/api/org/{slug}/app-groups', auth: 'session', org: true, scope: 'org.app_group.list', params: slugParams,
@@ -47,6 +49,15 @@ export function appGroupRoutes(groups: AppGroupsService): RouteDef[] {
       response: { 204: null }, summary: 'Delete an app group and its applications', tags: ['apps'],
       handler: async ({ org, params }) => {
         await groups.delete(org.org.id, params.groupId);
+      },
+    }),
+    route({
+      method: 'POST', path: '/api/org/{slug}/app-groups/{groupId}/apps', auth: 'session', org: true, scope: 'org.application.create', params: groupIdParams,
+      body: createGroupApplicationBody, status: 201, response: applicationWithSecretResponse,
+      summary: 'Create an application in this group (a confidential client gets its secret, shown once)', tags: ['apps'],
+      handler: async ({ org, params, body }) => {
+        if (!(await groups.exists(org.org.id, params.groupId))) throw appsErrors.appGroupNotFound();
+        return reply(201, await apps.create(org.org.id, { ...body, appGroupId: params.groupId }), { 'cache-control': 'no-store' });
       },
     }),
   ];

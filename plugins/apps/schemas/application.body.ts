@@ -25,6 +25,19 @@ export const createApplicationBody = {
   },
 } as const satisfies RouteSchema;
 
+/** JSON Schema `apps/create-group-application.body`: `POST …/app-groups/{groupId}/apps`, the group comes from the path. */
+export const createGroupApplicationBody = {
+  $id: 'apps/create-group-application.body',
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'kind', 'environment'],
+  properties: {
+    kind: createApplicationBody.properties.kind,
+    environment: createApplicationBody.properties.environment,
+    ...CONFIG,
+  },
+} as const satisfies RouteSchema;
+
 /** JSON Schema `apps/update-application.body`: the client configuration; only the members sent change. */
 export const updateApplicationBody = {
   $id: 'apps/update-application.body',
