@@ -8,7 +8,8 @@ import type { AppGroupsService, ApplicationsService } from './service-interfaces
 
 export type {
   AppGroupDto, AppGroupInput, AppGroupsService, ApplicationDto, ApplicationEnvironment, ApplicationKind, ApplicationsService,
-  ApplicationStatus, ApplicationWithSecret, ClientConfig, GrantType, NewApplication, TokenEndpointAuthMethod,
+  ApplicationStatus, ApplicationUpdate, ApplicationWithSecret, ClientConfig, GrantType, HostedLoginBranding, NewApplication, SamlServiceProvider,
+  ServiceModel, SocialProvider, TokenEndpointAuthMethod,
 } from './service-interfaces.ts';
 
 /** Service refs of the apps plugin. */

@@ -1,12 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { coreRefs, inject, injectable, type AuditService, type Clock, type CryptoService, type Database, type EventBus } from '../../core/index.ts';
+import type { Knex } from 'knex';
+import {
+  coreRefs, inject, injectable, type AerieConfig, type AuditService, type Clock, type CryptoService, type Database, type EventBus,
+} from '../../core/index.ts';
 import { appsErrors } from './errors.ts';
 import { appsInternalRefs } from './internal-refs.ts';
 import { isUuid, type ApplicationsService } from './applications.service.ts';
-import type { AppGroupDto, AppGroupInput, AppGroupsService as AppGroupsServiceApi, ApplicationWithSecret } from './service-interfaces.ts';
+import { rpIdProblem } from './passkey-rp-id.ts';
+import type {
+  AppGroupDto, AppGroupInput, AppGroupsService as AppGroupsServiceApi, ApplicationWithSecret, HostedLoginBranding, ServiceModel,
+} from './service-interfaces.ts';
 
 /** Prefix of an app group's public key. @see docs/api/apps.md */
 export const APP_GROUP_KEY_PREFIX = 'appgroup_';
+
+/** The branding of a group that set none; a stored branding's missing members read as these. */
+const DEFAULT_BRANDING: HostedLoginBranding = {
+  primaryColor: null, backgroundColor: null, heroTitle: null, heroSubtitle: null, passkeyEnabled: true, magicLinkEnabled: true, socialProviders: [],
+};
 
 interface AppGroupRow {
   id: string;
@@ -17,6 +28,10 @@ interface AppGroupRow {
   iconUrl: string | null;
   brandColor: string | null;
   monetizationEnabled: boolean;
+  branding: Partial<HostedLoginBranding>;
+  passkeyRpId: string | null;
+  serviceModel: ServiceModel | null;
+  field: string | null;
   createdBy: string | null;
   createdAt: Date;
   updatedAt: Date;
@@ -34,6 +49,7 @@ const TABLE = 'apps.app_groups';
 export class AppGroupsService implements AppGroupsServiceApi {
   constructor(
     @inject(coreRefs.audit.id) private readonly audit: AuditService,
+    @inject(coreRefs.config.id) private readonly config: AerieConfig,
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.crypto.id) private readonly crypto: CryptoService,
     @inject(coreRefs.clock.id) private readonly clock: Clock,
@@ -58,11 +74,14 @@ export class AppGroupsService implements AppGroupsServiceApi {
 
   async create(orgId: string, createdBy: string | null, input: AppGroupInput & { name: string }): Promise<AppGroupDto & { application: ApplicationWithSecret }> {
     const now = this.clock.now();
+    // A new group has no redirect URIs yet: only the service's own host can be its RP ID.
+    if (input.passkeyRpId) this.checkRpId(input.passkeyRpId, []);
     const created = await this.db.transaction(async (trx) => {
       const [row] = await trx<AppGroupRow>(TABLE).insert({
         id: randomUUID(), orgId, publicKey: APP_GROUP_KEY_PREFIX + this.crypto.randomToken(16), name: input.name,
         description: input.description ?? null, iconUrl: input.iconUrl ?? null, brandColor: input.brandColor ?? null,
-        monetizationEnabled: input.monetizationEnabled ?? false, createdBy, createdAt: now, updatedAt: now,
+        monetizationEnabled: input.monetizationEnabled ?? false, branding: JSON.stringify(withDefaults(input.branding)),
+        passkeyRpId: input.passkeyRpId ?? null, serviceModel: input.serviceModel ?? null, field: input.field ?? null, createdBy, createdAt: now, updatedAt: now,
       } as never).returning('*');
       await this.audit.append(trx, { orgId, eventType: 'org.app_group.created', businessData: auditData(row) });
       const application = await this.applications.insert(trx, orgId, { appGroupId: row.id, name: row.name, kind: 'Web', environment: 'Development' });
@@ -74,8 +93,10 @@ export class AppGroupsService implements AppGroupsServiceApi {
 
   async update(orgId: string, groupId: string, input: AppGroupInput): Promise<AppGroupDto> {
     if (!isUuid(groupId)) throw appsErrors.appGroupNotFound();
-    const patch = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+    const patch: Record<string, unknown> = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
+    if (input.branding) patch.branding = JSON.stringify(withDefaults(input.branding));
     const row = await this.db.transaction(async (trx) => {
+      if (input.passkeyRpId) this.checkRpId(input.passkeyRpId, await redirectHosts(trx, orgId, groupId));
       const [updated] = await trx<AppGroupRow>(TABLE).where({ orgId, id: groupId }).update({ ...patch, updatedAt: this.clock.now() } as never).returning('*');
       if (!updated) throw appsErrors.appGroupNotFound();
       await this.audit.append(trx, { orgId, eventType: 'org.app_group.updated', businessData: { ...auditData(updated), changed: Object.keys(patch) } });
@@ -99,18 +120,41 @@ export class AppGroupsService implements AppGroupsServiceApi {
     });
     this.events.emit({ type: 'org.app_group.deleted', orgId, payload: { orgId, appGroupId: groupId } });
   }
+
+  /** @throws 400 `RP_ID_INVALID` unless `rpId` is the service's host or covers one of `hosts`. */
+  private checkRpId(rpId: string, hosts: readonly string[]): void {
+    const problem = rpIdProblem(rpId, new URL(this.config.baseUrl).hostname, hosts);
+    if (problem) throw appsErrors.rpIdInvalid(rpId, problem);
+  }
+}
+
+/** Hosts of the redirect URIs of the group's applications. */
+async function redirectHosts(trx: Knex.Transaction, orgId: string, groupId: string): Promise<string[]> {
+  const rows: Array<{ redirectUris: string[] }> = await trx('apps.applications').where({ orgId, appGroupId: groupId }).select('redirectUris');
+  return rows.flatMap((r) => r.redirectUris).flatMap((uri) => {
+    try {
+      return [new URL(uri).hostname];
+    } catch {
+      return [];
+    }
+  });
+}
+
+function withDefaults(branding: Partial<HostedLoginBranding> | undefined): HostedLoginBranding {
+  return { ...DEFAULT_BRANDING, ...branding };
 }
 
 function auditData(row: AppGroupRow): Record<string, unknown> {
   return {
     appGroupId: row.id, publicKey: row.publicKey, name: row.name, description: row.description, iconUrl: row.iconUrl, brandColor: row.brandColor,
-    monetizationEnabled: row.monetizationEnabled,
+    monetizationEnabled: row.monetizationEnabled, branding: withDefaults(row.branding), passkeyRpId: row.passkeyRpId, serviceModel: row.serviceModel, field: row.field,
   };
 }
 
 function toDto(row: AppGroupRow): AppGroupDto {
   return {
     id: row.id, publicKey: row.publicKey, name: row.name, description: row.description, iconUrl: row.iconUrl, brandColor: row.brandColor,
-    monetizationEnabled: row.monetizationEnabled, createdAt: new Date(row.createdAt).toISOString(), updatedAt: new Date(row.updatedAt).toISOString(),
+    monetizationEnabled: row.monetizationEnabled, branding: withDefaults(row.branding), passkeyRpId: row.passkeyRpId, serviceModel: row.serviceModel,
+    field: row.field, createdAt: new Date(row.createdAt).toISOString(), updatedAt: new Date(row.updatedAt).toISOString(),
   };
 }

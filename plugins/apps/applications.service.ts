@@ -3,8 +3,10 @@ import type { Knex } from 'knex';
 import { coreRefs, inject, injectable, type AuditService, type Clock, type CryptoService, type Database, type EventBus } from '../../core/index.ts';
 import { appsErrors } from './errors.ts';
 import { checkConfig, defaultConfig, isPublicKind } from './client-config.ts';
+import { checkSaml } from './saml-config.ts';
 import type {
-  ApplicationDto, ApplicationKind, ApplicationsService as ApplicationsServiceApi, ApplicationStatus, ApplicationWithSecret, ClientConfig, NewApplication,
+  ApplicationDto, ApplicationKind, ApplicationsService as ApplicationsServiceApi, ApplicationStatus, ApplicationUpdate, ApplicationWithSecret, ClientConfig,
+  NewApplication, SamlServiceProvider,
 } from './service-interfaces.ts';
 
 /** Prefix of an application's public client id. @see docs/api/apps.md */
@@ -21,6 +23,7 @@ interface ApplicationRow extends ClientConfig {
   environment: ApplicationDto['environment'];
   status: ApplicationStatus;
   clientKey: string;
+  saml: SamlServiceProvider | null;
   secretHash: string | null;
   secretRotatedAt: Date | null;
   createdAt: Date;
@@ -76,26 +79,31 @@ export class ApplicationsService implements ApplicationsServiceApi {
    * @throws 400 `VALIDATION_FAILED`, `CLIENT_CONFIG_INVALID`
    */
   async insert(trx: Knex.Transaction, orgId: string, input: NewApplication): Promise<ApplicationWithSecret> {
-    const { appGroupId, name, kind, environment, ...given } = input;
+    const { appGroupId, name, kind, environment, saml, ...given } = input;
     const config: ClientConfig = { ...defaultConfig(kind), ...definedOnly(given) };
     checkConfig(kind, config);
+    if (saml) checkSaml(saml);
     const secret = isPublicKind(kind) ? null : this.newSecret();
     const now = this.clock.now();
     const [row] = await trx<ApplicationRow>(TABLE).insert({
       id: randomUUID(), orgId, appGroupId, name, kind, environment, status: 'active', clientKey: CLIENT_KEY_PREFIX + this.crypto.randomToken(16),
       ...jsonColumns(config), pkceRequired: config.pkceRequired, tokenEndpointAuthMethod: config.tokenEndpointAuthMethod,
-      secretHash: secret && this.crypto.sha256Hex(secret), secretRotatedAt: null, createdAt: now, updatedAt: now,
+      saml: saml ? JSON.stringify(saml) : null, secretHash: secret && this.crypto.sha256Hex(secret), secretRotatedAt: null, createdAt: now, updatedAt: now,
     } as never).returning('*');
     await this.audit.append(trx, { orgId, eventType: 'org.application.created', businessData: auditData(row) });
     return { ...toDto(row), clientSecret: secret };
   }
 
-  async update(orgId: string, appId: string, input: Partial<ClientConfig> & { name?: string }): Promise<ApplicationDto> {
+  async update(orgId: string, appId: string, input: ApplicationUpdate): Promise<ApplicationDto> {
     return this.change(orgId, appId, 'org.application.updated', (row) => {
-      const { name, ...given } = input;
+      const { name, saml, ...given } = input;
       const config: ClientConfig = { ...pickConfig(row), ...definedOnly(given) };
       checkConfig(row.kind, config);
-      return { ...(name !== undefined ? { name } : {}), ...jsonColumns(config), pkceRequired: config.pkceRequired, tokenEndpointAuthMethod: config.tokenEndpointAuthMethod };
+      if (saml) checkSaml(saml);
+      return {
+        ...(name !== undefined ? { name } : {}), ...(saml !== undefined ? { saml: saml && JSON.stringify(saml) } : {}),
+        ...jsonColumns(config), pkceRequired: config.pkceRequired, tokenEndpointAuthMethod: config.tokenEndpointAuthMethod,
+      };
     });
   }
 
@@ -149,7 +157,7 @@ export class ApplicationsService implements ApplicationsServiceApi {
 function auditData(row: ApplicationRow): Record<string, unknown> {
   return {
     applicationId: row.id, appGroupId: row.appGroupId, name: row.name, kind: row.kind, environment: row.environment, status: row.status,
-    clientKey: row.clientKey, ...pickConfig(row),
+    clientKey: row.clientKey, ...pickConfig(row), saml: row.saml,
   };
 }
 
@@ -172,7 +180,7 @@ function definedOnly<T extends object>(o: T): Partial<T> {
 function toDto(row: ApplicationRow): ApplicationDto {
   return {
     id: row.id, appGroupId: row.appGroupId, name: row.name, kind: row.kind, environment: row.environment, status: row.status, clientKey: row.clientKey,
-    ...pickConfig(row), confidential: !isPublicKind(row.kind),
+    ...pickConfig(row), confidential: !isPublicKind(row.kind), saml: row.saml ?? null,
     secretRotatedAt: row.secretRotatedAt ? new Date(row.secretRotatedAt).toISOString() : null,
     createdAt: new Date(row.createdAt).toISOString(), updatedAt: new Date(row.updatedAt).toISOString(),
   };

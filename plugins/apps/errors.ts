@@ -2,7 +2,8 @@ import { aerieError, defineErrorCodes, notFound, permissionDenied, validationFai
 
 /** The apps plugin's own error codes (documented in docs/api/apps.md). */
 export const appsErrorCodes = defineErrorCodes('apps', {
-  CLIENT_CONFIG_INVALID: { status: 400, description: "an application's client configuration breaks a rule of its kind (grant type, auth method, PKCE)" },
+  CLIENT_CONFIG_INVALID: { status: 400, description: "an application's client configuration breaks a rule of its kind (grant type, auth method, PKCE) or its SAML registration is not https" },
+  RP_ID_INVALID: { status: 400, description: "an app group's passkey RP ID is neither the service's host nor a registrable suffix of one of its redirect hosts" },
 });
 
 type AppsErrorCodes = typeof appsErrorCodes;
@@ -22,6 +23,8 @@ export const appsErrors = {
   invalidRedirectUri: (field: string, uri: string, why: string) => validationFailed(`${JSON.stringify(uri)} is not an allowed redirect URI: ${why}.`, field),
   /** A cross-field rule of the client configuration. @see docs/api/apps.md */
   clientConfigInvalid: (field: string, message: string) => aerieError('CLIENT_CONFIG_INVALID', message, { field }),
+  /** A passkey RP ID the group may not use. @see docs/api/apps.md */
+  rpIdInvalid: (rpId: string, why: string) => aerieError('RP_ID_INVALID', `${JSON.stringify(rpId)} cannot be this group's passkey RP ID: ${why}.`, { field: 'passkeyRpId' }),
   /** Only confidential clients have a secret. */
   publicClientHasNoSecret: () => aerieError('CLIENT_CONFIG_INVALID', 'A public client (Spa, Native) has no secret to rotate.', { field: 'kind' }),
 };

@@ -27,6 +27,32 @@ export interface ClientConfig {
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
 }
 
+/** Social sign-in providers the hosted login page may offer. */
+export type SocialProvider = 'google' | 'github' | 'apple' | 'microsoft';
+/** How an app group's product is offered. */
+export type ServiceModel = 'SaaS' | 'PaaS';
+
+/** The hosted login page's look and sign-in methods for an app group. @see docs/api/apps.md */
+export interface HostedLoginBranding {
+  /** `#RRGGBB` */
+  primaryColor: string | null;
+  /** `#RRGGBB` */
+  backgroundColor: string | null;
+  heroTitle: string | null;
+  heroSubtitle: string | null;
+  passkeyEnabled: boolean;
+  magicLinkEnabled: boolean;
+  socialProviders: SocialProvider[];
+}
+
+/** An application's SAML service-provider registration. */
+export interface SamlServiceProvider {
+  /** An absolute https URL. */
+  entityId: string;
+  /** Assertion consumer service URL, absolute https. */
+  acsUrl: string;
+}
+
 /** An app group as answered. */
 export interface AppGroupDto {
   id: string;
@@ -37,6 +63,12 @@ export interface AppGroupDto {
   iconUrl: string | null;
   brandColor: string | null;
   monetizationEnabled: boolean;
+  branding: HostedLoginBranding;
+  /** The WebAuthn RP ID of the group's hosted login, `null` for the service's own. */
+  passkeyRpId: string | null;
+  serviceModel: ServiceModel | null;
+  /** The product's category. */
+  field: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -48,6 +80,11 @@ export interface AppGroupInput {
   iconUrl?: string | null;
   brandColor?: string | null;
   monetizationEnabled?: boolean;
+  /** Replaces the branding; members left out get their defaults. */
+  branding?: Partial<HostedLoginBranding>;
+  passkeyRpId?: string | null;
+  serviceModel?: ServiceModel | null;
+  field?: string | null;
 }
 
 /** An application as answered: never its secret. */
@@ -62,6 +99,7 @@ export interface ApplicationDto extends ClientConfig {
   clientKey: string;
   /** true for Web and Machine (they have a secret). */
   confidential: boolean;
+  saml: SamlServiceProvider | null;
   secretRotatedAt: string | null;
   createdAt: string;
   updatedAt: string;
@@ -78,7 +116,11 @@ export interface NewApplication extends Partial<ClientConfig> {
   name: string;
   kind: ApplicationKind;
   environment: ApplicationEnvironment;
+  saml?: SamlServiceProvider | null;
 }
+
+/** What an update may change: the name, the client configuration, the SAML registration (`null` clears). */
+export type ApplicationUpdate = Partial<ClientConfig> & { name?: string; saml?: SamlServiceProvider | null };
 
 /**
  * `apps.appGroups`: an organization's app groups. Ids of other organizations look absent.
@@ -94,7 +136,7 @@ export interface AppGroupsService {
    * and emits `org.app_group.created`. The caller has checked who may set `monetizationEnabled`.
    */
   create(orgId: string, createdBy: string | null, input: AppGroupInput & { name: string }): Promise<AppGroupDto & { application: ApplicationWithSecret }>;
-  /** @throws 404 `NOT_FOUND` for an unknown or foreign group */
+  /** @throws 404 `NOT_FOUND` for an unknown or foreign group; 400 `RP_ID_INVALID` */
   update(orgId: string, groupId: string, input: AppGroupInput): Promise<AppGroupDto>;
   /** Deletes the group and its applications. @throws 404 `NOT_FOUND` */
   delete(orgId: string, groupId: string): Promise<void>;
@@ -112,10 +154,10 @@ export interface ApplicationsService {
   list(orgId: string, appGroupId?: string): Promise<ApplicationDto[]>;
   /** One application of the organization, or `undefined`. */
   get(orgId: string, appId: string): Promise<ApplicationDto | undefined>;
-  /** @throws 400 `VALIDATION_FAILED` (unknown group, redirect URI), `CLIENT_CONFIG_INVALID` */
+  /** @throws 400 `VALIDATION_FAILED` (unknown group, redirect URI), `CLIENT_CONFIG_INVALID` (also the SAML registration) */
   create(orgId: string, input: NewApplication): Promise<ApplicationWithSecret>;
   /** @throws 404 `NOT_FOUND`; 400 as for create */
-  update(orgId: string, appId: string, input: Partial<ClientConfig> & { name?: string }): Promise<ApplicationDto>;
+  update(orgId: string, appId: string, input: ApplicationUpdate): Promise<ApplicationDto>;
   /** @throws 404 `NOT_FOUND` */
   setStatus(orgId: string, appId: string, status: ApplicationStatus): Promise<ApplicationDto>;
   /** A new secret; the old one stops matching at once. @throws 404, 400 `CLIENT_CONFIG_INVALID` for a public client */

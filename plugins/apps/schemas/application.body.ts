@@ -9,6 +9,13 @@ const CONFIG = {
   allowedScopes: { type: 'array', maxItems: 100, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' } },
   pkceRequired: { type: 'boolean' },
   tokenEndpointAuthMethod: { enum: ['client_secret_basic', 'client_secret_post', 'none'] },
+  saml: {
+    type: ['object', 'null'],
+    additionalProperties: false,
+    required: ['entityId', 'acsUrl'],
+    // Length and https are checked by the service (400 CLIENT_CONFIG_INVALID); this only bounds the input.
+    properties: { entityId: { type: 'string', minLength: 1, maxLength: 2000 }, acsUrl: { type: 'string', minLength: 1, maxLength: 2000 } },
+  },
 } as const;
 
 /** JSON Schema `apps/create-application.body`. @see docs/api/apps.md */

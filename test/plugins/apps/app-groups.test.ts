@@ -36,7 +36,9 @@ describe('apps: app groups (/api/org/{slug}/app-groups)', () => {
     const { application, ...group } = res.body;
     expect(group).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/), publicKey: expect.stringMatching(/^appgroup_[A-Za-z0-9_-]{22}$/), name: 'Shop', description: 'The shop',
-      iconUrl: 'https://cdn.acme.test/i.png', brandColor: '#12abEF', monetizationEnabled: false, createdAt: expect.any(String), updatedAt: expect.any(String),
+      iconUrl: 'https://cdn.acme.test/i.png', brandColor: '#12abEF', monetizationEnabled: false, passkeyRpId: null, serviceModel: null, field: null,
+      branding: { primaryColor: null, backgroundColor: null, heroTitle: null, heroSubtitle: null, passkeyEnabled: true, magicLinkEnabled: true, socialProviders: [] },
+      createdAt: expect.any(String), updatedAt: expect.any(String),
     });
     expect(application).toMatchObject({
       appGroupId: group.id, name: 'Shop', kind: 'Web', environment: 'Development', status: 'active', clientKey: expect.stringMatching(/^client_/),
