@@ -68,6 +68,11 @@ export class AppGroupsService implements AppGroupsServiceApi {
     return row && toDto(row);
   }
 
+  async findByPublicKey(orgId: string, publicKey: string): Promise<AppGroupDto | undefined> {
+    const row = await this.db.knex<AppGroupRow>(TABLE).where({ orgId, publicKey }).first();
+    return row && toDto(row);
+  }
+
   async exists(orgId: string, groupId: string): Promise<boolean> {
     return (await this.get(orgId, groupId)) !== undefined;
   }

@@ -140,6 +140,8 @@ export interface AppGroupsService {
   update(orgId: string, groupId: string, input: AppGroupInput): Promise<AppGroupDto>;
   /** Deletes the group and its applications. @throws 404 `NOT_FOUND` */
   delete(orgId: string, groupId: string): Promise<void>;
+  /** The organization's group with this public key (`appgroup_…`), or `undefined` (also for another organization's). */
+  findByPublicKey(orgId: string, publicKey: string): Promise<AppGroupDto | undefined>;
   /** true when the group exists in the organization. */
   exists(orgId: string, groupId: string): Promise<boolean>;
 }

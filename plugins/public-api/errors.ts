@@ -6,4 +6,6 @@ export const publicApiErrors = {
   organizationNotFound: () => notFound('Organization not found.'),
   /** No organization of the owner has the name asked for. */
   noMatchingOrganization: () => notFound('No organization of that owner has that name.'),
+  /** No app group with that key in the key's organization. */
+  appGroupNotFound: () => notFound('App group not found.'),
 };
