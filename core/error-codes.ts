@@ -48,7 +48,7 @@ export const kernelErrorCodes = {
   seal_binding_mismatch: { status: 403, description: 'the sealed content changed since signing (`mismatchedKeys`)' },
   NOT_FOUND: { status: 404, description: "no route, an unknown resource, or another organization's resource" },
   METHOD_NOT_ALLOWED: { status: 405, description: 'the path exists with other methods (`Allow`)' },
-  PAYLOAD_TOO_LARGE: { status: 413, description: 'the JSON body is larger than `limitBytes`' },
+  PAYLOAD_TOO_LARGE: { status: 413, description: 'the body is larger than `limitBytes` (1 MiB for JSON; an upload route sets its own)' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'a body that is not application/json, or with a Content-Encoding' },
   HEADERS_TOO_LARGE: { status: 431, description: 'the request line and headers exceed 16 KiB' },
   RATE_LIMITED: { status: 429, description: 'too many requests of this kind; retry after `retryAfterSeconds`' },

@@ -63,6 +63,16 @@ export interface HandlerInput<B = any, Q = any, P = any, Pr extends Principal | 
   request: RequestInfo;
   /** The verified passkey seal, on routes that declare `seal` (when it applied). */
   seal?: SealVerification;
+  /** The request body's bytes, on routes that declare `rawBody`. */
+  rawBody?: Buffer;
+}
+
+/**
+ * `rawBody` of a route: the handler gets the request body as bytes (any `Content-Type` but JSON),
+ * read up to `maxBytes` — a longer body is cut off and answered 413 `PAYLOAD_TOO_LARGE`.
+ */
+export interface RawBodySpec {
+  readonly maxBytes: number;
 }
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -128,9 +138,10 @@ export type PrincipalOf<A> = A extends 'public' ? null : string extends A ? Prin
 /** `{ slug: string; roleId: string }` for `/api/org/{slug}/roles/{roleId}`: the params of a route without a params schema. */
 export type PathParams<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? { [K in Name | keyof PathParams<Rest>]: string } : {};
 
-/** The handler input a definition implies. */
-export type InputOf<A, O, B, Q, P, Path extends string> = HandlerInput<
-  SchemaType<B>, SchemaType<Q>, P extends SchemaRef ? SchemaType<P> : PathParams<Path>, PrincipalOf<A>, O extends true ? OrgContext : null>;
+/** The handler input a definition implies (`rawBody: Buffer` when the route declares `rawBody`). */
+export type InputOf<A, O, B, Q, P, Path extends string, R = undefined> = HandlerInput<
+  SchemaType<B>, SchemaType<Q>, P extends SchemaRef ? SchemaType<P> : PathParams<Path>, PrincipalOf<A>, O extends true ? OrgContext : null>
+  & (R extends RawBodySpec ? { rawBody: Buffer } : unknown);
 
 /** A route definition as the kernel stores it (types erased). */
 export interface RouteDef {
@@ -144,6 +155,7 @@ export interface RouteDef {
   personOnly?: string;
   appGroupCredentials?: boolean;
   body?: SchemaRef;
+  rawBody?: RawBodySpec;
   query?: SchemaRef;
   params?: SchemaRef;
   guard?: (input: HandlerInput) => void | Promise<void>;
@@ -156,7 +168,7 @@ export interface RouteDef {
 }
 
 /** A route definition as a plugin writes it, with the handler's input narrowed from the rest. */
-export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P, Path extends string = string> {
+export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P, Path extends string = string, R = undefined> {
   method: HttpMethod;
   /** Path with `{param}` placeholders, as the spec writes them: `/api/org/{slug}/roles`. Write it as one literal. */
   path: Path;
@@ -183,22 +195,24 @@ export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P,
   appGroupCredentials?: boolean;
   /** Schemas of the body, the query string and the path parameters (a {@link RouteSchema} or an `$id`). */
   body?: B;
+  /** The body as bytes instead of JSON (no `body` schema then); see {@link RawBodySpec}. */
+  rawBody?: R;
   query?: Q;
   params?: P;
   /**
    * Checks that run after validation and before the seal (e.g. "Owner only", request rules with
    * their own error codes), so a caller who could never succeed is not asked for a passkey first.
    */
-  guard?: (input: InputOf<A, O, B, Q, P, Path>) => void | Promise<void>;
+  guard?: (input: InputOf<A, O, B, Q, P, Path, R>) => void | Promise<void>;
   /** Passkey step-up required before the handler runs. @see core/seals/seal-service.types.ts */
-  seal?: RouteSeal<InputOf<A, O, B, Q, P, Path>>;
+  seal?: RouteSeal<InputOf<A, O, B, Q, P, Path, R>>;
   /** Status for a plain return value. Default 200. */
   status?: number;
   /** Schema of the success body (or one per success status); see {@link ResponseSpec}. */
   response?: ResponseSpec;
   summary?: string;
   tags?: string[];
-  handler: (input: InputOf<A, O, B, Q, P, Path>) => unknown | Promise<unknown>;
+  handler: (input: InputOf<A, O, B, Q, P, Path, R>) => unknown | Promise<unknown>;
 }
 
 /**
@@ -217,7 +231,8 @@ export function route<
   const P extends SchemaRef | undefined = undefined,
   const O extends boolean = false,
   const Path extends string = string,
->(def: RouteDefinition<A, O, B, Q, P, Path>): RouteDef {
+  const R extends RawBodySpec | undefined = undefined,
+>(def: RouteDefinition<A, O, B, Q, P, Path, R>): RouteDef {
   return def as unknown as RouteDef;
 }
 

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
+import { readRawBody } from './raw-body.ts';
 import type { AuthRequest, AuthScheme } from './auth-scheme.ts';
 import type { GrantsProvider, OrgResolver } from './authorizer.ts';
 import { responseSchema, responsesOf, type HandlerInput, type OrgContext, type Principal, type RouteDef, type SchemaRef } from './route.ts';
@@ -65,6 +66,7 @@ export function buildRouter(deps: RouterDeps): Router {
         throw new BootError(`plugin ${pluginId}: route ${def.method} ${def.path}: ${(err as Error).message}`);
       }
     };
+    if (def.body && def.rawBody) throw new BootError(`plugin ${pluginId}: route ${def.method} ${def.path} declares both body and rawBody`);
     const validateBody = check(def.body, 'body');
     const validateQuery = check(def.query, 'query');
     const validateParams = check(def.params, 'params');
@@ -103,6 +105,7 @@ export function buildRouter(deps: RouterDeps): Router {
       assertCleanInput(body, 'body');
       const requestId = String(ctx.state.requestId);
       const input: HandlerInput = { body, query, params, principal, org, request: { id: requestId, method: ctx.method, path: ctx.path, ip: ctx.ip, headers: ctx.headers } };
+      if (def.rawBody) input.rawBody = await readRawBody(ctx, def.rawBody.maxBytes);
       await def.guard?.(input);
       const seal = def.seal ? await verifySeal(def.seal, input, deps.seals!) : undefined;
       if (seal) input.seal = seal;

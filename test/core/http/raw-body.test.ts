@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { createHttpApp } from '../../../core/http/app.ts';
+import { buildRouter } from '../../../core/http/router.ts';
+import { route, type RouteSchema } from '../../../core/http/route.ts';
+import { SchemaRegistry } from '../../../core/http/schema-registry.ts';
+import { buildOpenApi } from '../../../core/http/openapi.ts';
+import { BootError } from '../../../core/plugins/boot-error.ts';
+
+const LIMIT = 64 * 1024;
+
+/** Routes with `rawBody`: the handler gets the bytes; past the limit the read stops with 413. */
+describe('http: raw request bodies (rawBody)', () => {
+  let server: Server;
+  let base: string;
+  let port: number;
+  const def = route({
+    method: 'POST', path: '/api/upload', auth: 'public', rawBody: { maxBytes: LIMIT },
+    handler: ({ rawBody }) => {
+      expectTypeOf(rawBody).toEqualTypeOf<Buffer>();
+      return { size: rawBody.length, sha256: createHash('sha256').update(rawBody).digest('hex') };
+    },
+  });
+
+  beforeAll(async () => {
+    server = createHttpApp(buildRouter({ routes: [{ pluginId: 'files', def }], schemas: new SchemaRegistry(), authSchemes: new Map() }), pino({ level: 'silent' })).listen(0, '127.0.0.1');
+    await new Promise((ok) => server.once('listening', ok));
+    port = (server.address() as AddressInfo).port;
+    base = `http://127.0.0.1:${port}`;
+  });
+  afterAll(() => new Promise((done) => server.close(done)));
+
+  const upload = (body: Uint8Array, type = 'application/octet-stream') => fetch(`${base}/api/upload`, { method: 'POST', headers: { 'content-type': type }, body });
+
+  it('hands the exact bytes to the handler, whatever the Content-Type but JSON', async () => {
+    const bytes = new Uint8Array(LIMIT).map((_, i) => (i * 7) % 256);
+    for (const type of ['application/octet-stream', 'image/png', 'text/plain']) {
+      const res = await upload(bytes, type);
+      expect(await res.json()).toEqual({ size: LIMIT, sha256: createHash('sha256').update(bytes).digest('hex') });
+    }
+    const empty = await fetch(`${base}/api/upload`, { method: 'POST' });
+    expect((await empty.json()).size).toBe(0);
+  });
+
+  it('answers 413 PAYLOAD_TOO_LARGE with limitBytes one byte past the limit', async () => {
+    const res = await upload(new Uint8Array(LIMIT + 1));
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ error: 'PAYLOAD_TOO_LARGE', limitBytes: LIMIT });
+  });
+
+  it('cuts a chunked upload off at the limit instead of reading it all', async () => {
+    const MAX = 64 * 1024 * 1024;
+    const answer = await new Promise<{ status: number; body: string; sent: number }>((resolve, reject) => {
+      let sent = 0;
+      let answered = false;
+      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/api/upload', headers: { 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' } }, (res) => {
+        answered = true;
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => {
+          req.destroy();
+          resolve({ status: res.statusCode!, body, sent });
+        });
+      });
+      req.on('error', () => undefined);
+      const chunk = Buffer.alloc(16 * 1024);
+      // Keeps sending until the server answers: 64 MiB would be sent if it read everything.
+      const pump = () => {
+        while (!answered && sent < MAX && req.write(chunk)) sent += chunk.length;
+        if (!answered && sent < MAX) req.once('drain', pump);
+      };
+      pump();
+      setTimeout(() => reject(new Error('no answer')), 10_000);
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: 'PAYLOAD_TOO_LARGE', limitBytes: LIMIT });
+    expect(answer.sent).toBeLessThan(MAX);
+  });
+
+  it('refuses a JSON body (415) and a Content-Encoding (415)', async () => {
+    const json = await upload(new TextEncoder().encode('{"a":1}'), 'application/json');
+    expect([json.status, (await json.json()).error]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+    const gz = await fetch(`${base}/api/upload`, { method: 'POST', headers: { 'content-type': 'application/octet-stream', 'content-encoding': 'gzip' }, body: new Uint8Array(4) });
+    expect([gz.status, (await gz.json()).error]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
+  });
+
+  it('publishes the body as application/octet-stream and refuses body + rawBody at boot', () => {
+    const doc = buildOpenApi([def], new SchemaRegistry(), { version: '1', baseUrl: base }) as any;
+    expect(doc.paths['/api/upload'].post.requestBody.content).toEqual({ 'application/octet-stream': { schema: { type: 'string', format: 'binary', maxLength: LIMIT } } });
+    const body = { $id: 'test/raw-and-json.body', type: 'object' } as const satisfies RouteSchema;
+    const both = { ...def, body } as typeof def;
+    expect(() => buildRouter({ routes: [{ pluginId: 'files', def: both }], schemas: new SchemaRegistry(), authSchemes: new Map() })).toThrow(BootError);
+  });
+});
