@@ -33,7 +33,7 @@ describe('http: raw request bodies (rawBody)', () => {
   });
   afterAll(() => new Promise((done) => server.close(done)));
 
-  const upload = (body: Uint8Array, type = 'application/octet-stream') => fetch(`${base}/api/upload`, { method: 'POST', headers: { 'content-type': type }, body });
+  const upload = (body: Uint8Array<ArrayBuffer>, type = 'application/octet-stream') => fetch(`${base}/api/upload`, { method: 'POST', headers: { 'content-type': type }, body });
 
   it('hands the exact bytes to the handler, whatever the Content-Type but JSON', async () => {
     const bytes = new Uint8Array(LIMIT).map((_, i) => (i * 7) % 256);
