@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import {
-  coreRefs, inject, injectable, type AerieConfig, type AuditService, type Clock, type CryptoService, type Database, type EventBus,
+  coreRefs, inject, injectable, type AerieConfig, type AuditService, type BlobStore, type Clock, type CryptoService, type Database, type EventBus,
 } from '../../core/index.ts';
 import { appsErrors } from './errors.ts';
 import { appsInternalRefs } from './internal-refs.ts';
@@ -19,7 +19,8 @@ const DEFAULT_BRANDING: HostedLoginBranding = {
   primaryColor: null, backgroundColor: null, heroTitle: null, heroSubtitle: null, passkeyEnabled: true, magicLinkEnabled: true, socialProviders: [],
 };
 
-interface AppGroupRow {
+/** A stored app group (camelCase through the knex mappers). */
+export interface AppGroupRow {
   id: string;
   orgId: string;
   publicKey: string;
@@ -37,7 +38,14 @@ interface AppGroupRow {
   updatedAt: Date;
 }
 
-const TABLE = 'apps.app_groups';
+/** The `core.blob` key of a group's uploaded icon (one per group; a new upload replaces it). */
+export function iconBlobKey(orgId: string, groupId: string): string {
+  return `org/${orgId}/app-groups/${groupId}/icon`;
+}
+
+/** The app groups table. */
+export const APP_GROUPS_TABLE = 'apps.app_groups';
+const TABLE = APP_GROUPS_TABLE;
 
 /**
  * `apps.appGroups`: an organization's app groups. Creating one also creates its first application
@@ -49,6 +57,7 @@ const TABLE = 'apps.app_groups';
 export class AppGroupsService implements AppGroupsServiceApi {
   constructor(
     @inject(coreRefs.audit.id) private readonly audit: AuditService,
+    @inject(coreRefs.blob.id) private readonly blob: BlobStore,
     @inject(coreRefs.config.id) private readonly config: AerieConfig,
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.crypto.id) private readonly crypto: CryptoService,
@@ -122,6 +131,7 @@ export class AppGroupsService implements AppGroupsServiceApi {
       }
       await trx(TABLE).where({ orgId, id: groupId }).delete();
       await this.audit.append(trx, { orgId, eventType: 'org.app_group.deleted', businessData: { ...auditData(group), applicationIds: apps.map((a) => a.id) } });
+      await this.blob.delete(iconBlobKey(orgId, groupId));
     });
     this.events.emit({ type: 'org.app_group.deleted', orgId, payload: { orgId, appGroupId: groupId } });
   }
@@ -156,7 +166,8 @@ function auditData(row: AppGroupRow): Record<string, unknown> {
   };
 }
 
-function toDto(row: AppGroupRow): AppGroupDto {
+/** A stored group as answered. */
+export function toDto(row: AppGroupRow): AppGroupDto {
   return {
     id: row.id, publicKey: row.publicKey, name: row.name, description: row.description, iconUrl: row.iconUrl, brandColor: row.brandColor,
     monetizationEnabled: row.monetizationEnabled, branding: withDefaults(row.branding), passkeyRpId: row.passkeyRpId, serviceModel: row.serviceModel,

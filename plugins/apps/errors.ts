@@ -3,6 +3,7 @@ import { aerieError, defineErrorCodes, notFound, permissionDenied, validationFai
 /** The apps plugin's own error codes (documented in docs/api/apps.md). */
 export const appsErrorCodes = defineErrorCodes('apps', {
   CLIENT_CONFIG_INVALID: { status: 400, description: "an application's client configuration breaks a rule of its kind (grant type, auth method, PKCE) or its SAML registration is not https" },
+  ICON_TYPE_UNSUPPORTED: { status: 400, description: 'an uploaded app-group icon is not a PNG, JPEG, WebP or SVG image (read from its bytes)' },
   RP_ID_INVALID: { status: 400, description: "an app group's passkey RP ID is neither the service's host nor a registrable suffix of one of its redirect hosts" },
 });
 
@@ -25,6 +26,10 @@ export const appsErrors = {
   clientConfigInvalid: (field: string, message: string) => aerieError('CLIENT_CONFIG_INVALID', message, { field }),
   /** A passkey RP ID the group may not use. @see docs/api/apps.md */
   rpIdInvalid: (rpId: string, why: string) => aerieError('RP_ID_INVALID', `${JSON.stringify(rpId)} cannot be this group's passkey RP ID: ${why}.`, { field: 'passkeyRpId' }),
+  /** The uploaded bytes are none of the accepted image types. @see docs/api/apps.md */
+  iconTypeUnsupported: () => aerieError('ICON_TYPE_UNSUPPORTED', 'An icon must be a PNG, JPEG, WebP or SVG image.'),
+  /** No uploaded icon for that public key. */
+  iconNotFound: () => notFound('Icon not found.'),
   /** Only confidential clients have a secret. */
   publicClientHasNoSecret: () => aerieError('CLIENT_CONFIG_INVALID', 'A public client (Spa, Native) has no secret to rotate.', { field: 'kind' }),
 };

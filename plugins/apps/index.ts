@@ -4,20 +4,23 @@ import { appsRefs } from './api.ts';
 import { appsInternalRefs } from './internal-refs.ts';
 import { AppGroupsService } from './app-groups.service.ts';
 import { ApplicationsService } from './applications.service.ts';
+import { AppGroupIconsService } from './app-group-icons.service.ts';
+import { appGroupIconRoutes } from './routes/app-group-icon.route.ts';
 import { appGroupRoutes } from './routes/app-groups.route.ts';
 import { applicationRoutes } from './routes/applications.route.ts';
 
 export default definePlugin({
   id: 'apps',
-  deps: { appGroups: appsRefs.appGroups, applications: appsRefs.applications },
+  deps: { appGroups: appsRefs.appGroups, applications: appsRefs.applications, icons: appsInternalRefs.icons },
   register(reg) {
     reg.service(appsInternalRefs.applications, ApplicationsService);
     reg.service(appsRefs.applications, ApplicationsService);
     reg.service(appsRefs.appGroups, AppGroupsService);
+    reg.service(appsInternalRefs.icons, AppGroupIconsService);
   },
-  init({ appGroups, applications }, ctx) {
+  init({ appGroups, applications, icons }, ctx) {
     // An API key may be scoped to one of the organization's app groups (POST …/api-keys `appGroupId`).
     ctx.extend(keysExtensions.appGroups, (orgId, appGroupId) => appGroups.exists(orgId, appGroupId));
-    ctx.routes(...appGroupRoutes(appGroups, applications), ...applicationRoutes(applications));
+    ctx.routes(...appGroupRoutes(appGroups, applications), ...appGroupIconRoutes(icons), ...applicationRoutes(applications));
   },
 });

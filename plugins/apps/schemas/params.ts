@@ -23,3 +23,11 @@ export const appIdParams = {
   required: ['slug', 'appId'],
   properties: { slug: { type: 'string', maxLength: 39 }, appId: { type: 'string', maxLength: 64 } },
 } as const satisfies RouteSchema;
+
+/** JSON Schema `apps/group-key.params`: a group's public key (`appgroup_…`). */
+export const groupKeyParams = {
+  $id: 'apps/group-key.params',
+  type: 'object',
+  required: ['groupKey'],
+  properties: { groupKey: { type: 'string', maxLength: 64 } },
+} as const satisfies RouteSchema;
