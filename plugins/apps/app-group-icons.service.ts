@@ -28,12 +28,14 @@ export class AppGroupIconsService {
 
   /**
    * Stores `bytes` as the group's icon and points `iconUrl` at it.
-   * @throws 404 `NOT_FOUND` for an unknown or foreign group; 400 `ICON_TYPE_UNSUPPORTED` (nothing stored)
+   * @throws 404 `NOT_FOUND` for an unknown or foreign group; 400 `ICON_TYPE_UNSUPPORTED`, 413 `PAYLOAD_TOO_LARGE` (nothing stored)
    */
   async upload(orgId: string, groupId: string, bytes: Buffer): Promise<AppGroupDto> {
     const group = await this.group(orgId, groupId);
     const icon = await readIcon(bytes);
     if (!icon) throw appsErrors.iconTypeUnsupported();
+    // Cleaning re-serialises an SVG, which can (rarely) make it longer than what was read.
+    if (icon.bytes.length > ICON_MAX_BYTES) throw appsErrors.iconTooLarge(ICON_MAX_BYTES);
     const key = iconBlobKey(orgId, groupId);
     const stored = await this.blob.put(key, icon.bytes, { maxBytes: ICON_MAX_BYTES, contentType: icon.contentType });
     const iconUrl = `${this.config.baseUrl}/api/public/app-groups/${group.publicKey}/icon?v=${stored.sha256.slice(0, 16)}`;

@@ -28,6 +28,8 @@ export const appsErrors = {
   rpIdInvalid: (rpId: string, why: string) => aerieError('RP_ID_INVALID', `${JSON.stringify(rpId)} cannot be this group's passkey RP ID: ${why}.`, { field: 'passkeyRpId' }),
   /** The uploaded bytes are none of the accepted image types. @see docs/api/apps.md */
   iconTypeUnsupported: () => aerieError('ICON_TYPE_UNSUPPORTED', 'An icon must be a PNG, JPEG, WebP or SVG image.'),
+  /** A cleaned SVG that grew past the icon limit. */
+  iconTooLarge: (limitBytes: number) => aerieError('PAYLOAD_TOO_LARGE', `An icon is limited to ${limitBytes} bytes.`, { limitBytes }),
   /** No uploaded icon for that public key. */
   iconNotFound: () => notFound('Icon not found.'),
   /** Only confidential clients have a secret. */
