@@ -110,9 +110,10 @@ export class AppGroupsService implements AppGroupsServiceApi {
     const patch: Record<string, unknown> = Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));
     if (input.branding) patch.branding = JSON.stringify(withDefaults(input.branding));
     const row = await this.db.transaction(async (trx) => {
+      // The group first: a foreign id is 404 whatever the body holds.
+      if (!(await trx(TABLE).where({ orgId, id: groupId }).forUpdate().first('id'))) throw appsErrors.appGroupNotFound();
       if (input.passkeyRpId) this.checkRpId(input.passkeyRpId, await redirectHosts(trx, orgId, groupId));
       const [updated] = await trx<AppGroupRow>(TABLE).where({ orgId, id: groupId }).update({ ...patch, updatedAt: this.clock.now() } as never).returning('*');
-      if (!updated) throw appsErrors.appGroupNotFound();
       await this.audit.append(trx, { orgId, eventType: 'org.app_group.updated', businessData: { ...auditData(updated), changed: Object.keys(patch) } });
       return updated;
     });

@@ -47,6 +47,13 @@ describe('apps: app group branding and product fields', () => {
     expect([cleared.status, cleared.body.passkeyRpId]).toEqual([200, null]);
   });
 
+  it("answers 404 for another organization's group whatever the RP ID (no rule is checked against it)", async () => {
+    const globex = await signInWithOrg(aerie, 'owner@globex.test', 'globex');
+    const theirs = await createGroup(aerie, globex, { name: 'Globex' });
+    const res = await aerie.request('PUT', `${BASE}/${theirs.id}`, { token: acme.owner, body: { passkeyRpId: 'evil.example' } });
+    expect([res.status, res.body.error]).toEqual([404, 'NOT_FOUND']);
+  });
+
   const refused: Array<[string, Record<string, unknown>, string, string]> = [
     ['a colour that is not #RRGGBB', { branding: { primaryColor: 'red' } }, 'VALIDATION_FAILED', 'branding.primaryColor'],
     ['a short colour', { branding: { backgroundColor: '#fff' } }, 'VALIDATION_FAILED', 'branding.backgroundColor'],
