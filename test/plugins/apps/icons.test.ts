@@ -19,6 +19,7 @@ const HOSTILE_SVG = `<?xml version="1.0"?>
   <image href="https://evil.test/track.png"/>
   <foreignObject><div xmlns="http://www.w3.org/1999/xhtml"><iframe src="https://evil.test"/></div></foreignObject>
   <style>@import url(https://evil.test/x.css);</style>
+  <a href="#r"><set attributeName="href" to="javascript:alert(5)"/><animate attributeName="href" values="javascript:alert(6)"/></a>
   <circle cx="5" cy="5" r="2"/>
 </svg>`;
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
@@ -72,10 +73,11 @@ describe('apps: app-group icons (POST|DELETE /api/org/{slug}/app-groups/{groupId
     const got = await download(res.body.iconUrl);
     expect(got.headers.get('content-type')).toBe('image/svg+xml');
     const text = got.bytes.toString('utf8');
-    for (const bad of ['<script', 'onload', 'onclick', 'javascript:', 'evil.test', 'foreignObject', 'iframe', '<style', 'alert']) expect(text).not.toContain(bad);
+    for (const bad of ['<script', 'onload', 'onclick', 'javascript:', 'evil.test', 'foreignObject', 'iframe', '<style', '<set', '<animate', 'alert']) expect(text).not.toContain(bad);
     const doc = new JSDOM(text, { contentType: 'image/svg+xml' }).window.document;
     expect(doc.documentElement.localName).toBe('svg');
     expect(doc.querySelectorAll('rect, circle').length).toBe(2);
+    expect(doc.querySelector('a[href="#r"]')).not.toBeNull();
     const [event] = (await auditEvents(aerie, acme, 'org.app_group.icon_uploaded')).filter((e) => e.businessData.appGroupId === g.id);
     expect(event.businessData).toMatchObject({ contentType: 'image/svg+xml', sha256: sha256(got.bytes) });
   });
