@@ -19,7 +19,7 @@ const BRANDING = {
   },
 } as const;
 // The RP ID rules beyond its form are the service's (400 RP_ID_INVALID).
-const PASSKEY_RP_ID = { type: ['string', 'null'], minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.-]+$' } as const;
+const PASSKEY_RP_ID = { type: ['string', 'null'], minLength: 1, maxLength: 253, pattern: '^[a-z0-9.-]+$' } as const;
 const SERVICE_MODEL = { enum: ['SaaS', 'PaaS', null] } as const;
 const FIELD = { type: ['string', 'null'], minLength: 1, maxLength: 100, pattern: '\\S', format: 'display-name' } as const;
 const MEMBERS = {

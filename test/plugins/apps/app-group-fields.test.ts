@@ -68,6 +68,7 @@ describe('apps: app group branding and product fields', () => {
     ['a blank field', { field: ' ' }, 'VALIDATION_FAILED', 'field'],
     ['a field over 100', { field: 'x'.repeat(101) }, 'VALIDATION_FAILED', 'field'],
     ['an RP ID with a scheme', { passkeyRpId: 'https://id.aerie.test' }, 'VALIDATION_FAILED', 'passkeyRpId'],
+    ['an RP ID in capitals', { passkeyRpId: 'ID.AERIE.TEST' }, 'VALIDATION_FAILED', 'passkeyRpId'],
     ['an RP ID that is a public suffix', { passkeyRpId: 'com' }, 'RP_ID_INVALID', 'passkeyRpId'],
     ['an RP ID of another site', { passkeyRpId: 'evil.example' }, 'RP_ID_INVALID', 'passkeyRpId'],
     ['the parent of the service host', { passkeyRpId: 'aerie.test' }, 'RP_ID_INVALID', 'passkeyRpId'],
