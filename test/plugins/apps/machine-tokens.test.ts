@@ -31,6 +31,15 @@ describe('apps: machine tokens', () => {
     expect(list.body.applications.map((a: any) => a.id)).toEqual([res.body.application.id]);
   });
 
+  it('uploads an icon with a token holding org.app_group.update, audited with the machine actor', async () => {
+    const group = await aerie.request('POST', '/api/org/acme/app-groups', { token, body: { name: 'Iconic' } });
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+    const res = await fetch(`${aerie.url}/api/org/acme/app-groups/${group.body.id}/icon`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'image/png' }, body: new Uint8Array(png) });
+    expect(res.status).toBe(200);
+    const [event] = (await auditEvents(aerie, acme, 'org.app_group.icon_uploaded')).filter((e) => e.businessData.appGroupId === group.body.id);
+    expect(event).toMatchObject({ actorType: 'machine', actorId: keyId });
+  });
+
   it('refuses monetizationEnabled: true from a token (403 PERMISSION_DENIED), and scopes it does not hold (403 with required)', async () => {
     const paid = await aerie.request('POST', '/api/org/acme/app-groups', { token, body: { name: 'Paid', monetizationEnabled: true } });
     expect([paid.status, paid.body.error]).toEqual([403, 'PERMISSION_DENIED']);
