@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { createSecureContext } from 'node:tls';
 import { buildConnector } from 'undici';
 import { judgeAddress } from './address-policy.ts';
 import { EgressError } from './egress.types.ts';
@@ -40,7 +41,9 @@ export async function resolveChecked(hostname: string, resolve: Resolver, allowL
  * certificate against the host name (SNI from the URL's host).
  */
 export function guardedConnector(options: { resolve: Resolver; allowLoopback: boolean; ca?: string[] }): buildConnector.connector {
-  const connect = buildConnector({ ...(options.ca ? { ca: options.ca } : {}), timeout: 10_000 });
+  // One secure context for every connection: passing `ca` instead would parse the whole CA list
+  // again for each new connection.
+  const connect = buildConnector({ ...(options.ca ? { secureContext: createSecureContext({ ca: options.ca }) } : {}), timeout: 10_000 });
   return (opts, callback) => {
     resolveChecked(opts.hostname, options.resolve, options.allowLoopback).then(
       (address) => connect({ ...opts, hostname: address }, callback),

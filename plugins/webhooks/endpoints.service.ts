@@ -8,8 +8,6 @@ import { webhooksErrors } from './errors.ts';
 
 /** Endpoints an organization may have (deleted ones do not count). @see docs/api/webhooks.md */
 export const MAX_ENDPOINTS = 20;
-/** Consecutive failures that disable an endpoint. */
-export const BREAKER_THRESHOLD = 20;
 
 /** An endpoint as the API shows it (never the secret). @see docs/api/webhooks.md "The endpoint object" */
 export interface EndpointDto {

@@ -25,6 +25,16 @@ export interface WebhookEnvelope {
   };
 }
 
+/**
+ * The serialised envelopes of one record, one per delivery id: the record is serialised once and
+ * each id is put in front (the same JSON as `JSON.stringify(envelopeOf(id, record))`).
+ */
+export function envelopeBodies(record: SealedAuditRecord): (id: string) => string {
+  const { id: _placeholder, ...rest } = envelopeOf('', record);
+  const tail = JSON.stringify(rest).slice(1);
+  return (id) => `{"id":${JSON.stringify(id)},${tail}`;
+}
+
 /** The envelope of one sealed audit record for delivery `id`. */
 export function envelopeOf(id: string, record: SealedAuditRecord): WebhookEnvelope {
   return {

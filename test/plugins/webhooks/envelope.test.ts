@@ -28,3 +28,19 @@ describe('webhook signatures (Standard Webhooks)', () => {
     expect(() => new Webhook(secret).verify(body, old)).toThrow();
   });
 });
+
+describe('envelope bodies', () => {
+  it('serialises a record once and answers, per delivery id, exactly JSON.stringify of its envelope', async () => {
+    const { envelopeBodies, envelopeOf } = await import('../../../plugins/webhooks/envelope.ts');
+    const record = {
+      id: '7f0c0000-0000-4000-8000-000000000001', orgId: '0b6e0000-0000-4000-8000-000000000002', seq: 42, eventType: 'org.x.y',
+      occurredAt: '2026-11-25T09:30:00.000Z', sealedAt: '2026-11-25T09:30:00.120Z', actor: { type: 'account', id: 'a"b\\c' }, appGroupId: null,
+      businessData: { name: 'Ünïcödé "quoted"', nested: { list: [1, 2.5, null, true] } }, payloadHash: 'a'.repeat(64), prevHash: 'b'.repeat(64), chainHash: 'c'.repeat(64),
+    };
+    const bodyFor = envelopeBodies(record as never);
+    for (const id of ['msg_1', 'msg_"odd"']) {
+      expect(bodyFor(id)).toBe(JSON.stringify(envelopeOf(id, record as never)));
+      expect(JSON.parse(bodyFor(id)).id).toBe(id);
+    }
+  });
+});
