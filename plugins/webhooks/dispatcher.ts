@@ -28,6 +28,8 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = { timeoutMs: 10_000
 
 /** A delivery 'sending' for longer than this was cut short by a stopped process: it becomes `unknown`. */
 const STALE_AFTER_MS = 10 * 60_000;
+/** How often that sweep runs. */
+const STALE_SWEEP_MS = 60_000;
 
 interface LiveEndpoint {
   id: string;
@@ -93,6 +95,8 @@ export class Dispatcher {
   private passRunning = false;
   private passAgain = false;
   private stopped = false;
+  private lastSweepAt = 0;
+  private lastCutoff?: Date;
 
   constructor(
     private readonly db: Database,
@@ -267,8 +271,15 @@ export class Dispatcher {
 
   /** Deliveries left `sending` by a process that stopped: never re-sent, marked `unknown`. */
   private async markStale(): Promise<void> {
-    await this.db.knex('webhooks.deliveries').where({ outcome: 'sending' }).where('attemptedAt', '<', new Date(this.clock.now().getTime() - STALE_AFTER_MS))
-      .update({ outcome: 'unknown', detail: 'Aerie stopped before the outcome was known; the delivery is not sent again', completedAt: this.clock.now() });
+    const now = this.clock.now().getTime();
+    if (now - this.lastSweepAt < STALE_SWEEP_MS) return;
+    const cutoff = new Date(now - STALE_AFTER_MS);
+    // After the first sweep of this process, only the window since the previous cutoff is looked at.
+    let q = this.db.knex('webhooks.deliveries').where({ outcome: 'sending' }).where('attemptedAt', '<', cutoff);
+    if (this.lastCutoff) q = q.where('attemptedAt', '>=', this.lastCutoff);
+    await q.update({ outcome: 'unknown', detail: 'Aerie stopped before the outcome was known; the delivery is not sent again', completedAt: this.clock.now() });
+    this.lastSweepAt = now;
+    this.lastCutoff = cutoff;
   }
 }
 
