@@ -1,0 +1,76 @@
+import { coreRefs, inject, injectable, type Database } from '../../core/index.ts';
+import { compileFilter } from './filter/compile-filter.ts';
+import { parseFilter } from './filter/parse-filter.ts';
+import { LIST_RESPONSE_URN, USER_SCHEMA_URN, userFilterSchema } from './user-schema.ts';
+
+/** A SCIM User resource (RFC 7643 §4.1) as Aerie answers it. @see docs/api/scim.md "Users" */
+export interface ScimUser {
+  schemas: string[];
+  id: string;
+  userName: string;
+  displayName?: string;
+  active: boolean;
+  emails: Array<{ value: string; type: 'work'; primary: true }>;
+  meta: { resourceType: 'User'; created: string; lastModified: string; location: string; version: string };
+}
+
+interface DirectoryRow {
+  membershipId: string;
+  email: string;
+  displayName: string | null;
+  status: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Most resources one page answers (`count` above it is lowered, RFC 7644 §3.4.2.4). */
+export const MAX_PAGE = 200;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The organization's members as SCIM Users, read through `orgs.member_directory` with filters
+ * compiled to parameterised SQL (Aerie's own compiler). Revoked memberships are not Users.
+ * @see docs/api/scim.md
+ */
+@injectable()
+export class ScimUsersService {
+  constructor(@inject(coreRefs.db.id) private readonly db: Database, @inject(coreRefs.config.id) private readonly config: { baseUrl: string }) {}
+
+  /**
+   * A page of Users: `startIndex` 1-based, `count` 0–{@link MAX_PAGE}, ordered by creation.
+   * @throws ScimFilterError for a filter the grammar or the schema refuses.
+   */
+  async list(orgId: string, slug: string, page: { filter?: string; startIndex: number; count: number }) {
+    let q = this.db.knex('orgs.member_directory as d').where('d.org_id', orgId).whereNot('d.status', 'revoked');
+    if (page.filter !== undefined) {
+      const { sql, bindings } = compileFilter(parseFilter(page.filter), userFilterSchema);
+      q = q.whereRaw(sql, bindings as never[]);
+    }
+    const [{ total }] = await q.clone().count({ total: '*' });
+    const rows: DirectoryRow[] = page.count === 0 ? [] : await q.orderBy('d.created_at').orderBy('d.membership_id')
+      .offset(page.startIndex - 1).limit(page.count).select('d.membership_id', 'd.email', 'd.display_name', 'd.status', 'd.created_at', 'd.updated_at');
+    return {
+      schemas: [LIST_RESPONSE_URN], totalResults: Number(total), startIndex: page.startIndex, itemsPerPage: rows.length,
+      Resources: rows.map((r) => this.toUser(r, slug)),
+    };
+  }
+
+  /** One User, or undefined (also for a revoked membership or another organization's id). */
+  async get(orgId: string, slug: string, id: string): Promise<ScimUser | undefined> {
+    if (!UUID.test(id)) return undefined;
+    const row: DirectoryRow | undefined = await this.db.knex('orgs.member_directory as d').where({ 'd.org_id': orgId, 'd.membership_id': id }).whereNot('d.status', 'revoked').first();
+    return row && this.toUser(row, slug);
+  }
+
+  private toUser(r: DirectoryRow, slug: string): ScimUser {
+    const lastModified = new Date(r.updatedAt).toISOString();
+    return {
+      schemas: [USER_SCHEMA_URN], id: r.membershipId, userName: r.email, ...(r.displayName ? { displayName: r.displayName } : {}),
+      active: r.status === 'active', emails: [{ value: r.email, type: 'work', primary: true }],
+      meta: {
+        resourceType: 'User', created: new Date(r.createdAt).toISOString(), lastModified,
+        location: `${this.config.baseUrl}/scim/v2/${slug}/Users/${r.membershipId}`, version: `W/"${Date.parse(lastModified).toString(36)}"`,
+      },
+    };
+  }
+}
