@@ -1,9 +1,17 @@
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { mkdirSync } from 'node:fs';
 import pg from 'pg';
 import { knexSnakeCaseMappers } from 'objection';
+
+/**
+ * Extensions embedded PGlite is opened with (a PostgreSQL server has them as contrib modules):
+ * `pg_trgm`, for trigram indexes behind substring search. Pass them to any `new PGlite(…)` that
+ * opens an Aerie database.
+ */
+export const PGLITE_EXTENSIONS = { pg_trgm };
 
 // Return bigint/numeric counts as numbers and timestamps as Date, the same on both drivers.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -55,7 +63,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     let instance = options.pglite;
     if (!instance) {
       if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
-      instance = new PGlite(options.dataDir ?? undefined);
+      instance = new PGlite({ ...(options.dataDir ? { dataDir: options.dataDir } : {}), extensions: PGLITE_EXTENSIONS });
     }
     const pglite = instance;
     knex = knexFactory({ client: ClientPgLite as unknown as typeof Knex.Client, dialect: 'postgres', connection: () => ({ pglite }) as object, ...knexSnakeCaseMappers() });

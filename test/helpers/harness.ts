@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kernel, type KernelOptions } from '../../core/kernel.ts';
+import { PGLITE_EXTENSIONS } from '../../core/db/database.ts';
 import type { Clock } from '../../core/clock.ts';
 import { createTestDatabase } from './pg-databases.ts';
 import { latestCode } from './mail.ts';
@@ -52,7 +53,7 @@ export class TestAerie {
     const template = process.env.AERIE_TEST_TEMPLATE;
     if (!db && !options.plugins && template) {
       // Every plugin is enabled: start from the migrated template made by global-setup.ts.
-      kernelOptions.pglite = new PGlite({ loadDataDir: new Blob([readFileSync(template)]) });
+      kernelOptions.pglite = new PGlite({ loadDataDir: new Blob([readFileSync(template)]), extensions: PGLITE_EXTENSIONS });
       env.AERIE_MASTER_KEY ??= process.env.AERIE_TEST_TEMPLATE_KEY!;
     }
     try {

@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { coreRefs, inject, injectable, type AuditEventInput, type AuditService, type Clock, type CryptoService, type Database, type JobsService } from '../../core/index.ts';
+import { appsRefs, type AppGroupsService } from '../apps/api.ts';
+import { ACCESS, BADGE_PREFIX, END_USERS } from './end-user-record.ts';
+import { endUsersErrors } from './errors.ts';
+import { screenRows, type AcceptedRow } from './import-rows.ts';
+import { SEND_INVITES_JOB, type SendInvitesJob } from './invite-job.ts';
+import type { EndUserImportsService, ImportRequest, ImportRowResult } from './service-interfaces.ts';
+
+/**
+ * `endusers.imports`: writes a request's end users with one multi-row `INSERT … ON CONFLICT DO
+ * NOTHING RETURNING`, looks the conflicting ones up, grants app-group access with one more insert,
+ * appends the audit events with one `appendMany` and queues one invite job for the new end users,
+ * all in one transaction. Each row is answered on its own; one refused row never stops the others.
+ * @see docs/api/endusers.md "Bulk import"
+ */
+@injectable()
+export class EndUserImports implements EndUserImportsService {
+  constructor(
+    @inject(coreRefs.audit.id) private readonly audit: AuditService,
+    @inject(coreRefs.db.id) private readonly db: Database,
+    @inject(coreRefs.crypto.id) private readonly crypto: CryptoService,
+    @inject(coreRefs.clock.id) private readonly clock: Clock,
+    @inject(coreRefs.jobs.id) private readonly jobs: JobsService,
+    @inject(appsRefs.appGroups.id) private readonly appGroups: AppGroupsService,
+  ) {}
+
+  import(orgId: string, request: ImportRequest): Promise<ImportRowResult[]> {
+    return this.write(orgId, request, true);
+  }
+
+  /**
+   * The import; with `grantExisting` false an existing end user is answered `duplicate` and left
+   * unchanged (the single create).
+   */
+  async write(orgId: string, request: ImportRequest, grantExisting: boolean): Promise<ImportRowResult[]> {
+    if (!(await this.appGroups.exists(orgId, request.appGroupId))) throw endUsersErrors.unknownAppGroup();
+    const { accepted, refused } = screenRows(request.users);
+    const results = refused;
+    if (accepted.length > 0) results.push(...(await this.db.transaction((trx) => this.insert(trx, orgId, request, accepted, grantExisting))));
+    return results.sort((a, b) => a.index - b.index);
+  }
+
+  private async insert(
+    trx: Knex.Transaction, orgId: string, request: ImportRequest, rows: AcceptedRow[], grantExisting: boolean,
+  ): Promise<ImportRowResult[]> {
+    const now = this.clock.now();
+    const { appGroupId, source } = request;
+    const created: Array<{ id: string; badge: string; emailNormalized: string }> = await trx(END_USERS)
+      .insert(rows.map((r) => ({
+        id: randomUUID(), orgId, badge: BADGE_PREFIX + this.crypto.randomToken(16), email: r.email, emailNormalized: r.emailNormalized,
+        displayName: r.displayName, status: 'Pending', passwordHash: r.passwordHash, passwordHashAlgorithm: r.passwordHashAlgorithm,
+        source, createdAt: now, updatedAt: now,
+      })))
+      .onConflict(['orgId', 'emailNormalized']).ignore()
+      .returning(['id', 'badge', 'emailNormalized']);
+    const createdBy = new Map(created.map((c) => [c.emailNormalized, c]));
+    const conflicting = rows.filter((r) => !createdBy.has(r.emailNormalized)).map((r) => r.emailNormalized);
+    const existing: Array<{ id: string; emailNormalized: string }> = conflicting.length === 0 ? [] : await trx(END_USERS)
+      .where({ orgId }).whereIn('emailNormalized', conflicting).select('id', 'emailNormalized');
+    const existingBy = new Map(existing.map((e) => [e.emailNormalized, e.id]));
+    const grantTo = [...created.map((c) => c.id), ...(grantExisting ? existing.map((e) => e.id) : [])];
+    const granted: Array<{ endUserId: string }> = grantTo.length === 0 ? [] : await trx(ACCESS)
+      .insert(grantTo.map((endUserId) => ({ endUserId, appGroupId, orgId, grantedAt: now })))
+      .onConflict(['endUserId', 'appGroupId']).ignore()
+      .returning(['endUserId']);
+    const grantedIds = new Set(granted.map((g) => g.endUserId));
+
+    const events: AuditEventInput[] = [];
+    const results = rows.map((r): ImportRowResult => {
+      const made = createdBy.get(r.emailNormalized);
+      if (made) {
+        events.push({ orgId, appGroupId, eventType: 'org.end_user.created', businessData: { endUserId: made.id, badge: made.badge, email: r.email, appGroupId, source } });
+        return { index: r.index, email: r.email, result: 'created', endUserId: made.id };
+      }
+      const endUserId = existingBy.get(r.emailNormalized)!;
+      const accessGranted = grantedIds.has(endUserId);
+      if (accessGranted) events.push({ orgId, appGroupId, eventType: 'org.end_user.access_granted', businessData: { endUserId, appGroupId, source } });
+      return { index: r.index, email: r.email, result: 'duplicate', reason: 'exists', endUserId, accessGranted };
+    });
+    if (events.length > 0) await this.audit.appendMany(trx, events);
+    if (request.sendInvites && created.length > 0) {
+      await this.jobs.send<SendInvitesJob>(SEND_INVITES_JOB, { orgId, appGroupId, endUserIds: created.map((c) => c.id) }, { trx });
+    }
+    return results;
+  }
+}

@@ -1,0 +1,35 @@
+import { coreRefs, definePlugin } from '../../core/index.ts';
+import { endUsersRefs } from './api.ts';
+import { EndUsersService } from './end-users.service.ts';
+import { EndUserImports } from './imports.service.ts';
+import { SEND_INVITES_JOB, type SendInvitesJob } from './invite-job.ts';
+import { EndUserInvites } from './invites.service.ts';
+import { endUsersInternalRefs } from './internal-refs.ts';
+import { endUserRoutes } from './routes/end-users.route.ts';
+import { publicImportRoutes } from './routes/public-import.route.ts';
+import { verifyInviteRoutes } from './routes/verify-invite.route.ts';
+
+/** Invite verifications per client address per minute (429 `RATE_LIMITED` beyond). */
+const VERIFY_INVITE_PER_IP = { points: 20, durationSeconds: 60 };
+
+export default definePlugin({
+  id: 'endusers',
+  deps: {
+    endUsers: endUsersRefs.endUsers, imports: endUsersRefs.imports, invites: endUsersInternalRefs.invites,
+    jobs: coreRefs.jobs, rateLimits: coreRefs.rateLimits,
+  },
+  register(reg) {
+    reg.service(endUsersInternalRefs.imports, EndUserImports);
+    reg.service(endUsersRefs.imports, EndUserImports);
+    reg.service(endUsersRefs.endUsers, EndUsersService);
+    reg.service(endUsersInternalRefs.invites, EndUserInvites);
+  },
+  init({ endUsers, imports, invites, jobs, rateLimits }, ctx) {
+    jobs.define<SendInvitesJob>({ name: SEND_INVITES_JOB, retryLimit: 5, retryDelaySeconds: 10, handler: ({ id, data }) => invites.send(id, data) });
+    ctx.routes(
+      ...endUserRoutes(endUsers, imports),
+      ...verifyInviteRoutes(invites, rateLimits.limiter({ name: 'endusers.verify-invite', ...VERIFY_INVITE_PER_IP })),
+      ...publicImportRoutes(imports),
+    );
+  },
+});

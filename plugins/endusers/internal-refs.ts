@@ -1,0 +1,9 @@
+import { createServiceRef } from '../../core/index.ts';
+import type { EndUserImports } from './imports.service.ts';
+import type { EndUserInvites } from './invites.service.ts';
+
+/** Services internal to the endusers plugin (not in api.ts): the classes, with their extra methods. */
+export const endUsersInternalRefs = {
+  imports: createServiceRef<EndUserImports>('endusers.importsInternal'),
+  invites: createServiceRef<EndUserInvites>('endusers.invites'),
+};

@@ -1,0 +1,105 @@
+/**
+ * The endusers plugin's service interfaces and DTOs: what other plugins may call through its refs
+ * (`api.ts`). The classes that implement them stay inside the plugin.
+ * @see docs/api/endusers.md
+ */
+
+/** An end user's status. @see docs/api/endusers.md "States" */
+export type EndUserStatus = 'Pending' | 'Active' | 'Suspended';
+
+/** An end user as the dashboard sees it (never a password hash). */
+export interface EndUserDto {
+  id: string;
+  /** `eu_…`: the organization-scoped identity badge. */
+  badge: string;
+  email: string;
+  displayName: string | null;
+  status: EndUserStatus;
+  emailVerifiedAt: string | null;
+  source: string;
+  /** App groups the end user has access to. */
+  appGroupIds: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A page of the list. */
+export interface EndUserPage {
+  endUsers: EndUserDto[];
+  page: number;
+  pageSize: number;
+  total: number;
+}
+
+/** List filters. */
+export interface EndUserQuery {
+  page: number;
+  pageSize: number;
+  /** Substring of the email or display name (case-insensitive). */
+  search?: string;
+  status?: EndUserStatus;
+  appGroupId?: string;
+}
+
+/** One row of an import. `passwordHash*` only through the public import (stored dormant). */
+export interface ImportUser {
+  email: string;
+  displayName?: string;
+  passwordHash?: string;
+  passwordHashAlgorithm?: string;
+}
+
+/** An import request. */
+export interface ImportRequest {
+  appGroupId: string;
+  source: string;
+  sendInvites: boolean;
+  users: ImportUser[];
+}
+
+/** Why a row was not created. @see docs/api/endusers.md "Bulk import" */
+export type ImportReason =
+  | 'email_invalid' | 'display_name_invalid' | 'password_hash_incomplete' | 'duplicate_in_request' | 'exists';
+
+/** The answer for one row, in request order. */
+export interface ImportRowResult {
+  index: number;
+  email: string;
+  result: 'created' | 'duplicate' | 'invalid';
+  reason?: ImportReason;
+  /** The new end user (`created`) or the existing one (`duplicate` with reason `exists`). */
+  endUserId?: string;
+  /** `duplicate` of an existing end user who had no access to the group and now has it. */
+  accessGranted?: boolean;
+}
+
+/**
+ * `endusers.endUsers`: an organization's end users. Ids of other organizations look absent (404).
+ * @see docs/api/endusers.md
+ */
+export interface EndUsersService {
+  list(orgId: string, query: EndUserQuery): Promise<EndUserPage>;
+  /** One end user of the organization, or `undefined`. */
+  get(orgId: string, endUserId: string): Promise<EndUserDto | undefined>;
+  /** Creates a `Pending` end user with access to the group and queues their invite. @throws 400, 409 `END_USER_EXISTS` */
+  create(orgId: string, input: { email: string; displayName?: string; appGroupId: string }): Promise<EndUserDto>;
+  /** Queues a new invite (the older ones stop working). @throws 404, 409 `END_USER_STATUS_CONFLICT`, 429 */
+  resendInvite(orgId: string, endUserId: string): Promise<EndUserDto>;
+  /** @throws 404, 409 `END_USER_STATUS_CONFLICT` */
+  suspend(orgId: string, endUserId: string): Promise<EndUserDto>;
+  /** @throws 404, 409 `END_USER_STATUS_CONFLICT` */
+  activate(orgId: string, endUserId: string): Promise<EndUserDto>;
+  /** Deletes the end user, their access and invites. @throws 404 */
+  delete(orgId: string, endUserId: string): Promise<void>;
+  /** @throws 404 for an unknown end user or no access row */
+  removeAccess(orgId: string, endUserId: string, appGroupId: string): Promise<void>;
+}
+
+/**
+ * `endusers.imports`: many end users in one request, each row answered on its own.
+ * @see docs/api/endusers.md "Bulk import"
+ */
+export interface EndUserImportsService {
+  /** @throws 400 `VALIDATION_FAILED` (`appGroupId`) for a group of another organization; nothing is written */
+  import(orgId: string, request: ImportRequest): Promise<ImportRowResult[]>;
+}
