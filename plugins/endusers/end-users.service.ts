@@ -93,8 +93,8 @@ export class EndUsersService implements EndUsersServiceApi {
   async removeAccess(orgId: string, endUserId: string, appGroupId: string): Promise<void> {
     await this.db.transaction(async (trx) => {
       await this.lock(trx, orgId, endUserId);
-      const removed = await trx(ACCESS).where({ orgId, endUserId, appGroupId }).delete();
-      if (removed === 0) throw endUsersErrors.accessNotFound();
+      const removed = await trx(ACCESS).where({ orgId, endUserId, appGroupId }).delete().returning('appGroupId');
+      if (removed.length === 0) throw endUsersErrors.accessNotFound();
       await this.audit.append(trx, { orgId, appGroupId, eventType: 'org.end_user.access_removed', businessData: { endUserId, appGroupId } });
     });
   }
