@@ -23,6 +23,8 @@ interface InviteRow {
   revokedAt: Date | null;
 }
 
+const INVITE_COLUMNS = ['id', 'orgId', 'endUserId', 'appGroupId', 'expiresAt', 'usedAt', 'revokedAt'] as const;
+
 /** What a verified invite answers. @see docs/api/endusers.md "Verify an invite" */
 export interface VerifiedInvite {
   endUserId: string;
@@ -82,7 +84,7 @@ export class EndUserInvites {
   async verify(token: string): Promise<VerifiedInvite> {
     const now = this.clock.now();
     const verified = await this.db.transaction(async (trx) => {
-      const invite = (await trx(INVITES).where({ tokenHash: this.crypto.sha256Hex(token) }).forUpdate().first()) as InviteRow | undefined;
+      const invite = (await trx(INVITES).where({ tokenHash: this.crypto.sha256Hex(token) }).forUpdate().first(...INVITE_COLUMNS)) as InviteRow | undefined;
       if (!invite || invite.revokedAt) throw endUsersErrors.inviteInvalid();
       if (invite.usedAt) throw endUsersErrors.inviteUsed();
       if (new Date(invite.expiresAt).getTime() <= now.getTime()) throw endUsersErrors.inviteExpired();
