@@ -47,24 +47,19 @@ export class EndUserImports implements EndUserImportsService {
   ): Promise<ImportRowResult[]> {
     const now = this.clock.now();
     const { appGroupId, source } = request;
-    const created: Array<{ id: string; badge: string; emailNormalized: string }> = await trx(END_USERS)
-      .insert(rows.map((r) => ({
-        id: randomUUID(), orgId, badge: BADGE_PREFIX + this.crypto.randomToken(16), email: r.email, emailNormalized: r.emailNormalized,
-        displayName: r.displayName, status: 'Pending', passwordHash: r.passwordHash, passwordHashAlgorithm: r.passwordHashAlgorithm,
-        source, createdAt: now, updatedAt: now,
-      })))
-      .onConflict(['orgId', 'emailNormalized']).ignore()
-      .returning(['id', 'badge', 'emailNormalized']);
+    const created = await this.insertEndUsers(trx, orgId, source, now, rows);
     const createdBy = new Map(created.map((c) => [c.emailNormalized, c]));
     const conflicting = rows.filter((r) => !createdBy.has(r.emailNormalized)).map((r) => r.emailNormalized);
     const existing: Array<{ id: string; emailNormalized: string }> = conflicting.length === 0 ? [] : await trx(END_USERS)
       .where({ orgId }).whereIn('emailNormalized', conflicting).select('id', 'emailNormalized');
     const existingBy = new Map(existing.map((e) => [e.emailNormalized, e.id]));
     const grantTo = [...created.map((c) => c.id), ...(grantExisting ? existing.map((e) => e.id) : [])];
-    const granted: Array<{ endUserId: string }> = grantTo.length === 0 ? [] : await trx(ACCESS)
-      .insert(grantTo.map((endUserId) => ({ endUserId, appGroupId, orgId, grantedAt: now })))
-      .onConflict(['endUserId', 'appGroupId']).ignore()
-      .returning(['endUserId']);
+    // One statement whatever the row count: the ids travel as one array parameter.
+    const granted: Array<{ endUserId: string }> = grantTo.length === 0 ? [] : (await trx.raw(
+      `insert into ${ACCESS} (end_user_id, app_group_id, org_id, granted_at) select unnest(?::uuid[]), ?, ?, ?
+       on conflict (end_user_id, app_group_id) do nothing returning end_user_id as "endUserId"`,
+      [grantTo, appGroupId, orgId, now],
+    )).rows;
     const grantedIds = new Set(granted.map((g) => g.endUserId));
 
     const events: AuditEventInput[] = [];
@@ -84,5 +79,29 @@ export class EndUserImports implements EndUserImportsService {
       await this.jobs.send<SendInvitesJob>(SEND_INVITES_JOB, { orgId, appGroupId, endUserIds: created.map((c) => c.id) }, { trx });
     }
     return results;
+  }
+
+  /**
+   * The one multi-row insert of the end users (`INSERT … SELECT FROM unnest(…) ON CONFLICT DO
+   * NOTHING RETURNING`: one array parameter per column, so its cost does not grow with bindings).
+   * The only code that writes the dormant password hashes; nothing reads them.
+   * @returns the rows inserted (a conflicting address is left out).
+   */
+  private async insertEndUsers(
+    trx: Knex.Transaction, orgId: string, source: string, now: Date, rows: AcceptedRow[],
+  ): Promise<Array<{ id: string; badge: string; emailNormalized: string }>> {
+    const column = (f: (r: AcceptedRow) => unknown) => rows.map(f);
+    const { rows: created } = await trx.raw(
+      `insert into ${END_USERS} (id, org_id, badge, email, email_normalized, display_name, status, password_hash, password_hash_algorithm, source, created_at, updated_at)
+       select u.id, ?, u.badge, u.email, u.email_normalized, u.display_name, 'Pending', u.password_hash, u.password_hash_algorithm, ?, ?, ?
+       from unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[])
+         as u(id, badge, email, email_normalized, display_name, password_hash, password_hash_algorithm)
+       on conflict (org_id, email_normalized) do nothing returning id, badge, email_normalized as "emailNormalized"`,
+      [
+        orgId, source, now, now, column(() => randomUUID()), column(() => BADGE_PREFIX + this.crypto.randomToken(16)), column((r) => r.email),
+        column((r) => r.emailNormalized), column((r) => r.displayName), column((r) => r.passwordHash), column((r) => r.passwordHashAlgorithm),
+      ] as Knex.RawBinding[],
+    );
+    return created;
   }
 }
