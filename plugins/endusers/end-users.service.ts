@@ -99,6 +99,19 @@ export class EndUsersService implements EndUsersServiceApi {
     });
   }
 
+  /**
+   * Removes every access row of a deleted app group (on the apps plugin's `org.app_group.deleted`),
+   * one `org.end_user.access_removed` event per end user, with `reason: app_group_deleted`.
+   */
+  async forgetAppGroup(orgId: string, appGroupId: string): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      const removed: string[] = await trx(ACCESS).where({ orgId, appGroupId }).delete().returning('endUserId').then((rows: Array<{ endUserId: string }>) => rows.map((r) => r.endUserId));
+      await this.audit.appendMany(trx, removed.map((endUserId) => ({
+        orgId, appGroupId, actor: { type: 'system', id: 'system' }, eventType: 'org.end_user.access_removed', businessData: { endUserId, appGroupId, reason: 'app_group_deleted' },
+      })));
+    });
+  }
+
   private async transition(orgId: string, endUserId: string, action: 'suspend' | 'activate', eventType: string): Promise<EndUserDto> {
     await this.db.transaction(async (trx) => {
       const row = await this.lock(trx, orgId, endUserId);

@@ -16,16 +16,22 @@ export default definePlugin({
   id: 'endusers',
   deps: {
     endUsers: endUsersRefs.endUsers, imports: endUsersRefs.imports, invites: endUsersInternalRefs.invites,
-    jobs: coreRefs.jobs, rateLimits: coreRefs.rateLimits,
+    endUsersInternal: endUsersInternalRefs.endUsers, jobs: coreRefs.jobs, rateLimits: coreRefs.rateLimits, events: coreRefs.events,
   },
   register(reg) {
     reg.service(endUsersInternalRefs.imports, EndUserImports);
     reg.service(endUsersRefs.imports, EndUserImports);
+    reg.service(endUsersInternalRefs.endUsers, EndUsersService);
     reg.service(endUsersRefs.endUsers, EndUsersService);
     reg.service(endUsersInternalRefs.invites, EndUserInvites);
   },
-  init({ endUsers, imports, invites, jobs, rateLimits }, ctx) {
+  init({ endUsers, endUsersInternal, imports, invites, jobs, rateLimits, events }, ctx) {
     jobs.define<SendInvitesJob>({ name: SEND_INVITES_JOB, retryLimit: 5, retryDelaySeconds: 10, handler: ({ id, data }) => invites.send(id, data) });
+    const groupsDeleted = events.on('org.app_group.deleted').subscribe((e) => {
+      endUsersInternal.forgetAppGroup(String(e.payload.orgId), String(e.payload.appGroupId))
+        .catch((err: unknown) => ctx.logger.error({ err, appGroupId: e.payload.appGroupId }, 'removing access to a deleted app group failed'));
+    });
+    ctx.onShutdown(() => groupsDeleted.unsubscribe());
     ctx.routes(
       ...endUserRoutes(endUsers, imports),
       ...verifyInviteRoutes(invites, rateLimits.limiter({ name: 'endusers.verify-invite', ...VERIFY_INVITE_PER_IP })),

@@ -159,6 +159,15 @@ describe('endusers: /api/org/{slug}/endusers', () => {
     expect((await auditEvents(aerie, acme, 'org.end_user.deleted'))[0].businessData).toMatchObject({ endUserId: u.id, email: 'gone@example.test', appGroupIds: [] });
   });
 
+  it('drops the access rows of a deleted app group', async () => {
+    const temp = await groupOf(aerie, acme, 'Temp');
+    const u = await createEndUser(aerie, acme, { email: 'temp@example.test', appGroupId: temp });
+    expect((await aerie.request('DELETE', `/api/org/acme/app-groups/${temp}`, { token: acme.owner })).status).toBe(204);
+    await expect.poll(async () => (await aerie.request('GET', `${BASE('acme')}?search=temp%40`, { token: acme.owner })).body.endUsers[0].appGroupIds).toEqual([]);
+    const [event] = await auditEvents(aerie, acme, 'org.end_user.access_removed').then((es) => es.filter((e) => e.businessData.appGroupId === temp));
+    expect(event).toMatchObject({ actorType: 'system', businessData: { endUserId: u.id, reason: 'app_group_deleted' } });
+  });
+
   it('never lists end users as members, and needs the scopes (members without a role get 403)', async () => {
     const members = await aerie.request('GET', '/api/org/acme/members', { token: acme.owner });
     expect(members.status).toBe(200);
@@ -176,5 +185,15 @@ describe('endusers: /api/org/{slug}/endusers', () => {
     expect((await aerie.request('POST', BASE('acme'), { token, body: { email: 'm@x.test', appGroupId: shop } })).status).toBe(403);
     const scoped = await createKey(aerie, acme, { appGroupId: shop, scopes: ['org.enduser.list'] });
     expect((await aerie.request('GET', BASE('acme'), { token: await tokenFor(aerie, acme, scoped.value) })).status).toBe(401);
+  });
+
+  // Last: spends this address's verification budget.
+  it('limits invite verifications per client address (429 RATE_LIMITED)', async () => {
+    const codes: number[] = [];
+    for (let i = 0; i < 21; i++) codes.push((await aerie.request('POST', '/api/enduser/verify-invite', { body: { token: `bad-${i}` } })).status);
+    const limited = await aerie.request('POST', '/api/enduser/verify-invite', { body: { token: 'bad' } });
+    expect(codes.filter((c) => c === 400).length).toBeGreaterThan(0);
+    expect(limited).toMatchObject({ status: 429, body: { error: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number) } });
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
   });
 });
