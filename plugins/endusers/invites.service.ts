@@ -60,7 +60,8 @@ export class EndUserInvites {
     if (!org) return;
     const pending: Array<Pick<EndUserRow, 'id' | 'email'>> = await this.db.knex(END_USERS)
       .where({ orgId: job.orgId, status: 'Pending' }).whereIn('id', job.endUserIds).select('id', 'email');
-    const mailed = new Set<string>(await this.db.knex(INVITES).where({ jobId }).whereNotNull('sentAt').pluck('endUserId'));
+    const sent: Array<{ endUserId: string }> = await this.db.knex(INVITES).where({ jobId }).whereNotNull('sentAt').select('endUserId');
+    const mailed = new Set(sent.map((r) => r.endUserId));
     for (const user of pending.filter((u) => !mailed.has(u.id))) {
       const token = this.crypto.randomToken(INVITE_TOKEN_BYTES);
       const now = this.clock.now();

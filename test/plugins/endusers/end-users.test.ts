@@ -3,6 +3,8 @@ import { TestAerie } from '../../helpers/harness.ts';
 import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
 import { createKey, tokenFor } from '../../helpers/api-keys.ts';
+import { mailsTo } from '../../helpers/mail.ts';
+import type { EndUserInvites } from '../../../plugins/endusers/invites.service.ts';
 import { BASE, addMembership, createEndUser, endUserRow, groupOf, inviteToken } from './helpers.ts';
 
 describe('endusers: /api/org/{slug}/endusers', () => {
@@ -51,6 +53,17 @@ describe('endusers: /api/org/{slug}/endusers', () => {
     expect(again).toMatchObject({ status: 410, body: { error: 'INVITE_USED' } });
   });
 
+  it('runs the invite job idempotently: a second run of the same job mails nobody again', async () => {
+    const u = await createEndUser(aerie, acme, { email: 'once@example.test', appGroupId: shop });
+    await inviteToken(aerie, 'once@example.test');
+    await expect.poll(async () => (await aerie.sql('select sent_at from endusers.invites where end_user_id = ?', [u.id]))[0]?.sent_at).not.toBeNull();
+    const [{ job_id: jobId }] = await aerie.sql('select job_id from endusers.invites where end_user_id = ?', [u.id]);
+    const invites = aerie.kernel.container.resolve<EndUserInvites>('endusers.invites');
+    await invites.send(jobId, { orgId: acme.id, appGroupId: shop, endUserIds: [u.id] });
+    expect(mailsTo(aerie.dataDir, 'once@example.test')).toHaveLength(1);
+    expect(await aerie.sql('select count(*)::int as n from endusers.invites where end_user_id = ?', [u.id])).toEqual([{ n: 1 }]);
+  });
+
   it('refuses unknown and expired invite tokens', async () => {
     expect(await aerie.request('POST', '/api/enduser/verify-invite', { body: { token: 'nope' } })).toMatchObject({ status: 400, body: { error: 'INVITE_INVALID' } });
     const u = await createEndUser(aerie, acme, { email: 'late@example.test', appGroupId: shop });
@@ -89,9 +102,9 @@ describe('endusers: /api/org/{slug}/endusers', () => {
     const get = (q: string) => aerie.request('GET', `${BASE('acme')}?${q}`, { token: acme.owner });
     const all = await get('pageSize=2');
     expect(all.status).toBe(200);
-    expect(all.body).toMatchObject({ page: 1, pageSize: 2, total: 5 });
+    expect(all.body).toMatchObject({ page: 1, pageSize: 2, total: 6 });
     expect(all.body.endUsers.map((u: any) => u.email)).toEqual(['search.two@list.test', 'search.one@list.test']);
-    expect((await get('pageSize=2&page=3')).body.endUsers.map((u: any) => u.email)).toEqual(['Ann@Example.test']);
+    expect((await get('pageSize=2&page=3')).body.endUsers.map((u: any) => u.email)).toEqual(['once@example.test', 'Ann@Example.test']);
     expect((await get('search=SEARCH.')).body.total).toBe(2);
     expect((await get(`search=${encodeURIComponent('zoë q')}`)).body.endUsers.map((u: any) => u.email)).toEqual(['search.one@list.test']);
     expect((await get(`search=${encodeURIComponent('jérôme')}`)).body.total).toBe(1);
@@ -144,11 +157,12 @@ describe('endusers: /api/org/{slug}/endusers', () => {
 
   it('removes access to one group (404 without it) and deletes an end user for good', async () => {
     const u = await createEndUser(aerie, acme, { email: 'gone@example.test', appGroupId: shop });
+    await aerie.request('POST', `${BASE('acme')}/bulk-import`, { token: acme.owner, body: { appGroupId: blog, users: [{ email: 'gone@example.test' }] } });
     const path = `${BASE('acme')}/${u.id}`;
-    expect((await aerie.request('DELETE', `${path}/groups/${blog}`, { token: acme.owner })).status).toBe(404);
+    expect((await aerie.request('DELETE', `${path}/groups/${globexGroup}`, { token: acme.owner })).status).toBe(404);
     expect((await aerie.request('DELETE', `${BASE('globex')}/${u.id}/groups/${shop}`, { token: globex.owner })).status).toBe(404);
     expect((await aerie.request('DELETE', `${path}/groups/${shop}`, { token: acme.owner })).status).toBe(204);
-    expect(await aerie.sql('select * from endusers.access where end_user_id = ?', [u.id])).toEqual([]);
+    expect(await aerie.sql('select app_group_id from endusers.access where end_user_id = ?', [u.id])).toEqual([{ app_group_id: blog }]);
     expect((await auditEvents(aerie, acme, 'org.end_user.access_removed'))[0].businessData).toEqual({ endUserId: u.id, appGroupId: shop });
 
     expect((await aerie.request('DELETE', `${BASE('globex')}/${u.id}`, { token: globex.owner })).status).toBe(404);
@@ -156,7 +170,7 @@ describe('endusers: /api/org/{slug}/endusers', () => {
     expect(await endUserRow(aerie, acme, 'gone@example.test')).toBeUndefined();
     expect(await aerie.sql('select * from endusers.invites where end_user_id = ?', [u.id])).toEqual([]);
     expect((await aerie.request('DELETE', path, { token: acme.owner })).status).toBe(404);
-    expect((await auditEvents(aerie, acme, 'org.end_user.deleted'))[0].businessData).toMatchObject({ endUserId: u.id, email: 'gone@example.test', appGroupIds: [] });
+    expect((await auditEvents(aerie, acme, 'org.end_user.deleted'))[0].businessData).toMatchObject({ endUserId: u.id, email: 'gone@example.test', appGroupIds: [blog] });
   });
 
   it('drops the access rows of a deleted app group', async () => {
