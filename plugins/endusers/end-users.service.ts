@@ -40,9 +40,16 @@ export class EndUsersService implements EndUsersServiceApi {
     if (query.search) filtered.whereRaw(`u.search_text like ? escape '\\'`, [likeSubstring(query.search)]);
     if (query.appGroupId) filtered.whereExists((q) => q.from(`${ACCESS} as a`).whereRaw('a.end_user_id = u.id').where('a.appGroupId', query.appGroupId!));
     const [{ total }] = await filtered.clone().count({ total: '*' });
-    const rows = (await filtered.select(END_USER_COLUMNS.map((c) => `u.${c}`))
-      .orderBy([{ column: 'u.createdAt', order: 'desc' }, { column: 'u.id', order: 'desc' }])
-      .limit(query.pageSize).offset((query.page - 1) * query.pageSize)) as EndUserRow[];
+    const newestFirst = (t: string) => [{ column: `${t}.createdAt`, order: 'desc' }, { column: `${t}.id`, order: 'desc' }];
+    const offset = (query.page - 1) * query.pageSize;
+    // A search finds its matches once through the trigram index (a materialized CTE), then pages
+    // them: left to itself the planner walks the newest-first index and filters, reading most of a
+    // large organization for a term whose matches are old.
+    const rows = (await (query.search
+      ? this.db.knex.withMaterialized('m', filtered.select('u.id', 'u.createdAt'))
+        .from(this.db.knex('m').select('id', 'createdAt').orderBy(newestFirst('m')).limit(query.pageSize).offset(offset).as('p'))
+        .join(`${END_USERS} as u`, 'u.id', 'p.id').select(END_USER_COLUMNS.map((c) => `u.${c}`)).orderBy(newestFirst('p'))
+      : filtered.select(END_USER_COLUMNS.map((c) => `u.${c}`)).orderBy(newestFirst('u')).limit(query.pageSize).offset(offset))) as EndUserRow[];
     return { endUsers: await this.withGroups(rows), page: query.page, pageSize: query.pageSize, total: Number(total) };
   }
 
