@@ -31,8 +31,10 @@ export async function up(knex: Knex): Promise<void> {
     generated always as (email_normalized || ' ' || lower(coalesce(display_name, ''))) stored`);
   await knex.raw('create index end_users_search on endusers.end_users using gin (search_text public.gin_trgm_ops)');
 
+  // No foreign key to end_users: its per-row check would lock each end user an import grants access
+  // to; the end-users service deletes an end user's access rows with them.
   await knex.schema.withSchema('endusers').createTable('access', (t) => {
-    t.uuid('end_user_id').notNullable().references('id').inTable('endusers.end_users').onDelete('CASCADE');
+    t.uuid('end_user_id').notNullable();
     t.uuid('app_group_id').notNullable();
     t.uuid('org_id').notNullable();
     t.timestamp('granted_at', { useTz: true }).notNullable();

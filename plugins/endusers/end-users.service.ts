@@ -91,7 +91,7 @@ export class EndUsersService implements EndUsersServiceApi {
   async delete(orgId: string, endUserId: string): Promise<void> {
     await this.db.transaction(async (trx) => {
       const row = await this.lock(trx, orgId, endUserId);
-      const access: Array<{ appGroupId: string }> = await trx(ACCESS).where({ endUserId }).orderBy('grantedAt').select('appGroupId');
+      const access: Array<{ appGroupId: string }> = await trx(ACCESS).where({ orgId, endUserId }).delete().returning('appGroupId');
       await trx(END_USERS).where({ orgId, id: endUserId }).delete();
       await this.audit.append(trx, { orgId, eventType: 'org.end_user.deleted', businessData: { endUserId, badge: row.badge, email: row.email, appGroupIds: access.map((a) => a.appGroupId) } });
     });

@@ -51,7 +51,8 @@ export class EndUserImports implements EndUserImportsService {
     const createdBy = new Map(created.map((c) => [c.emailNormalized, c]));
     const conflicting = rows.filter((r) => !createdBy.has(r.emailNormalized)).map((r) => r.emailNormalized);
     const existing: Array<{ id: string; emailNormalized: string }> = conflicting.length === 0 ? [] : await trx(END_USERS)
-      .where({ orgId }).whereIn('emailNormalized', conflicting).select('id', 'emailNormalized');
+      // Key-share locked: a concurrent delete waits, so no access row outlives its end user.
+      .where({ orgId }).whereIn('emailNormalized', conflicting).forKeyShare().select('id', 'emailNormalized');
     const existingBy = new Map(existing.map((e) => [e.emailNormalized, e.id]));
     const grantTo = [...created.map((c) => c.id), ...(grantExisting ? existing.map((e) => e.id) : [])];
     // One statement whatever the row count: the ids travel as one array parameter.

@@ -169,6 +169,7 @@ describe('endusers: /api/org/{slug}/endusers', () => {
     expect((await aerie.request('DELETE', path, { token: acme.owner })).status).toBe(204);
     expect(await endUserRow(aerie, acme, 'gone@example.test')).toBeUndefined();
     expect(await aerie.sql('select * from endusers.invites where end_user_id = ?', [u.id])).toEqual([]);
+    expect(await aerie.sql('select * from endusers.access where end_user_id = ?', [u.id])).toEqual([]);
     expect((await aerie.request('DELETE', path, { token: acme.owner })).status).toBe(404);
     expect((await auditEvents(aerie, acme, 'org.end_user.deleted'))[0].businessData).toMatchObject({ endUserId: u.id, email: 'gone@example.test', appGroupIds: [blog] });
   });
