@@ -50,12 +50,12 @@ export class EndUsersService implements EndUsersServiceApi {
         .from(this.db.knex('m').select('id', 'createdAt').orderBy(newestFirst('m')).limit(query.pageSize).offset(offset).as('p'))
         .join(`${END_USERS} as u`, 'u.id', 'p.id').select(END_USER_COLUMNS.map((c) => `u.${c}`)).orderBy(newestFirst('p'))
       : filtered.select(END_USER_COLUMNS.map((c) => `u.${c}`)).orderBy(newestFirst('u')).limit(query.pageSize).offset(offset))) as EndUserRow[];
-    return { endUsers: await this.withGroups(rows), page: query.page, pageSize: query.pageSize, total: Number(total) };
+    return { endUsers: await this.withGroups(orgId, rows), page: query.page, pageSize: query.pageSize, total: Number(total) };
   }
 
   async get(orgId: string, endUserId: string): Promise<EndUserDto | undefined> {
     const row = (await this.db.knex(END_USERS).where({ orgId, id: endUserId }).first(...END_USER_COLUMNS)) as EndUserRow | undefined;
-    return row && (await this.withGroups([row]))[0];
+    return row && (await this.withGroups(orgId, [row]))[0];
   }
 
   async create(orgId: string, input: { email: string; displayName?: string; appGroupId: string }): Promise<EndUserDto> {
@@ -124,7 +124,7 @@ export class EndUsersService implements EndUsersServiceApi {
       const row = await this.lock(trx, orgId, endUserId);
       const status = nextStatus(row, action);
       if (!status) throw endUsersErrors.statusConflict(row.status, action === 'suspend' ? 'suspended' : 'activated');
-      await trx(END_USERS).where({ id: endUserId }).update({ status, updatedAt: this.clock.now() });
+      await trx(END_USERS).where({ orgId, id: endUserId }).update({ status, updatedAt: this.clock.now() });
       await this.audit.append(trx, { orgId, eventType, businessData: { endUserId, email: row.email, previousStatus: row.status, status } });
     });
     return (await this.get(orgId, endUserId))!;
@@ -138,10 +138,10 @@ export class EndUsersService implements EndUsersServiceApi {
   }
 
   /** DTOs of `rows` with each one's app groups (oldest access first), in one query. */
-  private async withGroups(rows: EndUserRow[]): Promise<EndUserDto[]> {
+  private async withGroups(orgId: string, rows: EndUserRow[]): Promise<EndUserDto[]> {
     if (rows.length === 0) return [];
     const access: Array<{ endUserId: string; appGroupId: string }> = await this.db.knex(ACCESS)
-      .whereIn('endUserId', rows.map((r) => r.id)).orderBy(['grantedAt', 'appGroupId']).select('endUserId', 'appGroupId');
+      .where({ orgId }).whereIn('endUserId', rows.map((r) => r.id)).orderBy(['grantedAt', 'appGroupId']).select('endUserId', 'appGroupId');
     const groups = new Map<string, string[]>();
     for (const a of access) groups.set(a.endUserId, [...(groups.get(a.endUserId) ?? []), a.appGroupId]);
     return rows.map((r) => endUserDto(r, groups.get(r.id) ?? []));

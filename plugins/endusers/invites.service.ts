@@ -60,20 +60,20 @@ export class EndUserInvites {
     if (!org) return;
     const pending: Array<Pick<EndUserRow, 'id' | 'email'>> = await this.db.knex(END_USERS)
       .where({ orgId: job.orgId, status: 'Pending' }).whereIn('id', job.endUserIds).select('id', 'email');
-    const sent: Array<{ endUserId: string }> = await this.db.knex(INVITES).where({ jobId }).whereNotNull('sentAt').select('endUserId');
+    const sent: Array<{ endUserId: string }> = await this.db.knex(INVITES).where({ orgId: job.orgId, jobId }).whereNotNull('sentAt').select('endUserId');
     const mailed = new Set(sent.map((r) => r.endUserId));
     for (const user of pending.filter((u) => !mailed.has(u.id))) {
       const token = this.crypto.randomToken(INVITE_TOKEN_BYTES);
       const now = this.clock.now();
       const expiresAt = new Date(now.getTime() + INVITE_TTL_SECONDS * 1000);
       await this.db.transaction(async (trx) => {
-        await trx(INVITES).where({ endUserId: user.id }).whereNot({ jobId }).whereNull('usedAt').whereNull('revokedAt').update({ revokedAt: now });
+        await trx(INVITES).where({ orgId: job.orgId, endUserId: user.id }).whereNot({ jobId }).whereNull('usedAt').whereNull('revokedAt').update({ revokedAt: now });
         await trx(INVITES)
           .insert({ id: randomUUID(), orgId: job.orgId, endUserId: user.id, appGroupId: job.appGroupId, jobId, tokenHash: this.crypto.sha256Hex(token), expiresAt, createdAt: now })
           .onConflict(['jobId', 'endUserId']).merge(['tokenHash', 'expiresAt']);
       });
       await this.mail.send(inviteMail({ to: user.email, orgName: org.name, token, expiresAt, loginUrl: this.config.loginUrl }));
-      await this.db.knex(INVITES).where({ jobId, endUserId: user.id }).update({ sentAt: this.clock.now() });
+      await this.db.knex(INVITES).where({ orgId: job.orgId, jobId, endUserId: user.id }).update({ sentAt: this.clock.now() });
     }
   }
 
@@ -89,10 +89,10 @@ export class EndUserInvites {
       if (!invite || invite.revokedAt) throw endUsersErrors.inviteInvalid();
       if (invite.usedAt) throw endUsersErrors.inviteUsed();
       if (new Date(invite.expiresAt).getTime() <= now.getTime()) throw endUsersErrors.inviteExpired();
-      const user = (await trx(END_USERS).where({ id: invite.endUserId }).forUpdate().first(...END_USER_COLUMNS)) as EndUserRow;
+      const user = (await trx(END_USERS).where({ orgId: invite.orgId, id: invite.endUserId }).forUpdate().first(...END_USER_COLUMNS)) as EndUserRow;
       if (user.status === 'Suspended') throw endUsersErrors.statusConflict(user.status, 'verified');
-      await trx(INVITES).where({ id: invite.id }).update({ usedAt: now });
-      await trx(END_USERS).where({ id: user.id }).update({ status: 'Active', emailVerifiedAt: user.emailVerifiedAt ?? now, updatedAt: now });
+      await trx(INVITES).where({ orgId: invite.orgId, id: invite.id }).update({ usedAt: now });
+      await trx(END_USERS).where({ orgId: invite.orgId, id: user.id }).update({ status: 'Active', emailVerifiedAt: user.emailVerifiedAt ?? now, updatedAt: now });
       await this.audit.append(trx, {
         orgId: invite.orgId, actor: { type: 'system', id: 'system' }, eventType: 'org.end_user.verified',
         businessData: { endUserId: user.id, email: user.email, previousStatus: user.status, inviteId: invite.id },

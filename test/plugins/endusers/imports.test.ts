@@ -146,4 +146,16 @@ describe('endusers: bulk import and /api/public/v1/end-users/import', () => {
     for (const [body, field] of bad) expect(await publicImport(body), field).toMatchObject({ status: 400, body: { error: 'VALIDATION_FAILED', field } });
     expect(await aerie.sql("select * from endusers.end_users where email_normalized = 'a@t.test'")).toEqual([]);
   });
+
+  it('answers concurrent imports of the same addresses with one end user each', async () => {
+    const users = Array.from({ length: 50 }, (_, i) => ({ email: `race${i}@x.test` }));
+    const [a, b] = await Promise.all([bulk({ appGroupId: shop, users }), bulk({ appGroupId: blog, users: [...users].reverse() })]);
+    const results = [...a.body.results, ...b.body.results];
+    expect(results.filter((r: any) => r.result === 'created')).toHaveLength(50);
+    expect(results.filter((r: any) => r.result === 'duplicate' && r.reason === 'exists' && r.accessGranted === true)).toHaveLength(50);
+    const [{ n }] = await aerie.sql("select count(*)::int as n from endusers.end_users where org_id = ? and email_normalized like 'race%'", [acme.id]);
+    expect(n).toBe(50);
+    const [{ g }] = await aerie.sql("select count(*)::int as g from endusers.access a join endusers.end_users u on u.id = a.end_user_id where u.email_normalized like 'race%'");
+    expect(g).toBe(100);
+  });
 });
