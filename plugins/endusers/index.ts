@@ -15,8 +15,8 @@ const VERIFY_INVITE_PER_IP = { points: 20, durationSeconds: 60 };
 export default definePlugin({
   id: 'endusers',
   deps: {
-    endUsers: endUsersRefs.endUsers, imports: endUsersRefs.imports, invites: endUsersInternalRefs.invites,
-    endUsersInternal: endUsersInternalRefs.endUsers, jobs: coreRefs.jobs, rateLimits: coreRefs.rateLimits, events: coreRefs.events,
+    endUsers: endUsersInternalRefs.endUsers, imports: endUsersRefs.imports, invites: endUsersInternalRefs.invites,
+    jobs: coreRefs.jobs, rateLimits: coreRefs.rateLimits, events: coreRefs.events,
   },
   register(reg) {
     reg.service(endUsersInternalRefs.imports, EndUserImports);
@@ -25,10 +25,10 @@ export default definePlugin({
     reg.service(endUsersRefs.endUsers, EndUsersService);
     reg.service(endUsersInternalRefs.invites, EndUserInvites);
   },
-  init({ endUsers, endUsersInternal, imports, invites, jobs, rateLimits, events }, ctx) {
+  init({ endUsers, imports, invites, jobs, rateLimits, events }, ctx) {
     jobs.define<SendInvitesJob>({ name: SEND_INVITES_JOB, retryLimit: 5, retryDelaySeconds: 10, handler: ({ id, data }) => invites.send(id, data) });
     const groupsDeleted = events.on('org.app_group.deleted').subscribe((e) => {
-      endUsersInternal.forgetAppGroup(String(e.payload.orgId), String(e.payload.appGroupId))
+      endUsers.forgetAppGroup(String(e.payload.orgId), String(e.payload.appGroupId))
         .catch((err: unknown) => ctx.logger.error({ err, appGroupId: e.payload.appGroupId }, 'removing access to a deleted app group failed'));
     });
     ctx.onShutdown(() => groupsDeleted.unsubscribe());
