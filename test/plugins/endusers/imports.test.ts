@@ -113,6 +113,8 @@ describe('endusers: bulk import and /api/public/v1/end-users/import', () => {
     const [row] = await aerie.sql("select password_hash, password_hash_algorithm, source, status from endusers.end_users where email_normalized = 'hashed@pub.test'");
     expect(row).toEqual({ password_hash: '$2b$12$abcdefghijklmnopqrstuv', password_hash_algorithm: 'bcrypt', source: 'legacy-crm', status: 'Pending' });
     expect(await sendJobs()).toBe(jobsBefore);
+    const audited = (await auditEvents(aerie, acme, 'org.end_user.created')).filter((e) => e.businessData.source === 'legacy-crm');
+    expect(audited.map((e) => [e.actorType, e.businessData.email])).toEqual([['apiKey', 'hashed@pub.test'], ['apiKey', 'plain@pub.test']]);
 
     const list = await aerie.request('GET', `${BASE('acme')}?search=pub.test`, { token: acme.owner });
     expect(list.body.total).toBe(2);
