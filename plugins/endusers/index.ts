@@ -6,6 +6,7 @@ import { SEND_INVITES_JOB, type SendInvitesJob } from './invite-job.ts';
 import { EndUserInvites } from './invites.service.ts';
 import { endUsersInternalRefs } from './internal-refs.ts';
 import { endUserRoutes } from './routes/end-users.route.ts';
+import { invitePageRoutes } from './routes/invite-page.route.ts';
 import { publicImportRoutes } from './routes/public-import.route.ts';
 import { verifyInviteRoutes } from './routes/verify-invite.route.ts';
 
@@ -36,6 +37,7 @@ export default definePlugin({
       ...endUserRoutes(endUsers, imports),
       ...verifyInviteRoutes(invites, rateLimits.limiter({ name: 'endusers.verify-invite', ...VERIFY_INVITE_PER_IP })),
       ...publicImportRoutes(imports),
+      ...invitePageRoutes(),
     );
   },
 });

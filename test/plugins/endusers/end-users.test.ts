@@ -64,6 +64,24 @@ describe('endusers: /api/org/{slug}/endusers', () => {
     expect(await aerie.sql('select count(*)::int as n from endusers.invites where end_user_id = ?', [u.id])).toEqual([{ n: 1 }]);
   });
 
+  it('serves the invite page the mail links to, which spends nothing by itself', async () => {
+    const u = await createEndUser(aerie, acme, { email: 'page@example.test', appGroupId: shop });
+    const token = await inviteToken(aerie, 'page@example.test');
+    const mail = mailsTo(aerie.dataDir, 'page@example.test')[0];
+    expect(mail.replace(/=\r?\n/g, '')).toMatch(/\/enduser\/invite\?token(=3D|=)/);
+    const page = await aerie.request('GET', `/enduser/invite?token=${encodeURIComponent(token)}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(page.body).toContain('/enduser/invite/assets/invite.js');
+    const script = await aerie.request('GET', '/enduser/invite/assets/invite.js');
+    expect(script.status).toBe(200);
+    expect(script.body).toContain('/api/enduser/verify-invite');
+    expect((await endUserRow(aerie, acme, 'page@example.test')).status).toBe('Pending');
+    expect(u.status).toBe('Pending');
+  });
+
   it('refuses unknown and expired invite tokens', async () => {
     expect(await aerie.request('POST', '/api/enduser/verify-invite', { body: { token: 'nope' } })).toMatchObject({ status: 400, body: { error: 'INVITE_INVALID' } });
     const u = await createEndUser(aerie, acme, { email: 'late@example.test', appGroupId: shop });
@@ -102,9 +120,9 @@ describe('endusers: /api/org/{slug}/endusers', () => {
     const get = (q: string) => aerie.request('GET', `${BASE('acme')}?${q}`, { token: acme.owner });
     const all = await get('pageSize=2');
     expect(all.status).toBe(200);
-    expect(all.body).toMatchObject({ page: 1, pageSize: 2, total: 6 });
+    expect(all.body).toMatchObject({ page: 1, pageSize: 2, total: 7 });
     expect(all.body.endUsers.map((u: any) => u.email)).toEqual(['search.two@list.test', 'search.one@list.test']);
-    expect((await get('pageSize=2&page=3')).body.endUsers.map((u: any) => u.email)).toEqual(['once@example.test', 'Ann@Example.test']);
+    expect((await get('pageSize=2&page=4')).body.endUsers.map((u: any) => u.email)).toEqual(['Ann@Example.test']);
     expect((await get('search=SEARCH.')).body.total).toBe(2);
     expect((await get(`search=${encodeURIComponent('zoë q')}`)).body.endUsers.map((u: any) => u.email)).toEqual(['search.one@list.test']);
     expect((await get(`search=${encodeURIComponent('jérôme')}`)).body.total).toBe(1);
