@@ -25,7 +25,7 @@ import { rbacErrors } from './errors.ts';
  */
 export const ORG_RESOURCE_WHITELIST: ReadonlySet<string> = new Set([
   'agent', 'api_key', 'app_group', 'application', 'approval', 'audit_event_log', 'billing', 'board', 'device_identity',
-  'enduser', 'file', 'idp_connection', 'integration', 'invoice', 'meeting', 'member', 'notification', 'org_file',
+  'end_user', 'file', 'idp_connection', 'integration', 'invoice', 'meeting', 'member', 'notification', 'org_file',
   'payment_gateway', 'permission', 'project', 'reporting_instance', 'role', 'scim_token', 'setting', 'signing_key',
   'sod_report', 'team', 'webhook',
 ]);

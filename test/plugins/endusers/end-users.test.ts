@@ -206,17 +206,17 @@ describe('endusers: /api/org/{slug}/endusers', () => {
     expect(members.status).toBe(200);
     expect(JSON.stringify(members.body)).not.toMatch(/example\.test|list\.test/);
     const member = await addMembership(aerie, acme, 'member@acme.test', 'Member');
-    expect(await aerie.request('GET', BASE('acme'), { token: member })).toMatchObject({ status: 403, body: { error: 'PERMISSION_DENIED', required: 'org.enduser.list' } });
+    expect(await aerie.request('GET', BASE('acme'), { token: member })).toMatchObject({ status: 403, body: { error: 'PERMISSION_DENIED', required: 'org.end_user.list' } });
     const admin = await addMembership(aerie, acme, 'admin@acme.test', 'Admin');
     expect((await aerie.request('GET', BASE('acme'), { token: admin })).status).toBe(200);
   });
 
   it('accepts a machine token holding the scope, refuses an app-group-scoped key\'s token', async () => {
-    const key = await createKey(aerie, acme, { scopes: ['org.enduser.list'] });
+    const key = await createKey(aerie, acme, { scopes: ['org.end_user.list'] });
     const token = await tokenFor(aerie, acme, key.value);
     expect((await aerie.request('GET', BASE('acme'), { token })).status).toBe(200);
     expect((await aerie.request('POST', BASE('acme'), { token, body: { email: 'm@x.test', appGroupId: shop } })).status).toBe(403);
-    const scoped = await createKey(aerie, acme, { appGroupId: shop, scopes: ['org.enduser.list'] });
+    const scoped = await createKey(aerie, acme, { appGroupId: shop, scopes: ['org.end_user.list'] });
     expect((await aerie.request('GET', BASE('acme'), { token: await tokenFor(aerie, acme, scoped.value) })).status).toBe(401);
   });
 
