@@ -11,8 +11,9 @@ export interface SqlCondition {
  * Compiles a parsed SCIM filter into one parameterised SQL condition over `schema`'s expressions.
  * Strings compare case-insensitively unless the attribute is `caseExact`; `co`, `sw`, `ew` become
  * `LIKE` with the value's `%`, `_` and `\` escaped; `gt ge lt le` order strings, numbers and
- * date-times; booleans take `eq`/`ne` only. Every test answers true or false, never SQL NULL, so
- * `not (…)` is the exact complement (an absent attribute is "not equal"). A value filter
+ * date-times; booleans take `eq`/`ne` only. Comparisons stay plain (`lower(email) = ?`) so indexes
+ * serve them; `not (…)` counts an unknown (SQL NULL) inner result as false, so it is the exact
+ * complement (an absent attribute is "not equal"). A value filter
  * (`emails[type eq "work"].value eq "x"`) tests one and the same array element.
  * @throws ScimFilterError (`invalidFilter`) for an unknown attribute, an operator the type does not
  *   have, or a value of the wrong type.
@@ -29,7 +30,7 @@ function compileNode(node: FilterNode, schema: ResourceSchema, b: unknown[]): st
     case 'or':
       return `(${compileNode(node.left, schema, b)} ${node.kind.toUpperCase()} ${compileNode(node.right, schema, b)})`;
     case 'not':
-      return `(NOT ${compileNode(node.filter, schema, b)})`;
+      return `(NOT COALESCE(${compileNode(node.filter, schema, b)}, false))`;
     case 'present':
     case 'compare': {
       const target = resolve(node.path, schema);
@@ -64,7 +65,7 @@ function compileElementFilter(node: FilterNode, attr: Extract<Attribute, { type:
     case 'or':
       return `(${compileElementFilter(node.left, attr, attrName, b)} ${node.kind.toUpperCase()} ${compileElementFilter(node.right, attr, attrName, b)})`;
     case 'not':
-      return `(NOT ${compileElementFilter(node.filter, attr, attrName, b)})`;
+      return `(NOT COALESCE(${compileElementFilter(node.filter, attr, attrName, b)}, false))`;
     case 'present':
     case 'compare': {
       if (node.path.sub || node.path.urn) throw new ScimFilterError(`Inside a value filter, name the element's members only (found ${node.path.attr}.${node.path.sub ?? ''}).`);
@@ -130,18 +131,18 @@ function compare(expr: string, type: ScalarType, caseExact: boolean, op: Compare
       if (op === 'eq' || op === 'ne' || op in ORDER) {
         b.push(v);
         if (op === 'ne') return `(${expr} IS NULL OR ${left} <> ?)`;
-        return `((${left} ${op === 'eq' ? '=' : ORDER[op]} ?) IS TRUE)`;
+        return `(${left} ${op === 'eq' ? '=' : ORDER[op]} ?)`;
       }
       const escaped = v.replace(/[\\%_]/g, (c) => `\\${c}`);
       b.push(op === 'co' ? `%${escaped}%` : op === 'sw' ? `${escaped}%` : `%${escaped}`);
-      return `((${left} LIKE ? ESCAPE '\\') IS TRUE)`;
+      return `(${left} LIKE ? ESCAPE '\\')`;
     }
     case 'boolean': {
       const v = typeof value === 'boolean' ? value : undefined;
       if (v === undefined) throw new ScimFilterError(`Compare a boolean attribute with true or false, not ${JSON.stringify(value)}.`);
       if (op !== 'eq' && op !== 'ne') throw new ScimFilterError(`A boolean attribute takes eq or ne, not ${op}.`);
       b.push(v);
-      return op === 'eq' ? `((${expr} = ?) IS TRUE)` : `((${expr} = ?) IS NOT TRUE)`;
+      return op === 'eq' ? `(${expr} = ?)` : `((${expr} = ?) IS NOT TRUE)`;
     }
     case 'dateTime': {
       if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) throw new ScimFilterError(`Compare a date-time attribute with an ISO 8601 string, not ${JSON.stringify(value)}.`);
@@ -159,5 +160,5 @@ function ordered(expr: string, op: CompareOp, value: unknown, cast: string, b: u
   if (op === 'co' || op === 'sw' || op === 'ew') throw new ScimFilterError(`${op} applies to strings only.`);
   b.push(value);
   if (op === 'ne') return `((${expr} = ?${cast}) IS NOT TRUE)`;
-  return `((${expr} ${op === 'eq' ? '=' : ORDER[op]} ?${cast}) IS TRUE)`;
+  return `(${expr} ${op === 'eq' ? '=' : ORDER[op]} ?${cast})`;
 }
