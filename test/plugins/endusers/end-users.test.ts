@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestAerie } from '../../helpers/harness.ts';
-import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
+import type { TestAerie } from '../../helpers/harness.ts';
+import type { TestOrg } from '../../helpers/orgs.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
 import { createKey, tokenFor } from '../../helpers/api-keys.ts';
 import { mailsTo } from '../../helpers/mail.ts';
 import type { EndUserInvites } from '../../../plugins/endusers/invites.service.ts';
-import { BASE, addMembership, createEndUser, endUserRow, groupOf, inviteToken } from './helpers.ts';
+import { BASE, addMembership, createEndUser, endUserRow, groupOf, inviteToken, startWorld } from './helpers.ts';
 
 describe('endusers: /api/org/{slug}/endusers', () => {
   let aerie: TestAerie;
@@ -16,12 +16,7 @@ describe('endusers: /api/org/{slug}/endusers', () => {
   let globexGroup: string;
 
   beforeAll(async () => {
-    aerie = await TestAerie.start();
-    acme = await signInWithOrg(aerie, 'owner@acme.test', 'acme');
-    globex = await signInWithOrg(aerie, 'owner@globex.test', 'globex');
-    shop = await groupOf(aerie, acme, 'Shop');
-    blog = await groupOf(aerie, acme, 'Blog');
-    globexGroup = await groupOf(aerie, globex, 'Globex app');
+    ({ aerie, acme, globex, shop, blog, globexGroup } = await startWorld());
   });
   afterAll(() => aerie?.close());
 

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
-import type { TestAerie } from '../../helpers/harness.ts';
+import { TestAerie } from '../../helpers/harness.ts';
 import { mailsTo } from '../../helpers/mail.ts';
-import type { TestOrg } from '../../helpers/orgs.ts';
+import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
 import { createGroup } from '../apps/helpers.ts';
 
 export { addMembership } from '../apps/helpers.ts';
@@ -36,4 +36,22 @@ export async function inviteToken(aerie: TestAerie, to: string, count = 1, timeo
 export async function endUserRow(aerie: TestAerie, org: TestOrg, emailNormalized: string): Promise<any> {
   const [row] = await aerie.sql('select * from endusers.end_users where org_id = ? and email_normalized = ?', [org.id, emailNormalized]);
   return row;
+}
+
+/** Two organizations, acme with app groups Shop and Blog, globex with one: the fixture most end-user tests share. */
+export interface EndUsersWorld {
+  aerie: TestAerie;
+  acme: TestOrg;
+  globex: TestOrg;
+  shop: string;
+  blog: string;
+  globexGroup: string;
+}
+
+/** Starts Aerie and builds {@link EndUsersWorld}. */
+export async function startWorld(): Promise<EndUsersWorld> {
+  const aerie = await TestAerie.start();
+  const acme = await signInWithOrg(aerie, 'owner@acme.test', 'acme');
+  const globex = await signInWithOrg(aerie, 'owner@globex.test', 'globex');
+  return { aerie, acme, globex, shop: await groupOf(aerie, acme, 'Shop'), blog: await groupOf(aerie, acme, 'Blog'), globexGroup: await groupOf(aerie, globex, 'Globex app') };
 }

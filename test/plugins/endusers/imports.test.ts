@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestAerie } from '../../helpers/harness.ts';
-import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
+import type { TestAerie } from '../../helpers/harness.ts';
+import type { TestOrg } from '../../helpers/orgs.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
 import { createKey } from '../../helpers/api-keys.ts';
 import { mailsTo } from '../../helpers/mail.ts';
-import { BASE, createEndUser, groupOf, inviteToken } from './helpers.ts';
+import { BASE, createEndUser, inviteToken, startWorld } from './helpers.ts';
 
 const PUBLIC = '/api/public/v1/end-users/import';
 
@@ -23,12 +23,7 @@ describe('endusers: bulk import and /api/public/v1/end-users/import', () => {
   const sendJobs = async () => (await aerie.sql("select count(*)::int as n from core_jobs.job where name = 'endusers.send-invites'"))[0].n as number;
 
   beforeAll(async () => {
-    aerie = await TestAerie.start();
-    acme = await signInWithOrg(aerie, 'owner@acme.test', 'acme');
-    globex = await signInWithOrg(aerie, 'owner@globex.test', 'globex');
-    shop = await groupOf(aerie, acme, 'Shop');
-    blog = await groupOf(aerie, acme, 'Blog');
-    globexGroup = await groupOf(aerie, globex, 'Globex app');
+    ({ aerie, acme, globex, shop, blog, globexGroup } = await startWorld());
     apiKey = (await createKey(aerie, acme)).value;
   });
   afterAll(() => aerie?.close());
