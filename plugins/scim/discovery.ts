@@ -12,7 +12,9 @@ export function userSchema(base: string) {
   return {
     schemas: [SCHEMA_URN], id: USER_SCHEMA_URN, name: 'User', description: 'A member of the organization',
     attributes: [
-      attr('userName', 'string', { required: true, uniqueness: 'server' }),
+      attr('userName', 'string', { required: true, uniqueness: 'server', mutability: 'immutable' }),
+      attr('externalId', 'string', { caseExact: true }),
+      attr('name', 'complex', { subAttributes: [attr('givenName', 'string'), attr('familyName', 'string')] }),
       attr('displayName', 'string'),
       attr('active', 'boolean'),
       attr('emails', 'complex', {
@@ -28,7 +30,7 @@ export function userSchema(base: string) {
 export function serviceProviderConfig(base: string) {
   return {
     schemas: ['urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig'],
-    patch: { supported: false }, bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
+    patch: { supported: true }, bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
     filter: { supported: true, maxResults: MAX_PAGE }, changePassword: { supported: false }, sort: { supported: false }, etag: { supported: false },
     authenticationSchemes: [{ type: 'oauthbearertoken', name: 'SCIM token', description: 'Authorization: Bearer scim_… (created in the organization settings)', primary: true }],
     meta: { resourceType: 'ServiceProviderConfig', location: `${base}/ServiceProviderConfig` },

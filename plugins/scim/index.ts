@@ -1,23 +1,24 @@
-import { coreRefs, createServiceRef, definePlugin } from '../../core/index.ts';
+import { coreRefs, definePlugin } from '../../core/index.ts';
 import { orgsRefs } from '../orgs/api.ts';
+import { scimRefs } from './internal-refs.ts';
 import { scimTokenAuthScheme } from './scim-token.auth.ts';
 import { ScimTokensService } from './tokens.service.ts';
 import { ScimUsersService } from './users.service.ts';
+import { ScimUsersWriter } from './users-writer.service.ts';
 import { scimRoutes } from './routes/scim.route.ts';
+import { scimUserWriteRoutes } from './routes/scim-users-write.route.ts';
 import { tokenRoutes } from './routes/tokens.route.ts';
-
-const tokensRef = createServiceRef<ScimTokensService>('scim.tokens');
-const usersRef = createServiceRef<ScimUsersService>('scim.users');
 
 export default definePlugin({
   id: 'scim',
-  deps: { tokens: tokensRef, users: usersRef, organizations: orgsRefs.organizations, config: coreRefs.config },
+  deps: { tokens: scimRefs.tokens, users: scimRefs.users, writer: scimRefs.writer, organizations: orgsRefs.organizations, config: coreRefs.config },
   register(reg) {
-    reg.service(tokensRef, ScimTokensService);
-    reg.service(usersRef, ScimUsersService);
+    reg.service(scimRefs.tokens, ScimTokensService);
+    reg.service(scimRefs.users, ScimUsersService);
+    reg.service(scimRefs.writer, ScimUsersWriter);
   },
-  init({ tokens, users, organizations, config }, ctx) {
+  init({ tokens, users, writer, organizations, config }, ctx) {
     ctx.authScheme(scimTokenAuthScheme(tokens, organizations));
-    ctx.routes(...tokenRoutes(tokens), ...scimRoutes(users, config.baseUrl));
+    ctx.routes(...tokenRoutes(tokens), ...scimRoutes(users, config.baseUrl), ...scimUserWriteRoutes(writer));
   },
 });

@@ -49,7 +49,7 @@ describe('SCIM 2.0: tokens, discovery and Users (read)', () => {
     const spc = await scim('/ServiceProviderConfig');
     expect(spc.status).toBe(200);
     expect(spc.headers.get('content-type')).toMatch(/^application\/scim\+json/);
-    expect(spc.body).toMatchObject({ filter: { supported: true, maxResults: 200 }, patch: { supported: false }, authenticationSchemes: [{ type: 'oauthbearertoken' }] });
+    expect(spc.body).toMatchObject({ filter: { supported: true, maxResults: 200 }, patch: { supported: true }, authenticationSchemes: [{ type: 'oauthbearertoken' }] });
     expect((await scim('/ResourceTypes')).body.Resources).toEqual([expect.objectContaining({ id: 'User', endpoint: '/Users', schema: USER })]);
     expect((await scim(`/Schemas/${USER}`)).body).toMatchObject({ id: USER, name: 'User' });
     const missing = await scim('/Schemas/urn:nope');

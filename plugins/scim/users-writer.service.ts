@@ -1,0 +1,108 @@
+import type { Knex } from 'knex';
+import { coreRefs, inject, injectable, type AuditService, type Clock, type Database } from '../../core/index.ts';
+import { accountsRefs, type AccountsService } from '../accounts/api.ts';
+import { membersRefs, type MembersService } from '../members/api.ts';
+import { orgsRefs, type MembershipsService } from '../orgs/api.ts';
+import { scimRefs } from './internal-refs.ts';
+import type { UserInput } from './user-input.ts';
+import { UUID, type ScimUser, type ScimUsersService } from './users.service.ts';
+
+/** A refusal the routes answer as a SCIM error. */
+export class ScimConflict extends Error {
+  constructor(readonly status: 400 | 404 | 409, readonly detail: string, readonly scimType?: string) {
+    super(detail);
+  }
+}
+
+const notFound = (id: string) => new ScimConflict(404, `No User ${id}.`);
+/** SCIM's actor (the token) as Aerie's members rules see it: an administrator, never the Owner. */
+const SCIM_ACTOR = { role: 'Admin' };
+
+/**
+ * Provisioning writes on Users: create (an account by email, verified by the identity provider, and
+ * a membership of role Member), replace, patch, deactivate (`active: false` suspends; `true`
+ * re-activates) and delete (revokes). Membership changes go through the orgs and members plugins'
+ * services, so their rules and audit events apply; the identity provider's attributes
+ * (`externalId`, name, display name) live in `scim.user_attributes`. The Owner cannot be
+ * deactivated or deleted by provisioning.
+ * @see docs/api/scim.md "Provisioning"
+ */
+@injectable()
+export class ScimUsersWriter {
+  constructor(
+    @inject(coreRefs.db.id) private readonly db: Database,
+    @inject(coreRefs.audit.id) private readonly audit: AuditService,
+    @inject(coreRefs.clock.id) private readonly clock: Clock,
+    @inject(accountsRefs.accounts.id) private readonly accounts: AccountsService,
+    @inject(orgsRefs.memberships.id) private readonly memberships: MembershipsService,
+    @inject(membersRefs.members.id) private readonly members: MembersService,
+    @inject(scimRefs.users.id) private readonly users: ScimUsersService,
+  ) {}
+
+  /** POST /Users. @throws ScimConflict 400 (no userName), 409 `uniqueness` (already a member, or the externalId is taken). */
+  async create(orgId: string, slug: string, input: UserInput, tokenId: string): Promise<ScimUser> {
+    if (!input.userName) throw new ScimConflict(400, 'userName (the email address) is required.', 'invalidValue');
+    const email = input.userName.toLowerCase();
+    const id = await this.db.transaction(async (trx) => {
+      const { account } = await this.accounts.ensureVerified(email, input.displayName ?? null, trx);
+      const existing = await this.memberships.findByAccount(orgId, account.id, trx);
+      if (existing && existing.status !== 'revoked') throw new ScimConflict(409, `${email} is already a User of this organization.`, 'uniqueness');
+      const membership = await this.memberships.join(orgId, account.id, 'Member', trx);
+      if (input.active === false) await this.memberships.setStatus(orgId, membership.id, 'suspended', trx);
+      await this.writeAttributes(trx, orgId, membership.id, input, true);
+      await this.audit.append(trx, {
+        orgId, eventType: 'org.member.provisioned',
+        businessData: { connectedIdId: membership.id, accountId: account.id, active: input.active !== false, via: 'scim', scimTokenId: tokenId },
+      });
+      return membership.id;
+    });
+    return (await this.users.get(orgId, slug, id))!;
+  }
+
+  /**
+   * PUT (every kept attribute replaced: absent ones cleared) or PATCH (only those set).
+   * @throws ScimConflict 404, 400 `mutability` (a new userName; deactivating the Owner), 409 `uniqueness` (externalId).
+   */
+  async update(orgId: string, slug: string, id: string, input: UserInput, mode: 'replace' | 'patch', tokenId: string): Promise<ScimUser> {
+    const target = UUID.test(id) ? await this.memberships.findById(orgId, id) : undefined;
+    if (!target || target.status === 'revoked') throw notFound(id);
+    const current = (await this.users.get(orgId, slug, id))!;
+    if (input.userName !== undefined && input.userName.toLowerCase() !== current.userName.toLowerCase()) {
+      throw new ScimConflict(400, 'userName is the member\'s email address and cannot change here.', 'mutability');
+    }
+    if (input.active === false && target.role === 'Owner') throw new ScimConflict(400, 'The organization Owner cannot be deactivated by provisioning.', 'mutability');
+    const wantsActive = input.active ?? target.status === 'active';
+    await this.db.transaction(async (trx) => {
+      await this.writeAttributes(trx, orgId, id, input, mode === 'replace');
+      if (wantsActive && target.status === 'suspended') {
+        await this.memberships.setStatus(orgId, id, 'active', trx);
+        await this.audit.append(trx, { orgId, eventType: 'org.member.reactivated', businessData: { connectedIdId: id, accountId: target.accountId, via: 'scim', scimTokenId: tokenId } });
+      }
+    });
+    // Suspension goes through the members plugin (its rules and audit event), after the attributes.
+    if (!wantsActive && target.status === 'active') await this.members.suspend(orgId, id, SCIM_ACTOR);
+    return (await this.users.get(orgId, slug, id))!;
+  }
+
+  /** DELETE: revokes the membership (role assignments dropped). @throws ScimConflict 404, 400 for the Owner. */
+  async delete(orgId: string, id: string): Promise<void> {
+    const target = UUID.test(id) ? await this.memberships.findById(orgId, id) : undefined;
+    if (!target || target.status === 'revoked') throw notFound(id);
+    if (target.role === 'Owner') throw new ScimConflict(400, 'The organization Owner cannot be deleted by provisioning.', 'mutability');
+    await this.members.revoke(orgId, id, SCIM_ACTOR);
+  }
+
+  /** Upserts what the identity provider set; `replace` clears what the input leaves out. */
+  private async writeAttributes(trx: Knex.Transaction, orgId: string, membershipId: string, input: UserInput, replace: boolean): Promise<void> {
+    const pick = (v: string | null | undefined) => (replace ? (v ?? null) : v);
+    const values = { externalId: pick(input.externalId), displayName: pick(input.displayName), givenName: pick(input.givenName), familyName: pick(input.familyName) };
+    const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+    if (input.externalId) {
+      const taken = await trx('scim.user_attributes').where({ orgId, externalId: input.externalId }).whereNot({ membershipId }).first('membershipId');
+      if (taken) throw new ScimConflict(409, `externalId ${input.externalId} belongs to another User.`, 'uniqueness');
+    }
+    const now = this.clock.now();
+    await trx('scim.user_attributes').insert({ membershipId, orgId, externalId: null, displayName: null, givenName: null, familyName: null, ...set, updatedAt: now })
+      .onConflict('membershipId').merge({ ...set, updatedAt: now });
+  }
+}
