@@ -1,0 +1,42 @@
+import { permissionDenied, reply, route, type OrgContext, type RouteDef } from '../../../core/index.ts';
+import type { ConnectionsService } from '../connections.service.ts';
+import { activeConnectionResponse, connection, createConnectionBody, slugParams } from '../schemas/connection.schemas.ts';
+
+const PERSON = "changes how every member signs in: an Owner's or Admin's decision";
+
+/** Owner or Admin only (a role granting the scope is not enough). */
+function ownerOrAdmin(org: OrgContext, scope: string): void {
+  const role = org.member?.role;
+  if (role !== 'Owner' && role !== 'Admin') throw permissionDenied(scope, 'Only the organization owner or an admin may do this.');
+}
+
+/**
+ * IdP connections under `/api/org/{slug}/idp-connections`: the active one, create (replacing the
+ * same provider's), deactivate. @see docs/api/federation.md
+ */
+export function connectionRoutes(connections: ConnectionsService): RouteDef[] {
+  return [
+    route({
+      method: 'GET', path: '/api/org/{slug}/idp-connections', auth: 'session', org: true, scope: 'org.idp_connection.read', params: slugParams,
+      response: activeConnectionResponse, summary: 'The active IdP connection, or null (native login); secrets redacted', tags: ['federation'],
+      handler: async ({ org }) => ({ connection: await connections.active(org.org.id) }),
+    }),
+    route({
+      method: 'POST', path: '/api/org/{slug}/idp-connections', auth: 'session', org: true, scope: 'org.idp_connection.create', params: slugParams,
+      body: createConnectionBody, status: 201, response: { 201: connection }, personOnly: PERSON,
+      summary: 'Configure the IdP connection (replaces the same provider’s active one)', tags: ['federation'],
+      handler: async ({ org, body, principal }) => {
+        ownerOrAdmin(org, 'org.idp_connection.create');
+        return reply(201, await connections.create(org.org.id, principal.accountId!, body));
+      },
+    }),
+    route({
+      method: 'POST', path: '/api/org/{slug}/idp-connections/deactivate', auth: 'session', org: true, scope: 'org.idp_connection.deactivate', params: slugParams,
+      response: { 204: null }, personOnly: PERSON, summary: 'Back to native login', tags: ['federation'],
+      handler: async ({ org }) => {
+        ownerOrAdmin(org, 'org.idp_connection.deactivate');
+        await connections.deactivate(org.org.id);
+      },
+    }),
+  ];
+}
