@@ -59,15 +59,9 @@ export class ConnectionsService {
   async create(orgId: string, createdBy: string, input: ConnectionInput): Promise<ConnectionDto> {
     const prior = await this.db.knex<ConnectionRow>(TABLE).where({ orgId, isActive: true }).first();
     if (prior && prior.provider !== input.provider) throw federationErrors.switchProvider(prior.provider);
-    const protocol = protocolOf(input.provider);
-    const config: StoredConfig = { allowJit: input.allow_jit ?? false };
-    let secret: string | null = null;
-    if (protocol === 'oidc') {
-      config.oidc = await this.oidc(input);
-      secret = input.oidc_client_secret ? this.crypto.envelope.encrypt(input.oidc_client_secret, 'federation.client_secret') : (prior?.clientSecretCiphertext ?? null);
-    } else {
-      config.saml = await this.saml(input, prior?.config.saml);
-    }
+    const config = await this.resolve(input, prior);
+    const secret = protocolOf(input.provider) !== 'oidc' ? null
+      : input.oidc_client_secret ? this.crypto.envelope.encrypt(input.oidc_client_secret, 'federation.client_secret') : (prior?.clientSecretCiphertext ?? null);
     const id = randomUUID();
     const row = await this.db.transaction(async (trx) => {
       const now = this.clock.now();
@@ -82,6 +76,28 @@ export class ConnectionsService {
       return inserted;
     });
     return toDto(row);
+  }
+
+  /**
+   * Runs what saving would run — validation, discovery or metadata fetch — and answers what was
+   * found, saving nothing (the settings page's test button). Same errors as {@link create}, except
+   * that another active provider is no obstacle.
+   */
+  async test(orgId: string, input: ConnectionInput): Promise<ConnectionDto> {
+    const prior = await this.db.knex<ConnectionRow>(TABLE).where({ orgId, isActive: true, provider: input.provider }).first();
+    const config = await this.resolve(input, prior);
+    const secretSet = protocolOf(input.provider) === 'oidc' ? Boolean(input.oidc_client_secret || prior?.clientSecretCiphertext) : null;
+    const { id: _id, is_active: _active, created_at: _created, ...found } = toDto({
+      id: '', orgId, provider: input.provider, config, clientSecretCiphertext: secretSet ? 'set' : null, isActive: false, createdAt: new Date(0),
+    });
+    return found;
+  }
+
+  private async resolve(input: ConnectionInput, prior: ConnectionRow | undefined): Promise<StoredConfig> {
+    const config: StoredConfig = { allowJit: input.allow_jit ?? false };
+    if (protocolOf(input.provider) === 'oidc') config.oidc = await this.oidc(input);
+    else config.saml = await this.saml(input, prior?.config.saml);
+    return config;
   }
 
   /** Back to native login. @throws 404 `IDP_NOT_CONFIGURED` when nothing is active. */

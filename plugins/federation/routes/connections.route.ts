@@ -1,6 +1,6 @@
 import { permissionDenied, reply, route, type OrgContext, type RouteDef } from '../../../core/index.ts';
 import type { ConnectionsService } from '../connections.service.ts';
-import { activeConnectionResponse, connection, createConnectionBody, slugParams } from '../schemas/connection.schemas.ts';
+import { activeConnectionResponse, connection, createConnectionBody, slugParams, testResponse } from '../schemas/connection.schemas.ts';
 
 const PERSON = "changes how every member signs in: an Owner's or Admin's decision";
 
@@ -28,6 +28,15 @@ export function connectionRoutes(connections: ConnectionsService): RouteDef[] {
       handler: async ({ org, body, principal }) => {
         ownerOrAdmin(org, 'org.idp_connection.create');
         return reply(201, await connections.create(org.org.id, principal.accountId!, body));
+      },
+    }),
+    route({
+      method: 'POST', path: '/api/org/{slug}/settings/federation/test', auth: 'session', org: true, scope: 'org.idp_connection.create', params: slugParams,
+      body: createConnectionBody, response: testResponse, personOnly: "the settings page's test of a sign-in configuration: an Owner's or Admin's tool",
+      summary: 'Try a configuration: discovery or metadata fetched and read, nothing saved', tags: ['federation'],
+      handler: async ({ org, body }) => {
+        ownerOrAdmin(org, 'org.idp_connection.create');
+        return connections.test(org.org.id, body);
       },
     }),
     route({

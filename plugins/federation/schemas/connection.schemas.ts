@@ -52,3 +52,12 @@ export const activeConnectionResponse = {
   required: ['connection'],
   properties: { connection: { anyOf: [schemaRef(connection), { type: 'null' }] } },
 } as const satisfies RouteSchema;
+
+/** `federation/test.response`: what saving would store, without `id`, `is_active`, `created_at`. */
+export const testResponse = {
+  $id: 'federation/test.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['provider', 'protocol', 'allow_jit'],
+  properties: Object.fromEntries(Object.entries(connection.properties).filter(([k]) => !['id', 'is_active', 'created_at'].includes(k))),
+} as const satisfies RouteSchema;

@@ -134,6 +134,20 @@ describe.skipIf(!hasOpenssl)('federation: IdP connections (/api/org/{slug}/idp-c
     expect((await rows(acme)).length).toBe(before);
   });
 
+  it('tests a configuration without saving it: what discovery found, or the same refusal', async () => {
+    const before = (await rows(acme)).length;
+    const ok = await aerie.request('POST', '/api/org/acme/settings/federation/test', { token: acme.owner, body: { provider: 'named-google', oidc_discovery_url: idp.url('/.well-known/openid-configuration'), oidc_client_id: 'c' } });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body).toMatchObject({ provider: 'named-google', protocol: 'oidc', oidc_issuer: `https://localhost:${idp.port}`, oidc_client_secret_set: false });
+    expect(ok.body.id).toBeUndefined();
+    const saml = await aerie.request('POST', '/api/org/acme/settings/federation/test', { token: acme.owner, body: { provider: 'custom-saml', saml_metadata_url: idp.url('/metadata') } });
+    expect(saml.body).toMatchObject({ saml_entity_id: 'https://idp.example/saml', saml_sso_url: 'https://idp.example/saml/redirect' });
+    const bad = await aerie.request('POST', '/api/org/acme/settings/federation/test', { token: acme.owner, body: { provider: 'custom-oidc', oidc_discovery_url: idp.url('/missing'), oidc_client_id: 'c' } });
+    expect(bad.body).toMatchObject({ error: 'IDP_DISCOVERY_FAILED', reason: expect.stringContaining('404') });
+    expect((await rows(acme)).length).toBe(before);
+    expect((await aerie.request('POST', '/api/org/acme/settings/federation/test', { token: member, body: { provider: 'custom-saml', saml_metadata_url: idp.url('/metadata') } })).status).toBe(403);
+  });
+
   it('is for Owner and Admin only; another organization sees its own (none)', async () => {
     const res = await post({ provider: 'custom-saml', saml_metadata_url: idp.url('/metadata') }, acme, member);
     expect(res.status).toBe(403);
