@@ -38,6 +38,7 @@ export const kernelErrorCodes = {
   VALIDATION_FAILED: { status: 400, description: "a path parameter, query or body breaks the route's JSON Schema or a request rule" },
   INVALID_JSON: { status: 400, description: 'the body is sent as JSON but does not parse' },
   BAD_REQUEST: { status: 400, description: 'any other malformed request the HTTP layer refuses' },
+  MULTIPART_INVALID: { status: 400, description: "an upload's body is not multipart/form-data, is malformed, or has no part named `field`" },
   INVALID_SCOPE: { status: 400, description: 'a scope expression does not parse' },
   UNAUTHORIZED: { status: 401, description: 'no credential, or one that is malformed, unknown, expired or revoked' },
   STEPUP_REQUIRED: { status: 401, description: 'the action needs a passkey seal and none was sent' },

@@ -129,6 +129,10 @@ export function buildOpenApi(routes: RouteDef[], schemas: SchemaRegistry, info: 
     if (def.scope) op['x-aerie-scope'] = def.scope;
     if (def.personOnly !== undefined) op['x-aerie-person-only'] = def.personOnly;
     if (def.body) op.requestBody = { required: true, content: { 'application/json': { schema: ref(schemaId(def.body)) } } };
+    if (def.upload) {
+      const file = { type: 'string', format: 'binary', maxLength: def.upload.maxBytes };
+      op.requestBody = { required: true, content: { 'multipart/form-data': { schema: { type: 'object', required: [def.upload.field], properties: { [def.upload.field]: file } } } } };
+    }
     if (def.rawBody) op.requestBody = { required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary', maxLength: def.rawBody.maxBytes } } } };
     (paths[def.path] ??= {})[def.method.toLowerCase()] = op;
   }

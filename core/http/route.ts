@@ -4,6 +4,7 @@
  * a `Reply`, or nothing (204). They never touch koa's `ctx`.
  */
 
+import type { Readable } from 'node:stream';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { RouteSeal, SealVerification } from '../seals/seal-service.types.ts';
 import type { AuthScheme } from './auth-scheme.ts';
@@ -65,6 +66,8 @@ export interface HandlerInput<B = any, Q = any, P = any, Pr extends Principal | 
   seal?: SealVerification;
   /** The request body's bytes, on routes that declare `rawBody`. */
   rawBody?: Buffer;
+  /** The uploaded file as a stream, on routes that declare `upload`. */
+  upload?: UploadedFile;
 }
 
 /**
@@ -73,6 +76,23 @@ export interface HandlerInput<B = any, Q = any, P = any, Pr extends Principal | 
  */
 export interface RawBodySpec {
   readonly maxBytes: number;
+}
+
+/**
+ * `upload` of a route: the body is `multipart/form-data` and the handler gets the part named `field`
+ * as a stream, never buffered; the stream fails with 413 `PAYLOAD_TOO_LARGE` once more than
+ * `maxBytes` have passed. Not multipart, malformed, or without that part: 400 `MULTIPART_INVALID`.
+ */
+export interface UploadSpec {
+  readonly field: string;
+  readonly maxBytes: number;
+}
+
+/** The file part of an `upload` route: its name and type as the client sent them, and its bytes. */
+export interface UploadedFile {
+  fileName: string;
+  contentType: string;
+  stream: Readable;
 }
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -138,10 +158,10 @@ export type PrincipalOf<A> = A extends 'public' ? null : string extends A ? Prin
 /** `{ slug: string; roleId: string }` for `/api/org/{slug}/roles/{roleId}`: the params of a route without a params schema. */
 export type PathParams<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? { [K in Name | keyof PathParams<Rest>]: string } : {};
 
-/** The handler input a definition implies (`rawBody: Buffer` when the route declares `rawBody`). */
-export type InputOf<A, O, B, Q, P, Path extends string, R = undefined> = HandlerInput<
+/** The handler input a definition implies (`rawBody: Buffer`, `upload: UploadedFile` when the route declares them). */
+export type InputOf<A, O, B, Q, P, Path extends string, R = undefined, U = undefined> = HandlerInput<
   SchemaType<B>, SchemaType<Q>, P extends SchemaRef ? SchemaType<P> : PathParams<Path>, PrincipalOf<A>, O extends true ? OrgContext : null>
-  & (R extends RawBodySpec ? { rawBody: Buffer } : unknown);
+  & (R extends RawBodySpec ? { rawBody: Buffer } : unknown) & (U extends UploadSpec ? { upload: UploadedFile } : unknown);
 
 /** A route definition as the kernel stores it (types erased). */
 export interface RouteDef {
@@ -156,6 +176,7 @@ export interface RouteDef {
   appGroupCredentials?: boolean;
   body?: SchemaRef;
   rawBody?: RawBodySpec;
+  upload?: UploadSpec;
   query?: SchemaRef;
   params?: SchemaRef;
   guard?: (input: HandlerInput) => void | Promise<void>;
@@ -168,7 +189,7 @@ export interface RouteDef {
 }
 
 /** A route definition as a plugin writes it, with the handler's input narrowed from the rest. */
-export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P, Path extends string = string, R = undefined> {
+export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P, Path extends string = string, R = undefined, U = undefined> {
   method: HttpMethod;
   /** Path with `{param}` placeholders, as the spec writes them: `/api/org/{slug}/roles`. Write it as one literal. */
   path: Path;
@@ -197,22 +218,24 @@ export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P,
   body?: B;
   /** The body as bytes instead of JSON (no `body` schema then); see {@link RawBodySpec}. */
   rawBody?: R;
+  /** A multipart file upload, streamed (no `body` or `rawBody` then); see {@link UploadSpec}. */
+  upload?: U;
   query?: Q;
   params?: P;
   /**
    * Checks that run after validation and before the seal (e.g. "Owner only", request rules with
    * their own error codes), so a caller who could never succeed is not asked for a passkey first.
    */
-  guard?: (input: InputOf<A, O, B, Q, P, Path, R>) => void | Promise<void>;
+  guard?: (input: InputOf<A, O, B, Q, P, Path, R, U>) => void | Promise<void>;
   /** Passkey step-up required before the handler runs. @see core/seals/seal-service.types.ts */
-  seal?: RouteSeal<InputOf<A, O, B, Q, P, Path, R>>;
+  seal?: RouteSeal<InputOf<A, O, B, Q, P, Path, R, U>>;
   /** Status for a plain return value. Default 200. */
   status?: number;
   /** Schema of the success body (or one per success status); see {@link ResponseSpec}. */
   response?: ResponseSpec;
   summary?: string;
   tags?: string[];
-  handler: (input: InputOf<A, O, B, Q, P, Path, R>) => unknown | Promise<unknown>;
+  handler: (input: InputOf<A, O, B, Q, P, Path, R, U>) => unknown | Promise<unknown>;
 }
 
 /**
@@ -232,7 +255,8 @@ export function route<
   const O extends boolean = false,
   const Path extends string = string,
   const R extends RawBodySpec | undefined = undefined,
->(def: RouteDefinition<A, O, B, Q, P, Path, R>): RouteDef {
+  const U extends UploadSpec | undefined = undefined,
+>(def: RouteDefinition<A, O, B, Q, P, Path, R, U>): RouteDef {
   return def as unknown as RouteDef;
 }
 

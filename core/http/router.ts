@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { randomUUID } from 'node:crypto';
 import { readRawBody } from './raw-body.ts';
+import { readUpload } from './multipart.ts';
 import type { AuthRequest, AuthScheme } from './auth-scheme.ts';
 import type { GrantsProvider, OrgResolver } from './authorizer.ts';
 import { responseSchema, responsesOf, type HandlerInput, type OrgContext, type Principal, type RouteDef, type SchemaRef } from './route.ts';
@@ -66,7 +67,9 @@ export function buildRouter(deps: RouterDeps): Router {
         throw new BootError(`plugin ${pluginId}: route ${def.method} ${def.path}: ${(err as Error).message}`);
       }
     };
-    if (def.body && def.rawBody) throw new BootError(`plugin ${pluginId}: route ${def.method} ${def.path} declares both body and rawBody`);
+    if ([def.body, def.rawBody, def.upload].filter(Boolean).length > 1) {
+      throw new BootError(`plugin ${pluginId}: route ${def.method} ${def.path} declares more than one of body, rawBody and upload`);
+    }
     const validateBody = check(def.body, 'body');
     const validateQuery = check(def.query, 'query');
     const validateParams = check(def.params, 'params');
@@ -106,11 +109,19 @@ export function buildRouter(deps: RouterDeps): Router {
       const requestId = String(ctx.state.requestId);
       const input: HandlerInput = { body, query, params, principal, org, request: { id: requestId, method: ctx.method, path: ctx.path, ip: ctx.ip, headers: ctx.headers } };
       if (def.rawBody) input.rawBody = await readRawBody(ctx, def.rawBody.maxBytes);
-      await def.guard?.(input);
-      const seal = def.seal ? await verifySeal(def.seal, input, deps.seals!) : undefined;
-      if (seal) input.seal = seal;
-      const humanSeal = seal ? { credentialId: seal.credentialId, userId: seal.userId } : undefined;
-      const result = await runInRequestScope({ requestId, principal, org, humanSeal }, async () => def.handler(input));
+      const upload = def.upload ? await readUpload(ctx, def.upload) : undefined;
+      if (upload) input.upload = upload.file;
+      let result: unknown;
+      try {
+        await def.guard?.(input);
+        const seal = def.seal ? await verifySeal(def.seal, input, deps.seals!) : undefined;
+        if (seal) input.seal = seal;
+        const humanSeal = seal ? { credentialId: seal.credentialId, userId: seal.userId } : undefined;
+        result = await runInRequestScope({ requestId, principal, org, humanSeal }, async () => def.handler(input));
+      } finally {
+        // What the handler left unread (a refused upload's rest) is read and dropped, so the client gets its answer.
+        upload?.discard();
+      }
       render(ctx, result, def.status ?? 200);
       checkAnswer?.(ctx.status, ctx.body, ctx.response.get('Content-Type'));
     });

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { createHttpApp } from '../../../core/http/app.ts';
+import { buildRouter } from '../../../core/http/router.ts';
+import { route, type UploadedFile } from '../../../core/http/route.ts';
+import { SchemaRegistry } from '../../../core/http/schema-registry.ts';
+import { buildOpenApi } from '../../../core/http/openapi.ts';
+
+const LIMIT = 64 * 1024;
+
+/** Routes with `upload`: the handler gets the file part as a stream that fails past the limit. */
+describe('http: multipart uploads (upload)', () => {
+  let server: Server;
+  let base: string;
+  const def = route({
+    method: 'POST', path: '/api/files', auth: 'public', upload: { field: 'file', maxBytes: LIMIT },
+    handler: async ({ upload }) => {
+      expectTypeOf(upload).toEqualTypeOf<UploadedFile>();
+      const hash = createHash('sha256');
+      let size = 0;
+      for await (const chunk of upload.stream) {
+        size += chunk.length;
+        hash.update(chunk);
+      }
+      return { fileName: upload.fileName, contentType: upload.contentType, size, sha256: hash.digest('hex') };
+    },
+  });
+
+  beforeAll(async () => {
+    server = createHttpApp(buildRouter({ routes: [{ pluginId: 'files', def }], schemas: new SchemaRegistry(), authSchemes: new Map() }), pino({ level: 'silent' })).listen(0, '127.0.0.1');
+    await new Promise((ok) => server.once('listening', ok));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise((done) => server.close(done)));
+
+  const send = (form: FormData) => fetch(`${base}/api/files`, { method: 'POST', body: form });
+  const withFile = (bytes: Uint8Array<ArrayBuffer>, field = 'file') => {
+    const form = new FormData();
+    form.append('note', 'skipped');
+    form.append(field, new Blob([bytes], { type: 'application/pdf' }), 'report.pdf');
+    return form;
+  };
+
+  it('streams the file part to the handler with its name and type, other parts skipped', async () => {
+    const bytes = new Uint8Array(LIMIT).map((_, i) => (i * 7) % 256);
+    const res = await send(withFile(bytes));
+    expect(await res.json()).toEqual({ fileName: 'report.pdf', contentType: 'application/pdf', size: LIMIT, sha256: createHash('sha256').update(bytes).digest('hex') });
+  });
+
+  it('fails the stream one byte past the limit: 413 PAYLOAD_TOO_LARGE with limitBytes', async () => {
+    const res = await send(withFile(new Uint8Array(LIMIT + 1)));
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ error: 'PAYLOAD_TOO_LARGE', limitBytes: LIMIT });
+  });
+
+  it('answers 400 MULTIPART_INVALID for a body that is not multipart, is malformed, or lacks the part', async () => {
+    const json = await fetch(`${base}/api/files`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const octets = await fetch(`${base}/api/files`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: 'abc' });
+    const noBoundary = await fetch(`${base}/api/files`, { method: 'POST', headers: { 'content-type': 'multipart/form-data' }, body: 'abc' });
+    const missing = await send(withFile(new Uint8Array(10), 'other'));
+    for (const res of [json, octets, noBoundary, missing]) {
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: 'MULTIPART_INVALID', field: 'file' });
+    }
+  });
+
+  it('publishes the route as multipart/form-data with the file part and its limit', () => {
+    const doc = buildOpenApi([def], new SchemaRegistry(), { version: '1', baseUrl: base }) as any;
+    expect(doc.paths['/api/files'].post.requestBody.content['multipart/form-data'].schema).toEqual({
+      type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary', maxLength: LIMIT } },
+    });
+  });
+});
