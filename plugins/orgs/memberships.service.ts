@@ -56,6 +56,14 @@ export class MembershipsService implements MembershipsServiceApi {
     return (await q).map(toDto);
   }
 
+  /** Active memberships of `orgId` as a query selecting `account_id`, narrowed to `filter`; it runs inside the caller's statement. */
+  activeAccountsQuery(orgId: string, filter: { ids?: readonly string[]; roles?: readonly MembershipRole[] } = {}, trx?: Db): Knex.QueryBuilder {
+    const q = MembershipModel.query(trx ?? this.db.knex).select('accountId').where({ orgId, status: 'active' });
+    if (filter.ids) q.whereIn('id', filter.ids as string[]);
+    if (filter.roles) q.whereIn('role', filter.roles as MembershipRole[]);
+    return q.toKnexQuery();
+  }
+
   /**
    * Makes `accountId` an active member with `role`: inserts a membership, or re-activates a revoked
    * one (same id). @throws Error when the account already has an active or suspended membership

@@ -112,6 +112,12 @@ export interface MembershipsService {
   /** Memberships of `orgId`, oldest first; `statuses` filters (default: all). */
   list(orgId: string, statuses?: readonly MembershipStatus[], trx?: Knex | Knex.Transaction): Promise<MembershipDto[]>;
   /**
+   * The accounts of the active memberships of `orgId` (only membership `ids`, only `roles`, when
+   * given) as a query selecting `account_id`, not run: for another plugin's set-based statement
+   * (`insert … select … from (query)`), so a fan-out to every member is one statement.
+   */
+  activeAccountsQuery(orgId: string, filter?: { ids?: readonly string[]; roles?: readonly MembershipRole[] }, trx?: Knex | Knex.Transaction): Knex.QueryBuilder;
+  /**
    * Makes `accountId` an active member with `role`: inserts a membership, or re-activates a revoked
    * one (same id). @throws Error when the account already has an active or suspended membership
    * (callers check first and answer 409).
