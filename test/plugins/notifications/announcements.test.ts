@@ -100,7 +100,7 @@ describe('notifications: announcements (POST /api/v1/notifications/org/send)', (
     expect(sent.recipientCount).toBe(2000);
     const [{ n }] = await aerie.sql('select count(distinct account_id)::int as n from notifications.notifications where announcement_id = ?', [sent.id]);
     expect(n).toBe(2000);
-    // Other processes' work (the audit sealer, webhook workers) shares the connection: count the send's own statements.
+    // Background work (the audit sealer, webhook workers) shares the database: count the send's own statements.
     const own = (seen: string[]) => seen.filter((sql) => /\bnotifications"?\./.test(sql));
     expect(own(large)).toHaveLength(own(small).length);
     expect(own(large)).toHaveLength(3);
