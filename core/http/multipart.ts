@@ -49,6 +49,9 @@ export function readUpload(ctx: Context, spec: UploadSpec): Promise<UploadReadin
     throw invalid('The multipart/form-data body has no usable boundary.', spec.field);
   }
   const discard = () => {
+    if (ctx.req.complete) return;
+    // A refused upload's rest is dropped as it arrives until the answer is out; then the connection closes.
+    ctx.set('Connection', 'close');
     ctx.req.unpipe(parser);
     ctx.req.resume();
   };

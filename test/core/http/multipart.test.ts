@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import type { Server } from 'node:http';
+import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { createHttpApp } from '../../../core/http/app.ts';
@@ -15,6 +15,7 @@ const LIMIT = 64 * 1024;
 describe('http: multipart uploads (upload)', () => {
   let server: Server;
   let base: string;
+  let port: number;
   const def = route({
     method: 'POST', path: '/api/files', auth: 'public', upload: { field: 'file', maxBytes: LIMIT },
     handler: async ({ upload }) => {
@@ -32,7 +33,8 @@ describe('http: multipart uploads (upload)', () => {
   beforeAll(async () => {
     server = createHttpApp(buildRouter({ routes: [{ pluginId: 'files', def }], schemas: new SchemaRegistry(), authSchemes: new Map() }), pino({ level: 'silent' })).listen(0, '127.0.0.1');
     await new Promise((ok) => server.once('listening', ok));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    port = (server.address() as AddressInfo).port;
+    base = `http://127.0.0.1:${port}`;
   });
   afterAll(() => new Promise((done) => server.close(done)));
 
@@ -54,6 +56,39 @@ describe('http: multipart uploads (upload)', () => {
     const res = await send(withFile(new Uint8Array(LIMIT + 1)));
     expect(res.status).toBe(413);
     expect(await res.json()).toMatchObject({ error: 'PAYLOAD_TOO_LARGE', limitBytes: LIMIT });
+  });
+
+  it('answers a chunked upload past the limit with 413 before the client has sent it all', async () => {
+    const MAX = 64 * 1024 * 1024;
+    const answer = await new Promise<{ status: number; body: string; sent: number }>((resolve, reject) => {
+      let sent = 0;
+      let answered = false;
+      const req = httpRequest({
+        host: '127.0.0.1', port, method: 'POST', path: '/api/files',
+        headers: { 'content-type': 'multipart/form-data; boundary=XyZ', 'transfer-encoding': 'chunked' },
+      }, (res) => {
+        answered = true;
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => {
+          req.destroy();
+          resolve({ status: res.statusCode!, body, sent });
+        });
+      });
+      req.on('error', () => undefined);
+      req.write('--XyZ\r\ncontent-disposition: form-data; name="file"; filename="big.bin"\r\ncontent-type: application/octet-stream\r\n\r\n');
+      const chunk = Buffer.alloc(16 * 1024);
+      // Keeps sending until the server answers: 64 MiB would be sent if it read everything.
+      const pump = () => {
+        while (!answered && sent < MAX && req.write(chunk)) sent += chunk.length;
+        if (!answered && sent < MAX) req.once('drain', pump);
+      };
+      pump();
+      setTimeout(() => reject(new Error('no answer')), 10_000);
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: 'PAYLOAD_TOO_LARGE', limitBytes: LIMIT });
+    expect(answer.sent).toBeLessThan(MAX);
   });
 
   it('answers 400 MULTIPART_INVALID for a body that is not multipart, is malformed, or lacks the part', async () => {
