@@ -44,7 +44,7 @@ export function readUpload(ctx: Context, spec: UploadSpec): Promise<UploadReadin
   if (encoding && encoding !== 'identity') throw aerieError('UNSUPPORTED_MEDIA_TYPE', 'Send the body without Content-Encoding.');
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers: ctx.req.headers, limits: { fields: 20, fieldSize: 4096, parts: 30 } });
+    parser = busboy({ headers: ctx.req.headers, defParamCharset: 'utf8', limits: { fields: 20, fieldSize: 4096, parts: 30 } });
   } catch {
     throw invalid('The multipart/form-data body has no usable boundary.', spec.field);
   }

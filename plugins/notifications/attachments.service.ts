@@ -12,8 +12,6 @@ export const ATTACHMENT_MAX_BYTES = 10 * 1024 * 1024;
 /** How long a download URL works. */
 export const DOWNLOAD_URL_SECONDS = 60;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Announcement attachments: uploaded before the send (streamed into `core.blob`, at most
  * {@link ATTACHMENT_MAX_BYTES}), downloaded through short-lived `core.blob` URLs by the
@@ -65,7 +63,7 @@ export class AttachmentsService {
    * @throws 404 `NOT_FOUND` for anyone else, an unknown id or another organization's
    */
   async downloadUrl(id: string, accountId: string): Promise<{ url: string; fileName: string; expiresInSeconds: number }> {
-    const row = UUID.test(id) ? await this.db.knex<AttachmentRow>(ATTACHMENTS_TABLE).where({ id }).first() : undefined;
+    const row = await this.db.knex<AttachmentRow>(ATTACHMENTS_TABLE).where({ id }).first();
     if (!row || !(await this.mayDownload(row, accountId))) throw notificationsErrors.attachmentNotFound();
     const url = await this.blob.presignGet(row.blobKey, { expiresInSeconds: DOWNLOAD_URL_SECONDS, fileName: row.fileName, disposition: 'attachment' });
     return { url, fileName: row.fileName, expiresInSeconds: DOWNLOAD_URL_SECONDS };

@@ -19,8 +19,6 @@ export interface NotificationDto {
   readAt: string | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * An account's own notifications: every query is narrowed to the caller's account and to rows not
  * deleted, so another account's notification is not found (404), never touched.
@@ -52,7 +50,7 @@ export class InboxService {
 
   /** @throws 404 `NOT_FOUND` unless `id` is one of the caller's notifications (not deleted). */
   async markRead(accountId: string, id: string): Promise<void> {
-    const found = UUID.test(id) && (await this.mine(accountId).where({ id }).update({ readAt: this.db.knex.raw('coalesce(read_at, ?)', [this.clock.now()]) } as never));
+    const found = await this.mine(accountId).where({ id }).update({ readAt: this.db.knex.raw('coalesce(read_at, ?)', [this.clock.now()]) } as never);
     if (!found) throw notificationsErrors.notificationNotFound();
   }
 
@@ -67,7 +65,6 @@ export class InboxService {
    */
   async delete(accountId: string, ids: readonly string[]): Promise<void> {
     const unique = [...new Set(ids)];
-    if (!unique.every((id) => UUID.test(id))) throw notificationsErrors.notificationNotFound();
     await this.db.transaction(async (trx) => {
       const updated = await trx<NotificationRow>(NOTIFICATIONS_TABLE).where({ accountId }).whereIn('id', unique)
         .update({ deletedAt: trx.raw('coalesce(deleted_at, ?)', [this.clock.now()]) } as never);

@@ -3,7 +3,7 @@ import { orgsRefs, type MembershipsService, type OrganizationsService, type OrgR
 import { notificationsErrors } from './errors.ts';
 
 /** The organization-level roles that send announcements and see every attachment. */
-export const ANNOUNCER_ROLES = ['Owner', 'Admin'] as const;
+const ANNOUNCER_ROLES: readonly string[] = ['Owner', 'Admin'];
 
 /** Who may act for an organization on the session routes (`/api/v1/notifications/org/…`). */
 @injectable()
@@ -32,6 +32,6 @@ export class OrgAccess {
   }
 
   private isAnnouncerRole(role: string): boolean {
-    return (ANNOUNCER_ROLES as readonly string[]).includes(role);
+    return ANNOUNCER_ROLES.includes(role);
   }
 }

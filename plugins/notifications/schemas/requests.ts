@@ -42,7 +42,7 @@ export const idParams = {
   $id: 'notifications/id.params',
   type: 'object',
   required: ['id'],
-  properties: { id: { type: 'string', maxLength: 64 } },
+  properties: { id: UUID },
 } as const satisfies RouteSchema;
 
 /** `notifications/attachment-id.params`. */
@@ -50,7 +50,7 @@ export const attachmentIdParams = {
   $id: 'notifications/attachment-id.params',
   type: 'object',
   required: ['attachmentId'],
-  properties: { attachmentId: { type: 'string', maxLength: 64 } },
+  properties: { attachmentId: UUID },
 } as const satisfies RouteSchema;
 
 /** `notifications/slug.params`. */

@@ -100,6 +100,7 @@ describe('notifications: attachments (upload, download)', () => {
       const res = await aerie.request('GET', download(up.body.id), { token });
       expect([res.status, res.body.error]).toEqual([404, 'NOT_FOUND']);
     }
-    expect((await aerie.request('GET', download('not-a-uuid'), { token: admin })).status).toBe(404);
+    expect((await aerie.request('GET', download(crypto.randomUUID()), { token: admin })).status).toBe(404);
+    expect((await aerie.request('GET', download('not-a-uuid'), { token: admin })).status).toBe(400);
   });
 });

@@ -67,7 +67,7 @@ describe('notifications: the inbox (/api/v1/notifications)', () => {
     const rows = await aerie.sql('select id, read_at, deleted_at from notifications.notifications where id in (?, ?)', [bobs.id, anns.id]);
     expect(rows.every((r) => r.deleted_at === null)).toBe(true);
     expect(rows.find((r) => r.id === bobs.id).read_at).toBeNull();
-    expect((await aerie.request('PATCH', `${BASE}/not-a-uuid/read`, { token: ann })).status).toBe(404);
+    expect((await aerie.request('PATCH', `${BASE}/not-a-uuid/read`, { token: ann })).status).toBe(400);
   });
 
   it('refuses more than 100 ids and callers without a session', async () => {
