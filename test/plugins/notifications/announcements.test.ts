@@ -32,6 +32,8 @@ describe('notifications: announcements (POST /api/v1/notifications/org/send)', (
     expect((await inbox(aerie, member))[0]).toMatchObject({ title: 'Office move', announcementId: sent.id, link: '/news/1' });
     const [event] = (await auditEvents(aerie, acme, 'org.notification.sent')).filter((e) => e.businessData.announcementId === sent.id);
     expect(event.businessData).toMatchObject({ recipientCount: 3, recipientSelection: 'all', title: 'Office move' });
+    const [sender] = await aerie.sql("select id from accounts.accounts where email = 'admin@acme.test'");
+    expect([event.actorType, event.actorId]).toEqual(['account', sender.id]);
     const [announcement] = await aerie.sql('select recipient_selection, recipient_count from notifications.announcements where id = ?', [sent.id]);
     expect(announcement).toEqual({ recipient_selection: 'all', recipient_count: 3 });
   });
@@ -41,6 +43,14 @@ describe('notifications: announcements (POST /api/v1/notifications/org/send)', (
     expect(sent.recipientCount).toBe(1);
     expect((await inbox(aerie, member))[0].title).toBe('Members only');
     expect((await inbox(aerie, admin)).map((n) => n.title)).not.toContain('Members only');
+  });
+
+  it('leaves suspended members out', async () => {
+    await addMembership(aerie, acme, 'away@acme.test', 'Member');
+    await aerie.sql("update orgs.memberships set status = 'suspended' where id = ?", [await membershipId(aerie, acme, 'away@acme.test')]);
+    const sent = await sendAnnouncement(aerie, acme, { title: 'While you were away' });
+    expect(sent.recipientCount).toBe(3);
+    expect(await aerie.sql('select 1 from notifications.notifications n join accounts.accounts a on a.id = n.account_id where n.announcement_id = ? and a.email = ?', [sent.id, 'away@acme.test'])).toEqual([]);
   });
 
   it('a Member cannot send (403); a non-member, or an Admin naming another organization, gets 404', async () => {
