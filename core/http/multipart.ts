@@ -63,13 +63,19 @@ export function readUpload(ctx: Context, spec: UploadSpec): Promise<UploadReadin
       pipeline(stream, limited, () => {});
       resolve({ file: { fileName: info.filename ?? 'file', contentType: info.mimeType || 'application/octet-stream', stream: limited }, discard });
     });
-    parser.on('error', () => {
-      const error = invalid('The multipart/form-data body is malformed.', spec.field);
+    // The handler's stream fails instead of waiting for bytes that will not come.
+    const fail = (error: Error) => {
       if (limited) limited.destroy(error);
       else reject(error);
+    };
+    parser.on('error', () => {
+      fail(invalid('The multipart/form-data body is malformed.', spec.field));
       discard();
     });
     parser.on('close', () => reject(invalid(`The body has no part named "${spec.field}".`, spec.field)));
+    ctx.req.once('close', () => {
+      if (!ctx.req.complete) fail(aerieError('BAD_REQUEST', 'The upload was interrupted.'));
+    });
     ctx.req.pipe(parser);
   });
 }

@@ -4,6 +4,7 @@ import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { createHttpApp } from '../../../core/http/app.ts';
+import { answerClientError } from '../../../core/http/client-error.ts';
 import { buildRouter } from '../../../core/http/router.ts';
 import { route, type UploadedFile } from '../../../core/http/route.ts';
 import { SchemaRegistry } from '../../../core/http/schema-registry.ts';
@@ -16,22 +17,30 @@ describe('http: multipart uploads (upload)', () => {
   let server: Server;
   let base: string;
   let port: number;
+  /** How the last upload the handler read ended: its size, or the error its stream failed with. */
+  let lastRead: Promise<number> | undefined;
   const def = route({
     method: 'POST', path: '/api/files', auth: 'public', upload: { field: 'file', maxBytes: LIMIT },
     handler: async ({ upload }) => {
       expectTypeOf(upload).toEqualTypeOf<UploadedFile>();
       const hash = createHash('sha256');
       let size = 0;
-      for await (const chunk of upload.stream) {
-        size += chunk.length;
-        hash.update(chunk);
-      }
+      lastRead = (async () => {
+        for await (const chunk of upload.stream) {
+          size += chunk.length;
+          hash.update(chunk);
+        }
+        return size;
+      })();
+      await lastRead;
       return { fileName: upload.fileName, contentType: upload.contentType, size, sha256: hash.digest('hex') };
     },
   });
 
   beforeAll(async () => {
     server = createHttpApp(buildRouter({ routes: [{ pluginId: 'files', def }], schemas: new SchemaRegistry(), authSchemes: new Map() }), pino({ level: 'silent' })).listen(0, '127.0.0.1');
+    // As the kernel's server does: a request cut off mid-body is a client error, not a crash.
+    server.on('clientError', answerClientError);
     await new Promise((ok) => server.once('listening', ok));
     port = (server.address() as AddressInfo).port;
     base = `http://127.0.0.1:${port}`;
@@ -89,6 +98,17 @@ describe('http: multipart uploads (upload)', () => {
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toMatchObject({ error: 'PAYLOAD_TOO_LARGE', limitBytes: LIMIT });
     expect(answer.sent).toBeLessThan(MAX);
+  });
+
+  it("fails the handler's stream when the client goes away mid-upload, instead of leaving it waiting", async () => {
+    lastRead = undefined;
+    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/api/files', headers: { 'content-type': 'multipart/form-data; boundary=XyZ', 'transfer-encoding': 'chunked' } });
+    req.on('error', () => undefined);
+    req.write('--XyZ\r\ncontent-disposition: form-data; name="file"; filename="half.bin"\r\n\r\n');
+    req.write(Buffer.alloc(1024));
+    await expect.poll(() => lastRead !== undefined).toBe(true);
+    req.destroy();
+    await expect(lastRead).rejects.toMatchObject({ code: 'BAD_REQUEST' });
   });
 
   it('answers 400 MULTIPART_INVALID for a body that is not multipart, is malformed, or lacks the part', async () => {
