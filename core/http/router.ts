@@ -67,8 +67,8 @@ export function buildRouter(deps: RouterDeps): Router {
         throw new BootError(`plugin ${pluginId}: route ${def.method} ${def.path}: ${(err as Error).message}`);
       }
     };
-    if ([def.body, def.rawBody, def.upload].filter(Boolean).length > 1) {
-      throw new BootError(`plugin ${pluginId}: route ${def.method} ${def.path} declares more than one of body, rawBody and upload`);
+    if ([def.body, def.rawBody, def.upload, def.streamBody].filter(Boolean).length > 1) {
+      throw new BootError(`plugin ${pluginId}: route ${def.method} ${def.path} declares more than one of body, rawBody, upload and streamBody`);
     }
     const validateBody = check(def.body, 'body');
     const validateQuery = check(def.query, 'query');
@@ -111,6 +111,7 @@ export function buildRouter(deps: RouterDeps): Router {
       if (def.rawBody) input.rawBody = await readRawBody(ctx, def.rawBody.maxBytes);
       const upload = def.upload ? await readUpload(ctx, def.upload) : undefined;
       if (upload) input.upload = upload.file;
+      if (def.streamBody) input.bodyStream = ctx.req;
       let result: unknown;
       try {
         await def.guard?.(input);
@@ -121,6 +122,8 @@ export function buildRouter(deps: RouterDeps): Router {
       } finally {
         // What the handler left unread (a refused upload's rest) is read and dropped, so the client gets its answer.
         upload?.discard();
+        // A streamBody handler that stopped reading (a limit, a refusal) leaves bytes behind: the connection closes after the answer.
+        if (def.streamBody && !ctx.req.complete) ctx.set('Connection', 'close');
       }
       render(ctx, result, def.status ?? 200);
       checkAnswer?.(ctx.status, ctx.body, ctx.response.get('Content-Type'));
