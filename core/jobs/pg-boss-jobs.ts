@@ -52,7 +52,8 @@ export class PgBossJobs implements JobsService {
     return boss.send(name, (data ?? {}) as object, {
       ...(options.trx ? { db: transactionBossDb(options.trx) } : {}),
       ...(options.singletonKey ? { singletonKey: options.singletonKey } : {}),
-      ...(options.startAfterSeconds ? { startAfter: options.startAfterSeconds } : {}),
+      // As a time: pg-boss binds a number of seconds to a timestamp parameter, which PostgreSQL refuses.
+      ...(options.startAfterSeconds ? { startAfter: new Date(Date.now() + options.startAfterSeconds * 1000) } : {}),
     });
   }
 

@@ -55,6 +55,13 @@ describe('core.jobs: durable background jobs on the kernel database', () => {
     expect(await runs('flaky')).toHaveLength(1);
   }, 40_000);
 
+  it('queues a delayed job to start that many seconds from now', async () => {
+    const id = await jobs.send('jobs-demo.record', { label: 'later' }, { startAfterSeconds: 86_400 });
+    expect(await jobs.state('jobs-demo.record', id!)).toBe('created');
+    const [row] = await aerie.sql(`select extract(epoch from start_after - now())::int as s from core_jobs.job where id = ?`, [id]);
+    expect(Math.abs(row.s - 86_400)).toBeLessThan(60);
+  });
+
   it('refuses unknown and malformed job kinds', async () => {
     await expect(jobs.send('jobs-demo.nope', {})).rejects.toThrow(/no job "jobs-demo.nope"/);
     expect(() => jobs.define({ name: 'NoDot', handler: async () => undefined })).toThrow(/<pluginId>.<job>/);
