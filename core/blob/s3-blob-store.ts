@@ -43,7 +43,12 @@ export class S3BlobStore implements BlobStore {
       client: this.s3,
       params: { Bucket: this.options.bucket, Key: key, Body: source.pipe(measure), ContentType: contentType, ...(options.storageClass ? { StorageClass: options.storageClass as never } : {}) },
     });
-    await upload.done();
+    try {
+      await upload.done();
+    } catch (err) {
+      // The size limit (or a broken body) is the cause even when aborting the multipart upload fails too.
+      throw measure.errored ?? err;
+    }
     // The hash is known only once the body has streamed: callers keep it (their file records);
     // S3 objects are not rewritten to carry it.
     return { key, size: measure.size, sha256: measure.sha256(), contentType };

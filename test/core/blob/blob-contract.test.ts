@@ -85,6 +85,13 @@ describe.each(drivers)('core.blob contract: $name', (driver) => {
     expect(await store.get('org/o1/files/big.bin')).toBeUndefined();
   });
 
+  it('refuses a multipart-sized body past maxBytes with the size error, whatever aborting the upload answers', async () => {
+    const store = driver.store();
+    const mib = 1024 * 1024;
+    await expect(store.put('org/o1/files/bigger.bin', Readable.from([bytes(4 * mib), bytes(4 * mib)]), { maxBytes: 7 * mib })).rejects.toBeInstanceOf(BlobTooLargeError);
+    expect(await store.get('org/o1/files/bigger.bin')).toBeUndefined();
+  });
+
   it('deletes, and deleting what is gone is fine', async () => {
     const store = driver.store();
     await store.put('org/o1/files/gone.txt', Buffer.from('bye'), { maxBytes: 10 });
