@@ -1,0 +1,37 @@
+import { aerieError, defineErrorCodes, notFound, permissionDenied } from '../../core/index.ts';
+
+/** The files plugin's own error codes, lowercase as the file box has always answered them (documented in docs/api/files.md). */
+export const filesErrorCodes = defineErrorCodes('files', {
+  multipart_form_required: { status: 400, description: 'an upload whose body is not multipart/form-data' },
+  no_file: { status: 400, description: 'a multipart upload without a part named `file`' },
+  file_too_large: { status: 400, description: 'an uploaded file past `limitBytes` (10 MiB); nothing is stored' },
+  storage_quota_exceeded: { status: 403, description: "the upload or restore does not fit the plan's storage (`usedBytes`, `limitBytes`)" },
+  invalid_mode: { status: 400, description: 'a share mode other than `restricted` or `link_anyone`' },
+  external_sharing_disabled: { status: 409, description: 'the organization blocks link sharing' },
+  sealed_attachment: { status: 409, description: 'the file is an attachment of a sealed approval document and cannot be trashed' },
+});
+
+type FilesErrorCodes = typeof filesErrorCodes;
+declare module '../../core/index.ts' {
+  interface ErrorCodeRegistry extends FilesErrorCodes {}
+}
+
+/** Errors of the files plugin. @see docs/api/files.md "Errors" */
+export const filesErrors = {
+  multipartFormRequired: () => aerieError('multipart_form_required', 'Send the file as multipart/form-data with a part named "file".'),
+  noFile: () => aerieError('no_file', 'The form has no part named "file".'),
+  fileTooLarge: (limitBytes: number) => aerieError('file_too_large', `A file is limited to ${limitBytes} bytes.`, { limitBytes }),
+  quotaExceeded: (usedBytes: number, limitBytes: number) =>
+    aerieError('storage_quota_exceeded', "The file does not fit the organization's storage.", { usedBytes, limitBytes }),
+  invalidMode: () => aerieError('invalid_mode', 'mode must be "restricted" or "link_anyone".'),
+  externalSharingDisabled: () => aerieError('external_sharing_disabled', 'This organization does not allow link sharing.'),
+  sealedAttachment: () => aerieError('sealed_attachment', 'This file is attached to a sealed approval document and cannot be trashed.'),
+  /** Unknown, another organization's, or trashed where a live file is needed (or live where trashed is). */
+  fileNotFound: () => notFound('File not found.'),
+  /** A share token no file has (never issued, rotated away, or the file is trashed or gone). */
+  shareNotFound: () => notFound('This share link does not exist.'),
+  /** The token is the file's, but the file is not shared now. */
+  shareClosed: () => permissionDenied(undefined, 'This file is not shared.'),
+  /** The multipart body broke off or does not parse. */
+  malformedForm: () => aerieError('BAD_REQUEST', 'The multipart body is malformed or incomplete.'),
+};

@@ -1,0 +1,27 @@
+import { coreRefs, definePlugin } from '../../core/index.ts';
+import { FilesService } from './files.service.ts';
+import { filesRefs } from './internal-refs.ts';
+import { purgeJob } from './purge.ts';
+import { fileRoutes } from './routes/files.route.ts';
+import { shareRoutes } from './routes/share.route.ts';
+import { storageRoutes } from './routes/storage.route.ts';
+import { SharesService } from './shares.service.ts';
+import { StorageService } from './storage.service.ts';
+import './errors.ts';
+
+export default definePlugin({
+  id: 'files',
+  deps: {
+    files: filesRefs.files, shares: filesRefs.shares, storage: filesRefs.storage,
+    db: coreRefs.db, blob: coreRefs.blob, clock: coreRefs.clock, audit: coreRefs.audit, jobs: coreRefs.jobs,
+  },
+  register(reg) {
+    reg.service(filesRefs.storage, StorageService);
+    reg.service(filesRefs.files, FilesService);
+    reg.service(filesRefs.shares, SharesService);
+  },
+  init({ files, shares, storage, db, blob, clock, audit, jobs }, ctx) {
+    jobs.define(purgeJob({ db, blob, clock, audit, jobs, storage }));
+    ctx.routes(...fileRoutes(files), ...storageRoutes(storage), ...shareRoutes(shares));
+  },
+});

@@ -1,0 +1,11 @@
+import { createServiceRef } from '../../core/index.ts';
+import type { FilesService } from './files.service.ts';
+import type { SharesService } from './shares.service.ts';
+import type { StorageService } from './storage.service.ts';
+
+/** Services of the files plugin (none is public API yet). */
+export const filesRefs = {
+  files: createServiceRef<FilesService>('files.files'),
+  shares: createServiceRef<SharesService>('files.shares'),
+  storage: createServiceRef<StorageService>('files.storage'),
+};

@@ -1,0 +1,106 @@
+import { DATE_TIME, NULLABLE_DATE_TIME, schemaRef, type RouteSchema } from '../../../core/index.ts';
+
+const SHARE_MODE = { enum: ['restricted', 'link_anyone'] } as const;
+const NULLABLE_BYTES = { type: ['integer', 'null'], minimum: 0 } as const;
+
+/** Shared schema `files/File`. @see docs/api/files.md "File" */
+export const file = {
+  $id: 'files/File',
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'fileName', 'contentType', 'sizeBytes', 'sha256', 'uploadedAt', 'deletedAt', 'scope', 'shareMode', 'shareToken'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    fileName: { type: 'string', description: 'The sanitised name the file is stored under.' },
+    contentType: { type: 'string', description: 'Read from the bytes where possible.' },
+    sizeBytes: { type: 'integer', minimum: 0 },
+    sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'Hash of the bytes the server received.' },
+    uploadedAt: DATE_TIME,
+    deletedAt: { ...NULLABLE_DATE_TIME, description: 'null while live.' },
+    scope: { type: 'string', description: '`free` for files uploaded through the file box.' },
+    shareMode: SHARE_MODE,
+    shareToken: { type: 'string', format: 'uuid' },
+  },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `files/file-page.response`. */
+export const filePage = {
+  $id: 'files/file-page.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['items', 'page', 'pageSize', 'total'],
+  properties: {
+    items: { type: 'array', items: schemaRef(file) },
+    page: { type: 'integer', minimum: 1 },
+    pageSize: { type: 'integer', minimum: 1 },
+    total: { type: 'integer', minimum: 0 },
+  },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `files/download.response`. */
+export const download = {
+  $id: 'files/download.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['url', 'fileName', 'expiresInMinutes'],
+  properties: { url: { type: 'string', format: 'uri' }, fileName: { type: 'string' }, expiresInMinutes: { const: 10 } },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `files/trashed.response`. */
+export const trashed = {
+  $id: 'files/trashed.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['trashed', 'retentionDays', 'restorableUntil'],
+  properties: { trashed: { const: true }, retentionDays: { enum: [7, 30] }, restorableUntil: DATE_TIME },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `files/storage-usage.response`. */
+export const storageUsage = {
+  $id: 'files/storage-usage.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['usedBytes', 'limitBytes', 'remainingBytes', 'fileCount', 'trashedBytes', 'trashedCount', 'trashRetentionDays'],
+  properties: {
+    usedBytes: { type: 'integer', minimum: 0, description: 'Bytes of live files: the number the upload gate enforces.' },
+    limitBytes: { ...NULLABLE_BYTES, description: 'null on unlimited plans.' },
+    remainingBytes: { ...NULLABLE_BYTES, description: 'null on unlimited plans.' },
+    fileCount: { type: 'integer', minimum: 0 },
+    trashedBytes: { type: 'integer', minimum: 0 },
+    trashedCount: { type: 'integer', minimum: 0 },
+    trashRetentionDays: { enum: [7, 30] },
+  },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `files/share.response`. */
+export const share = {
+  $id: 'files/share.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'fileName', 'mode', 'shareToken', 'shareUrl'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    fileName: { type: 'string' },
+    mode: SHARE_MODE,
+    shareToken: { type: 'string', format: 'uuid' },
+    shareUrl: { type: ['string', 'null'], format: 'uri', description: 'null while restricted.' },
+  },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `files/shared-file.response`. */
+export const sharedFile = {
+  $id: 'files/shared-file.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['fileName', 'contentType', 'sizeBytes', 'sha256', 'uploadedAt', 'disposition', 'contentUrl', 'expiresInMinutes'],
+  properties: {
+    fileName: { type: 'string' },
+    contentType: { type: 'string' },
+    sizeBytes: { type: 'integer', minimum: 0 },
+    sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    uploadedAt: DATE_TIME,
+    disposition: { enum: ['inline', 'attachment'], description: '`inline` only for images, PDF, audio and video recognised from their bytes.' },
+    contentUrl: { type: 'string', format: 'uri' },
+    expiresInMinutes: { const: 10 },
+  },
+} as const satisfies RouteSchema;
