@@ -1,8 +1,9 @@
-import { DeleteObjectCommand, GetObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { create as contentDisposition } from 'content-disposition';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { assertBlobKey, type BlobInfo, type BlobStore, type PresignOptions, type PutOptions } from './blob.types.ts';
 import { MeasuringStream, toStream } from './measure.ts';
 
@@ -16,9 +17,15 @@ export interface S3BlobOptions {
   client?: Partial<S3ClientConfig>;
 }
 
+/** Largest `maxBytes` sent as one PutObject: S3 needs a length up front, so such bodies are held in memory until they end. */
+const SINGLE_PUT_MAX_BYTES = 16 * 1024 * 1024;
+
 /**
- * The S3 `core.blob` driver (`@aws-sdk/client-s3`): uploads stream through `@aws-sdk/lib-storage`
- * (multipart past 5 MiB, aborted when the body breaks the size limit, so nothing is stored); download URLs are S3 presigned GETs
+ * The S3 `core.blob` driver (`@aws-sdk/client-s3`). A body whose `maxBytes` is at most 16 MiB is
+ * counted and hashed as it arrives, then sent as one PutObject signed with that SHA-256 as its
+ * payload hash (S3 checks the bytes against it; the SDK does not hash them a second time). Larger
+ * limits stream through `@aws-sdk/lib-storage` (multipart past 5 MiB, aborted when the body breaks
+ * the size limit, so nothing is stored). Download URLs are S3 presigned GETs
  * (`@aws-sdk/s3-request-presigner`) with `ResponseContentDisposition`. Credentials come from the
  * SDK's default chain (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, profiles, instance roles).
  */
@@ -29,6 +36,8 @@ export class S3BlobStore implements BlobStore {
   constructor(private readonly options: S3BlobOptions) {
     this.s3 = new S3Client({
       region: options.region ?? 'us-east-1', forcePathStyle: options.forcePathStyle ?? false,
+      // The SigV4 payload hash already covers every byte; no extra CRC32 pass where S3 does not require one.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
       ...(options.endpoint ? { endpoint: options.endpoint } : {}), ...options.client,
     });
   }
@@ -39,10 +48,17 @@ export class S3BlobStore implements BlobStore {
     const source = toStream(body);
     source.on('error', (err) => measure.destroy(err));
     const contentType = options.contentType ?? 'application/octet-stream';
-    const upload = new Upload({
-      client: this.s3,
-      params: { Bucket: this.options.bucket, Key: key, Body: source.pipe(measure), ContentType: contentType, ...(options.storageClass ? { StorageClass: options.storageClass as never } : {}) },
-    });
+    const params = { Bucket: this.options.bucket, Key: key, ContentType: contentType, ...(options.storageClass ? { StorageClass: options.storageClass as never } : {}) };
+    if (options.maxBytes <= SINGLE_PUT_MAX_BYTES) {
+      const chunks: Buffer[] = [];
+      await pipeline(source, measure, async (counted: AsyncIterable<Buffer>) => {
+        for await (const chunk of counted) chunks.push(chunk);
+      });
+      const bytes = Buffer.concat(chunks);
+      await this.s3.send(signedWithHash(new PutObjectCommand({ ...params, Body: bytes, ContentLength: bytes.length }), measure.sha256()));
+      return { key, size: measure.size, sha256: measure.sha256(), contentType };
+    }
+    const upload = new Upload({ client: this.s3, params: { ...params, Body: source.pipe(measure) } });
     try {
       await upload.done();
     } catch (err) {
@@ -78,4 +94,13 @@ export class S3BlobStore implements BlobStore {
     const disposition = contentDisposition(options.fileName, { type: options.disposition ?? 'attachment' });
     return getSignedUrl(this.s3, new GetObjectCommand({ Bucket: this.options.bucket, Key: key, ResponseContentDisposition: disposition }), { expiresIn: options.expiresInSeconds });
   }
+}
+
+/** `command` with `x-amz-content-sha256` set to `sha256` (hex), which SigV4 then signs instead of hashing the body again. */
+function signedWithHash(command: PutObjectCommand, sha256: string): PutObjectCommand {
+  command.middlewareStack.add((next) => async (args) => {
+    (args.request as { headers: Record<string, string> }).headers['x-amz-content-sha256'] = sha256;
+    return next(args);
+  }, { step: 'build', name: 'aerieMeasuredPayloadHash' });
+  return command;
 }

@@ -102,7 +102,8 @@ export interface UploadedFile {
  * parses as it streams, such as `multipart/form-data`), after every other check. The kernel only
  * publishes `contentType` (with `schema`, an inline JSON Schema of the form, when given); the handler
  * enforces its own limits. A JSON body was already parsed by then (`bodyStream` is drained): check
- * `Content-Type`. When the answer leaves part of the body unread, the connection is closed after it.
+ * `Content-Type`. What the handler leaves unread is read and dropped (up to 16 MiB, else the
+ * connection is cut) before the answer, and the connection is closed after it.
  */
 export interface StreamBodySpec {
   readonly contentType: string;

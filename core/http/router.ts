@@ -122,8 +122,7 @@ export function buildRouter(deps: RouterDeps): Router {
       } finally {
         // What the handler left unread (a refused upload's rest) is read and dropped, so the client gets its answer.
         upload?.discard();
-        // A streamBody handler that stopped reading (a limit, a refusal) leaves bytes behind: the connection closes after the answer.
-        if (def.streamBody && !ctx.req.complete) ctx.set('Connection', 'close');
+        if (def.streamBody && !ctx.req.complete) await discardRest(ctx);
       }
       render(ctx, result, def.status ?? 200);
       checkAnswer?.(ctx.status, ctx.body, ctx.response.get('Content-Type'));
@@ -206,6 +205,31 @@ async function verifySeal(seal: NonNullable<RouteDef['seal']>, input: HandlerInp
     throw stepUpRequired(seal.purpose);
   }
   return seals.verify({ accountId, purpose: seal.purpose, subject: seal.subject(input), assertion: raw, inputs: seal.inputs?.(input) });
+}
+
+/** Bytes of a streamed body left unread that are read and dropped before answering. */
+const DISCARD_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A handler that stopped reading a streamed body (a limit, a refusal) leaves bytes behind. Closing at
+ * once would reset the connection under a client still sending, which then loses the answer: so read
+ * and drop up to {@link DISCARD_MAX_BYTES} more, then answer and close. A body longer still gets its
+ * connection destroyed without an answer.
+ */
+async function discardRest(ctx: Context): Promise<void> {
+  ctx.set('Connection', 'close');
+  const req = ctx.req;
+  req.unpipe();
+  let dropped = 0;
+  await new Promise<void>((done) => {
+    req.on('data', (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > DISCARD_MAX_BYTES) req.socket.destroy();
+    });
+    req.once('end', done);
+    req.once('close', done);
+    req.resume();
+  });
 }
 
 function render(ctx: Context, result: unknown, status: number): void {
