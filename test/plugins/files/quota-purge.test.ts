@@ -58,6 +58,17 @@ describe('files: quotas by plan, and the purge of the trash', () => {
     expect((await call(aerie, org.key, 'GET', '/storage/usage')).body).toMatchObject({ usedBytes: 2 * GIB - 500, remainingBytes: 500 });
   });
 
+  it('admits exactly as many of eight concurrent uploads as fit', async () => {
+    const org = await keyedOrg(aerie, 'race-eight');
+    await uploaded(aerie, org.key, 'x');
+    await setUsed(org, 2 * GIB - 3500);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => upload(aerie, org.key, randomBytes(1000))));
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(3);
+    expect(answers.filter((a) => a.status === 403 && a.body.error === 'storage_quota_exceeded')).toHaveLength(5);
+    expect(await usedBytes(aerie, org.id)).toBe(2 * GIB - 500);
+    expect(await fileRows(aerie, org.id)).toHaveLength(4);
+  });
+
   it('re-checks the quota on restore: 403 storage_quota_exceeded, the file stays in the trash', async () => {
     const org = await keyedOrg(aerie, 'restore');
     const file = await uploaded(aerie, org.key, randomBytes(2000));
