@@ -54,8 +54,8 @@ export class S3BlobStore implements BlobStore {
       await pipeline(source, measure, async (counted: AsyncIterable<Buffer>) => {
         for await (const chunk of counted) chunks.push(chunk);
       });
-      const bytes = Buffer.concat(chunks);
-      await this.s3.send(signedWithHash(new PutObjectCommand({ ...params, Body: bytes, ContentLength: bytes.length }), measure.sha256()));
+      // The chunks as they came (no copy into one buffer): the length is known now and the hash is set.
+      await this.s3.send(signedWithHash(new PutObjectCommand({ ...params, Body: Readable.from(chunks), ContentLength: measure.size }), measure.sha256()));
       return { key, size: measure.size, sha256: measure.sha256(), contentType };
     }
     const upload = new Upload({ client: this.s3, params: { ...params, Body: source.pipe(measure) } });
