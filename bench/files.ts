@@ -8,11 +8,15 @@
  * B. Aerie: the same uploads through the API (busboy → SHA-256 and size count → lib-storage →
  *    the server; then the quota reservation, the row and the audit event in one transaction), sent
  *    with undici from one shared buffer, so the client adds no memory per file.
- * Peak RSS growth is this process's resident set during B above its level just before B (Aerie,
- * its embedded database and the client run here; the S3 server runs in a child process).
+ * A and B alternate for `--rounds` rounds (default 3), so both see the same load on a shared machine;
+ * the figures are the medians. Peak RSS growth is this process's resident set during the B rounds
+ * above its level just before the first (Aerie, its database client and the upload client run
+ * here; the S3 server runs in a child process).
  * Targets: B ≥ 0.8 × A (MiB/s); RSS growth < 100 MB.
  *
- * Run: node --import tsx bench/files.ts   Options: `--files N`, `--mib N`, `--inflight N`.
+ * Run: node --import tsx bench/files.ts (embedded PGlite), or against a PostgreSQL server:
+ *   eval "$(bash .ci/pg-server.sh)"; node --import tsx bench/files.ts; bash .ci/pg-server.sh stop $PGTMP
+ * Options: `--files N`, `--mib N`, `--inflight N`, `--rounds N`.
  */
 import 'reflect-metadata';
 import { fork } from 'node:child_process';
@@ -67,8 +71,9 @@ async function main(): Promise<void> {
   const payload = randomBytes(size);
   const mib = (files * size) / 2 ** 20;
 
+  const rounds = arg('rounds', 3);
   const s3 = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true });
-  const rawSeconds = await timed(files, inflight, async (i) => {
+  const raw = () => timed(files, inflight, async (i) => {
     await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `raw/${i}`, Body: payload, ContentLength: size, ContentType: 'application/octet-stream' }));
   });
 
@@ -95,12 +100,21 @@ async function main(): Promise<void> {
   const baseline = process.memoryUsage().rss;
   let peak = baseline;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
-  const aerieSeconds = await timed(files, inflight, send);
+  const rawRuns: number[] = [];
+  const aerieRuns: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    rawRuns.push(await raw());
+    aerieRuns.push(await timed(files, inflight, send));
+  }
   clearInterval(sampler);
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const rawSeconds = median(rawRuns);
+  const aerieSeconds = median(aerieRuns);
   peak = Math.max(peak, process.memoryUsage().rss);
 
   const row = (label: string, seconds: number) => `${label.padEnd(28)} ${seconds.toFixed(2).padStart(7)} s  ${(mib / seconds).toFixed(1).padStart(7)} MiB/s  ${(files / seconds).toFixed(1).padStart(6)} files/s`;
-  console.log(`${files} × ${size / 2 ** 20} MiB, ${inflight} in flight, S3 driver on a local @20minutes/s3rver`);
+  console.log(`${files} × ${size / 2 ** 20} MiB, ${inflight} in flight, S3 driver on a local @20minutes/s3rver, median of ${rounds} alternating rounds`);
+  console.log(`rounds (raw s / Aerie s): ${rawRuns.map((x, i) => `${x.toFixed(2)}/${aerieRuns[i]!.toFixed(2)}`).join(', ')}`);
   console.log(row('raw PutObject', rawSeconds));
   console.log(row('POST /api/public/v1/files', aerieSeconds));
   console.log(`ratio (Aerie / raw):          ${(rawSeconds / aerieSeconds).toFixed(2)}×  (target ≥ 0.8×)`);
