@@ -36,7 +36,7 @@ export interface SharedFileDto {
 const MODES: readonly string[] = ['restricted', 'link_anyone'];
 
 /**
- * Share links: every file has one canonical token (a random UUID, 128 bits in GUID form) from upload.
+ * Share links: every file has one canonical token from upload (a 128-bit GUID: a random UUID v4).
  * `restricted` ↔ `link_anyone` only flips whether the token opens the file, so re-opening revives
  * the same address; rotation replaces the token, so every earlier link dies. The token is the only
  * credential of `GET /api/public/share/{shareToken}`, which only ever hands out a short signed read.
