@@ -3,7 +3,7 @@ import { FilesService } from './files.service.ts';
 import { filesRefs } from './internal-refs.ts';
 import { purgeJob } from './purge.ts';
 import { fileRoutes } from './routes/files.route.ts';
-import { shareRoutes } from './routes/share.route.ts';
+import { SHARE_OPENS_PER_IP, shareRoutes } from './routes/share.route.ts';
 import { storageRoutes } from './routes/storage.route.ts';
 import { SharesService } from './shares.service.ts';
 import { StorageService } from './storage.service.ts';
@@ -13,15 +13,15 @@ export default definePlugin({
   id: 'files',
   deps: {
     files: filesRefs.files, shares: filesRefs.shares, storage: filesRefs.storage,
-    db: coreRefs.db, blob: coreRefs.blob, clock: coreRefs.clock, audit: coreRefs.audit, jobs: coreRefs.jobs,
+    db: coreRefs.db, blob: coreRefs.blob, clock: coreRefs.clock, audit: coreRefs.audit, jobs: coreRefs.jobs, rateLimits: coreRefs.rateLimits,
   },
   register(reg) {
     reg.service(filesRefs.storage, StorageService);
     reg.service(filesRefs.files, FilesService);
     reg.service(filesRefs.shares, SharesService);
   },
-  init({ files, shares, storage, db, blob, clock, audit, jobs }, ctx) {
+  init({ files, shares, storage, db, blob, clock, audit, jobs, rateLimits }, ctx) {
     jobs.define(purgeJob({ db, blob, clock, audit, jobs, storage }));
-    ctx.routes(...fileRoutes(files), ...storageRoutes(storage), ...shareRoutes(shares));
+    ctx.routes(...fileRoutes(files), ...storageRoutes(storage), ...shareRoutes(shares, rateLimits.limiter({ name: 'files.share-open', ...SHARE_OPENS_PER_IP })));
   },
 });

@@ -1,15 +1,19 @@
-import { route, type RouteDef } from '../../../core/index.ts';
+import { route, type RateLimiter, type RouteDef } from '../../../core/index.ts';
 import type { SharesService } from '../shares.service.ts';
 import { fileIdParams, shareBody, shareTokenParams } from '../schemas/requests.ts';
 import { share, sharedFile } from '../schemas/responses.ts';
 import { keyOrg } from './org-key.ts';
 
+/** Opens of share links per client IP address: 60 a minute (each is audited). */
+export const SHARE_OPENS_PER_IP = { points: 60, durationSeconds: 60 } as const;
+
 /**
  * Share links: the mode and rotation on the public API (`X-Api-Key`), and the key-less
- * `GET /api/public/share/{shareToken}` whose token is the credential.
+ * `GET /api/public/share/{shareToken}` whose token is the credential (429 `RATE_LIMITED` past
+ * {@link SHARE_OPENS_PER_IP}).
  * @see docs/api/files.md "Sharing"
  */
-export function shareRoutes(shares: SharesService): RouteDef[] {
+export function shareRoutes(shares: SharesService, opensPerIp: RateLimiter): RouteDef[] {
   return [
     route({
       method: 'PATCH', path: '/api/public/v1/files/{id}/share', auth: 'apiKey', params: fileIdParams, body: shareBody, response: share,
@@ -24,7 +28,10 @@ export function shareRoutes(shares: SharesService): RouteDef[] {
     route({
       method: 'GET', path: '/api/public/share/{shareToken}', auth: 'public', params: shareTokenParams, response: sharedFile,
       summary: 'What a share link opens: the file and a 10-minute content URL', tags: ['files'],
-      handler: ({ params, request }) => shares.open(params.shareToken, request),
+      handler: async ({ params, request }) => {
+        await opensPerIp.consume(request.ip);
+        return shares.open(params.shareToken, request);
+      },
     }),
   ];
 }

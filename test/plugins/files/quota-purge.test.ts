@@ -82,6 +82,18 @@ describe('files: quotas by plan, and the purge of the trash', () => {
     expect(await usedBytes(aerie, org.id)).toBe(2 * GIB - 1000);
   });
 
+  it('answers 429 RATE_LIMITED past 60 share-link opens a minute from one address', async () => {
+    const org = await keyedOrg(aerie, 'share-flood');
+    const file = await uploaded(aerie, org.key, 'x');
+    await call(aerie, org.key, 'PATCH', `/files/${file.id}/share`, { mode: 'link_anyone' });
+    const statuses = [];
+    for (let i = 0; i < 61; i++) statuses.push((await aerie.request('GET', `/api/public/share/${file.shareToken}`)).status);
+    expect(statuses.slice(0, 60).every((s) => s === 200)).toBe(true);
+    const refused = await aerie.request('GET', `/api/public/share/${file.shareToken}`);
+    expect([refused.status, refused.body.error, refused.headers.get('retry-after') !== null]).toEqual([429, 'RATE_LIMITED', true]);
+    expect(await auditEvents(aerie, org, 'org.file.share_viewed')).toHaveLength(60);
+  });
+
   describe('purge', () => {
     const handler = () => {
       const c = aerie.kernel.container;
