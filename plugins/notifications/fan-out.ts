@@ -1,16 +1,8 @@
 import type { Knex } from 'knex';
-import { NOTIFICATIONS_TABLE } from './tables.ts';
+import { NOTIFICATIONS_TABLE, type NotificationRow } from './tables.ts';
 
 /** The notification every recipient gets. */
-export interface FanOutContent {
-  orgId: string | null;
-  category: string;
-  title: string;
-  body: string;
-  link: string | null;
-  announcementId: string | null;
-  createdAt: Date;
-}
+export type FanOutContent = Pick<NotificationRow, 'orgId' | 'category' | 'title' | 'body' | 'link' | 'announcementId' | 'createdAt'>;
 
 /**
  * Inserts one notification per account that `recipients` selects (a query with an `account_id`
