@@ -47,14 +47,17 @@ export class EndUserImports implements EndUserImportsService {
   ): Promise<ImportRowResult[]> {
     const now = this.clock.now();
     const { appGroupId, source } = request;
-    const created = await this.insertEndUsers(trx, orgId, source, now, rows);
+    // Rows go in address order, and access rows in id order: two imports of the same addresses then
+    // wait on each other's unique keys in one order, never in a cycle (a deadlock on a server).
+    const byAddress = [...rows].sort((a, b) => (a.emailNormalized < b.emailNormalized ? -1 : a.emailNormalized > b.emailNormalized ? 1 : 0));
+    const created = await this.insertEndUsers(trx, orgId, source, now, byAddress);
     const createdBy = new Map(created.map((c) => [c.emailNormalized, c]));
     const conflicting = rows.filter((r) => !createdBy.has(r.emailNormalized)).map((r) => r.emailNormalized);
     const existing: Array<{ id: string; emailNormalized: string }> = conflicting.length === 0 ? [] : await trx(END_USERS)
       // Key-share locked: a concurrent delete waits, so no access row outlives its end user.
       .where({ orgId }).whereIn('emailNormalized', conflicting).forKeyShare().select('id', 'emailNormalized');
     const existingBy = new Map(existing.map((e) => [e.emailNormalized, e.id]));
-    const grantTo = [...created.map((c) => c.id), ...(grantExisting ? existing.map((e) => e.id) : [])];
+    const grantTo = [...created.map((c) => c.id), ...(grantExisting ? existing.map((e) => e.id) : [])].sort();
     // One statement whatever the row count: the ids travel as one array parameter.
     const granted: Array<{ endUserId: string }> = grantTo.length === 0 ? [] : (await trx.raw(
       `insert into ${ACCESS} (end_user_id, app_group_id, org_id, granted_at) select unnest(?::uuid[]), ?, ?, ?

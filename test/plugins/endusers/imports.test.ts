@@ -147,6 +147,7 @@ describe('endusers: bulk import and /api/public/v1/end-users/import', () => {
   it('answers concurrent imports of the same addresses with one end user each', async () => {
     const users = Array.from({ length: 50 }, (_, i) => ({ email: `race${i}@x.test` }));
     const [a, b] = await Promise.all([bulk({ appGroupId: shop, users }), bulk({ appGroupId: blog, users: [...users].reverse() })]);
+    expect([a.status, b.status], JSON.stringify([a.body, b.body]).slice(0, 500)).toEqual([200, 200]);
     const results = [...a.body.results, ...b.body.results];
     expect(results.filter((r: any) => r.result === 'created')).toHaveLength(50);
     expect(results.filter((r: any) => r.result === 'duplicate' && r.reason === 'exists' && r.accessGranted === true)).toHaveLength(50);
