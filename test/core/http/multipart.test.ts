@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { chunkedFlood, FLOOD_MAX } from '../../helpers/chunked-flood.ts';
 import { createHash } from 'node:crypto';
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -68,36 +69,11 @@ describe('http: multipart uploads (upload)', () => {
   });
 
   it('answers a chunked upload past the limit with 413 before the client has sent it all', async () => {
-    const MAX = 64 * 1024 * 1024;
-    const answer = await new Promise<{ status: number; body: string; sent: number }>((resolve, reject) => {
-      let sent = 0;
-      let answered = false;
-      const req = httpRequest({
-        host: '127.0.0.1', port, method: 'POST', path: '/api/files',
-        headers: { 'content-type': 'multipart/form-data; boundary=XyZ', 'transfer-encoding': 'chunked' },
-      }, (res) => {
-        answered = true;
-        let body = '';
-        res.on('data', (c) => (body += c));
-        res.on('end', () => {
-          req.destroy();
-          resolve({ status: res.statusCode!, body, sent });
-        });
-      });
-      req.on('error', () => undefined);
-      req.write('--XyZ\r\ncontent-disposition: form-data; name="file"; filename="big.bin"\r\ncontent-type: application/octet-stream\r\n\r\n');
-      const chunk = Buffer.alloc(16 * 1024);
-      // Keeps sending until the server answers: 64 MiB would be sent if it read everything.
-      const pump = () => {
-        while (!answered && sent < MAX && req.write(chunk)) sent += chunk.length;
-        if (!answered && sent < MAX) req.once('drain', pump);
-      };
-      pump();
-      setTimeout(() => reject(new Error('no answer')), 10_000);
-    });
+    const answer = await chunkedFlood(port, '/api/files', 'multipart/form-data; boundary=XyZ',
+      '--XyZ\r\ncontent-disposition: form-data; name="file"; filename="big.bin"\r\ncontent-type: application/octet-stream\r\n\r\n');
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toMatchObject({ error: 'PAYLOAD_TOO_LARGE', limitBytes: LIMIT });
-    expect(answer.sent).toBeLessThan(MAX);
+    expect(answer.sent).toBeLessThan(FLOOD_MAX);
   });
 
   it("fails the handler's stream when the client goes away mid-upload, instead of leaving it waiting", async () => {

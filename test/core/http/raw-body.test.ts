@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { chunkedFlood, FLOOD_MAX } from '../../helpers/chunked-flood.ts';
 import { createHash } from 'node:crypto';
-import { request as httpRequest, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { createHttpApp } from '../../../core/http/app.ts';
@@ -52,32 +53,10 @@ describe('http: raw request bodies (rawBody)', () => {
   });
 
   it('cuts a chunked upload off at the limit instead of reading it all', async () => {
-    const MAX = 64 * 1024 * 1024;
-    const answer = await new Promise<{ status: number; body: string; sent: number }>((resolve, reject) => {
-      let sent = 0;
-      let answered = false;
-      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/api/upload', headers: { 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' } }, (res) => {
-        answered = true;
-        let body = '';
-        res.on('data', (c) => (body += c));
-        res.on('end', () => {
-          req.destroy();
-          resolve({ status: res.statusCode!, body, sent });
-        });
-      });
-      req.on('error', () => undefined);
-      const chunk = Buffer.alloc(16 * 1024);
-      // Keeps sending until the server answers: 64 MiB would be sent if it read everything.
-      const pump = () => {
-        while (!answered && sent < MAX && req.write(chunk)) sent += chunk.length;
-        if (!answered && sent < MAX) req.once('drain', pump);
-      };
-      pump();
-      setTimeout(() => reject(new Error('no answer')), 10_000);
-    });
+    const answer = await chunkedFlood(port, '/api/upload', 'application/octet-stream');
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toMatchObject({ error: 'PAYLOAD_TOO_LARGE', limitBytes: LIMIT });
-    expect(answer.sent).toBeLessThan(MAX);
+    expect(answer.sent).toBeLessThan(FLOOD_MAX);
   });
 
   it('refuses a JSON body (415) and a Content-Encoding (415)', async () => {
