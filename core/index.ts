@@ -14,7 +14,7 @@ export type { RouteDef, RouteDefinition, RawBodySpec, UploadSpec, UploadedFile, 
 export { reply, Reply } from './http/reply.ts';
 export type { AuthScheme, AuthRequest } from './http/auth-scheme.ts';
 export type { GrantsProvider, OrgResolver } from './http/authorizer.ts';
-export { isDisplayName, plainName } from './validation.ts';
+export { isDisplayName, isUuid, plainName } from './validation.ts';
 export { AerieError, aerieError, validationFailed, unauthorized, stepUpRequired, permissionDenied, upgradeRequired, notFound } from './errors.ts';
 export { defineErrorCodes, registeredErrorCodes } from './error-codes.ts';
 export type { ErrorCode, ErrorCodeInfo, ErrorCodeRegistry, ErrorCodeTable } from './error-codes.ts';

@@ -6,6 +6,14 @@ const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormat
   addFormatsImport) as unknown as (ajv: Ajv) => Ajv;
 
 /**
+ * Whether `value` is a UUID in canonical text form (any version, either case). Ids in paths are
+ * checked with it before they reach a \`uuid\` column, so a malformed id is "not found", not a 500.
+ */
+export function isUuid(value: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+}
+
+/**
  * Characters a name may not hold: C0 and C1 controls (CR, LF, TAB, ESC, …), DEL, the Unicode line
  * and paragraph separators, and the bidirectional marks, embeddings, overrides and isolates
  * (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) that let a name display as something else —

@@ -1,3 +1,4 @@
+import { isUuid } from '../validation.ts';
 /**
  * "Acknowledged means sealable": the checks `core.audit.append` runs on every event before it
  * writes anything, so no event the outbox accepts can later fail to hash and stall the sealer.
@@ -16,7 +17,6 @@ export const AUDIT_MAX_BUSINESS_DATA_BYTES = 65_536;
 /** Longest `eventType`, actor id or `appGroupId`, in characters. */
 export const AUDIT_MAX_NAME_LENGTH = 200;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // U+0000 (PostgreSQL text and jsonb refuse it) and UTF-16 code units that are not part of a pair
 // (not valid Unicode; RFC 8785 refuses them).
 const BAD_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
@@ -54,7 +54,7 @@ export interface SealableEvent {
  */
 export function checkSealable(event: SealableEvent, maxBytes = AUDIT_MAX_BUSINESS_DATA_BYTES): { problem: SealableProblem } | { canonical: string } {
   const fail = (field: string, rule: string) => ({ problem: { field, rule } });
-  if (typeof event.orgId !== 'string' || !UUID.test(event.orgId)) return fail('orgId', 'must be a UUID');
+  if (typeof event.orgId !== 'string' || !isUuid(event.orgId)) return fail('orgId', 'must be a UUID');
   const names: Array<[string, unknown, boolean]> = [['eventType', event.eventType, true], ['actor.id', event.actor?.id, !!event.actor], ['appGroupId', event.appGroupId, event.appGroupId != null && event.appGroupId !== '']];
   for (const [field, value, required] of names) {
     if (!required) continue;

@@ -1,9 +1,8 @@
 import type { Readable } from 'node:stream';
 import {
-  coreRefs, inject, injectable, type AerieConfig, type AuditService, type BlobStore, type Clock, type Database, type EventBus,
+  coreRefs, inject, injectable, type AerieConfig, type AuditService, type BlobStore, type Clock, type Database, type EventBus, isUuid,
 } from '../../core/index.ts';
 import { appsErrors } from './errors.ts';
-import { isUuid } from './applications.service.ts';
 import { APP_GROUPS_TABLE, iconBlobKey, toDto, type AppGroupRow } from './app-groups.service.ts';
 import { ICON_MAX_BYTES, readIcon } from './icon-image.ts';
 import type { AppGroupDto } from './service-interfaces.ts';

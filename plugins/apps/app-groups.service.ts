@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import {
-  coreRefs, inject, injectable, type AerieConfig, type AuditService, type BlobStore, type Clock, type CryptoService, type Database, type EventBus,
+  coreRefs, inject, injectable, type AerieConfig, type AuditService, type BlobStore, type Clock, type CryptoService, type Database, type EventBus, isUuid,
 } from '../../core/index.ts';
 import { appsErrors } from './errors.ts';
 import { appsInternalRefs } from './internal-refs.ts';
-import { isUuid, type ApplicationsService } from './applications.service.ts';
+import type { ApplicationsService } from './applications.service.ts';
 import { rpIdProblem } from './passkey-rp-id.ts';
 import type {
   AppGroupDto, AppGroupInput, AppGroupsService as AppGroupsServiceApi, ApplicationWithSecret, HostedLoginBranding, ServiceModel,

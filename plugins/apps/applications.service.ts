@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { coreRefs, inject, injectable, type AuditService, type Clock, type CryptoService, type Database, type EventBus } from '../../core/index.ts';
+import { coreRefs, inject, injectable, type AuditService, type Clock, type CryptoService, type Database, type EventBus, isUuid } from '../../core/index.ts';
 import { appsErrors } from './errors.ts';
 import { checkConfig, defaultConfig, isPublicKind } from './client-config.ts';
 import { checkSaml } from './saml-config.ts';
@@ -184,9 +184,4 @@ function toDto(row: ApplicationRow): ApplicationDto {
     secretRotatedAt: row.secretRotatedAt ? new Date(row.secretRotatedAt).toISOString() : null,
     createdAt: new Date(row.createdAt).toISOString(), updatedAt: new Date(row.updatedAt).toISOString(),
   };
-}
-
-/** Ids are UUIDs; anything else is simply not found (and never reaches a uuid cast). */
-export function isUuid(value: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 }

@@ -47,10 +47,3 @@ export function toFileDto(row: FileRow): FileDto {
 export function fileBlobKey(orgId: string, fileId: string): string {
   return `org/${orgId}/files/${fileId}`;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** true for a UUID (ids and share tokens; anything else matches no row). */
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}

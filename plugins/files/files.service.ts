@@ -1,12 +1,12 @@
 import { fileTypeStream } from 'file-type';
 import { randomUUID } from 'node:crypto';
 import {
-  BlobTooLargeError, coreRefs, inject, injectable, type AuditService, type BlobStore, type Clock, type Database, type JobsService,
+  BlobTooLargeError, coreRefs, inject, injectable, type AuditService, type BlobStore, type Clock, type Database, type JobsService, isUuid,
 } from '../../core/index.ts';
 import { filesErrors } from './errors.ts';
 import { storedContentType } from './content-type.ts';
 import { sanitizeFileName } from './file-name.ts';
-import { FILES_TABLE, fileBlobKey, isUuid, toFileDto, type FileDto, type FileRow } from './file-row.ts';
+import { FILES_TABLE, fileBlobKey, toFileDto, type FileDto, type FileRow } from './file-row.ts';
 import type { FilePart } from './multipart.ts';
 import { MAX_FILE_BYTES } from './plans.ts';
 import { PURGE_JOB } from './purge.ts';

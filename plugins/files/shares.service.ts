@@ -1,8 +1,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { coreRefs, inject, injectable, type AerieConfig, type AuditService, type BlobStore, type CryptoService, type Database, type RequestInfo } from '../../core/index.ts';
+import { coreRefs, inject, injectable, type AerieConfig, type AuditService, type BlobStore, type CryptoService, type Database, type RequestInfo, isUuid } from '../../core/index.ts';
 import { isInlineViewable } from './content-type.ts';
 import { filesErrors } from './errors.ts';
-import { FILES_TABLE, isUuid, type FileRow, type ShareMode } from './file-row.ts';
+import { FILES_TABLE, type FileRow, type ShareMode } from './file-row.ts';
 import { filesRefs } from './internal-refs.ts';
 import type { StorageService } from './storage.service.ts';
 import type { FilesService } from './files.service.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { coreRefs, inject, injectable, type AuditService, type Clock, type CryptoService, type Database } from '../../core/index.ts';
-import { parseScope, formatScope } from '../../core/index.ts';
+import { formatScope, isUuid, parseScope } from '../../core/index.ts';
 import { keysExtensions, keysRefs, type ApiKeyDto, type ApiKeyPrincipal, type AppGroupDirectory, type ServiceAccountDirectory } from './api.ts';
 import { keysInternalRefs } from './internal-refs.ts';
 import { keysErrors } from './errors.ts';
@@ -262,7 +262,3 @@ function toDto(row: ApiKeyRow): ApiKeyDto {
   };
 }
 
-/** Key ids are UUIDs; anything else is simply not found (and never reaches a uuid cast). */
-export function isUuid(value: string): boolean {
-  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
-}

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { coreRefs, inject, injectable, type Clock } from '../../core/index.ts';
-import { narrowScopes } from '../../core/index.ts';
+import { isUuid, narrowScopes } from '../../core/index.ts';
 import { keysRefs, type MachinePrincipal } from './api.ts';
 import { keysInternalRefs } from './internal-refs.ts';
-import { API_KEY_PREFIX, isUuid, type ApiKeysService } from './api-keys.service.ts';
+import { API_KEY_PREFIX, type ApiKeysService } from './api-keys.service.ts';
 import { ACCESS_TOKEN_TYP, type SigningKeysService, type Verifier } from './signing-keys.service.ts';
 import { LruMap } from './lru.ts';
 import { compactVerify, decodeProtectedHeader } from 'jose';

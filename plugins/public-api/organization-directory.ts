@@ -1,3 +1,4 @@
+import { isUuid } from '../../core/index.ts';
 import type { AccountsService } from '../accounts/api.ts';
 import type { MembershipsService, OrganizationsService } from '../orgs/api.ts';
 
@@ -17,7 +18,6 @@ export interface Operator {
 
 /** An account id no account has (the nil UUID). */
 const NO_ACCOUNT = '00000000-0000-0000-0000-000000000000';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Organization look-ups of the public API, through the accounts and orgs services.
@@ -53,7 +53,7 @@ export class OrganizationDirectory {
 
   /** The organization with this id, or `undefined` (ids that are not UUIDs are simply unknown). */
   async byId(orgId: string): Promise<PublicOrgDto | undefined> {
-    if (!UUID.test(orgId)) return undefined;
+    if (!isUuid(orgId)) return undefined;
     const org = await this.organizations.findById(orgId);
     return org ? toPublic(await this.organizations.toDto(org)) : undefined;
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { coreRefs, inject, injectable, type AuditService, type Clock, type CryptoService, type Database } from '../../core/index.ts';
+import { coreRefs, inject, injectable, type AuditService, type Clock, type CryptoService, type Database, isUuid } from '../../core/index.ts';
 import { scimErrors } from './errors.ts';
 
 /** A SCIM token as listed (never its value). @see docs/api/scim.md "Tokens" */
@@ -23,7 +23,6 @@ interface TokenRow {
 
 const TABLE = 'scim.tokens';
 const PREFIX = 'scim_';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** `last_used_at` is written at most this often per token (milliseconds). */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -62,7 +61,7 @@ export class ScimTokensService {
   /** Revokes (the row stays listed). Idempotent on a revoked token. @throws 404 */
   async revoke(orgId: string, id: string): Promise<void> {
     await this.db.transaction(async (trx) => {
-      const row = UUID.test(id) ? await trx<TokenRow>(TABLE).where({ orgId, id }).forUpdate().first() : undefined;
+      const row = isUuid(id) ? await trx<TokenRow>(TABLE).where({ orgId, id }).forUpdate().first() : undefined;
       if (!row) throw scimErrors.tokenNotFound();
       if (row.revokedAt) return;
       await trx(TABLE).where({ orgId, id }).update({ revokedAt: this.clock.now() });
@@ -73,7 +72,7 @@ export class ScimTokensService {
   /** Erases the row (a revoked or live token). @throws 404 */
   async erase(orgId: string, id: string): Promise<void> {
     await this.db.transaction(async (trx) => {
-      const [row] = UUID.test(id) ? await trx<TokenRow>(TABLE).where({ orgId, id }).delete().returning(['id', 'name']) : [];
+      const [row] = isUuid(id) ? await trx<TokenRow>(TABLE).where({ orgId, id }).delete().returning(['id', 'name']) : [];
       if (!row) throw scimErrors.tokenNotFound();
       await this.audit.append(trx, { orgId, eventType: 'org.scim_token.erased', businessData: { tokenId: id, name: row.name } });
     });

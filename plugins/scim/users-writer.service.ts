@@ -1,11 +1,11 @@
 import type { Knex } from 'knex';
-import { coreRefs, inject, injectable, type AuditService, type Clock, type Database } from '../../core/index.ts';
+import { coreRefs, inject, injectable, type AuditService, type Clock, type Database, isUuid } from '../../core/index.ts';
 import { accountsRefs, type AccountsService } from '../accounts/api.ts';
 import { membersRefs, type MembersService } from '../members/api.ts';
 import { orgsRefs, type MembershipsService } from '../orgs/api.ts';
 import { scimRefs } from './internal-refs.ts';
 import type { UserInput } from './user-input.ts';
-import { UUID, type ScimUser, type ScimUsersService } from './users.service.ts';
+import type { ScimUser, ScimUsersService } from './users.service.ts';
 
 /** A refusal the routes answer as a SCIM error. */
 export class ScimConflict extends Error {
@@ -64,7 +64,7 @@ export class ScimUsersWriter {
    * @throws ScimConflict 404, 400 `mutability` (a new userName; deactivating the Owner), 409 `uniqueness` (externalId).
    */
   async update(orgId: string, slug: string, id: string, input: UserInput, mode: 'replace' | 'patch', tokenId: string): Promise<ScimUser> {
-    const target = UUID.test(id) ? await this.memberships.findById(orgId, id) : undefined;
+    const target = isUuid(id) ? await this.memberships.findById(orgId, id) : undefined;
     if (!target || target.status === 'revoked') throw notFound(id);
     const current = (await this.users.get(orgId, slug, id))!;
     if (input.userName !== undefined && input.userName.toLowerCase() !== current.userName.toLowerCase()) {
@@ -86,7 +86,7 @@ export class ScimUsersWriter {
 
   /** DELETE: revokes the membership (role assignments dropped). @throws ScimConflict 404, 400 for the Owner. */
   async delete(orgId: string, id: string): Promise<void> {
-    const target = UUID.test(id) ? await this.memberships.findById(orgId, id) : undefined;
+    const target = isUuid(id) ? await this.memberships.findById(orgId, id) : undefined;
     if (!target || target.status === 'revoked') throw notFound(id);
     if (target.role === 'Owner') throw new ScimConflict(400, 'The organization Owner cannot be deleted by provisioning.', 'mutability');
     await this.members.revoke(orgId, id, SCIM_ACTOR);

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { coreRefs, inject, injectable, type Database } from '../../core/index.ts';
+import { coreRefs, inject, injectable, type Database, isUuid } from '../../core/index.ts';
 import { compileFilter } from './filter/compile-filter.ts';
 import { parseFilter } from './filter/parse-filter.ts';
 import { LIST_RESPONSE_URN, USER_ATTRIBUTES_JOIN, USER_FROM, USER_SCHEMA_URN, userFilterSchema } from './user-schema.ts';
@@ -32,7 +32,6 @@ interface DirectoryRow {
 
 /** Most resources one page answers (`count` above it is lowered, RFC 7644 §3.4.2.4). */
 export const MAX_PAGE = 200;
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const COLUMNS = ['d.membership_id', 'd.email', 'd.status', 'd.created_at', 'd.updated_at', 's.external_id', 's.given_name', 's.family_name',
   's.updated_at as attributes_updated_at'];
 
@@ -66,7 +65,7 @@ export class ScimUsersService {
 
   /** One User, or undefined (also for a revoked membership or another organization's id). */
   async get(orgId: string, slug: string, id: string, trx: Knex | Knex.Transaction = this.db.knex): Promise<ScimUser | undefined> {
-    if (!UUID.test(id)) return undefined;
+    if (!isUuid(id)) return undefined;
     const row: DirectoryRow | undefined = await this.users(trx, orgId).where('d.membership_id', id).first();
     return row && this.toUser(row, slug);
   }

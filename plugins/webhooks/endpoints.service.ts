@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
   coreRefs, EgressError, inject, injectable,
-  type AuditLog, type AuditService, type Clock, type CryptoService, type Database, type Egress,
+  type AuditLog, type AuditService, type Clock, type CryptoService, type Database, type Egress, isUuid,
 } from '../../core/index.ts';
 import { isValidPatternList } from './event-patterns.ts';
 import { webhooksErrors } from './errors.ts';
@@ -45,7 +45,6 @@ interface EndpointRow {
 }
 
 const TABLE = 'webhooks.endpoints';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A new signing secret: `whsec_` + base64 of 24 random bytes (Standard Webhooks). */
 export function newSecret(): string {
@@ -144,7 +143,7 @@ export class EndpointsService {
   }
 
   private async change(orgId: string, id: string, eventType: string, patch: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<EndpointDto> {
-    if (!UUID.test(id)) throw webhooksErrors.endpointNotFound();
+    if (!isUuid(id)) throw webhooksErrors.endpointNotFound();
     const row = await this.db.transaction(async (trx) => {
       const [updated] = await trx<EndpointRow>(TABLE).where({ orgId, id }).whereNull('deletedAt')
         .update({ ...patch, updatedAt: this.clock.now() } as never).returning('*');
@@ -156,7 +155,7 @@ export class EndpointsService {
   }
 
   private async row(orgId: string, id: string): Promise<EndpointRow> {
-    const row = UUID.test(id) ? await this.live(orgId).where({ id }).first() : undefined;
+    const row = isUuid(id) ? await this.live(orgId).where({ id }).first() : undefined;
     if (!row) throw webhooksErrors.endpointNotFound();
     return row;
   }
