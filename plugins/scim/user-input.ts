@@ -1,3 +1,4 @@
+import { isDisplayName } from '../../core/index.ts';
 import { USER_SCHEMA_URN } from './user-schema.ts';
 
 /** The User attributes Aerie keeps, as a request sets them (`null` clears). */
@@ -18,7 +19,6 @@ export interface InputProblem {
 }
 
 const problem = (scimType: InputProblem['scimType'], detail: string): InputProblem => ({ status: 400, scimType, detail });
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 
 /** Attribute paths Aerie keeps → the input member; other well-formed paths are accepted and not kept. */
@@ -29,7 +29,7 @@ const PATHS: Record<string, keyof UserInput> = {
 function text(name: string, value: unknown, max = 256): string | null | InputProblem {
   if (value === null) return null;
   if (typeof value !== 'string') return problem('invalidValue', `${name} is a string.`);
-  if (value.length > max || UNSAFE.test(value)) return problem('invalidValue', `${name} has at most ${max} characters and no control or invisible characters.`);
+  if (value.length > max || !isDisplayName(value)) return problem('invalidValue', `${name} has at most ${max} characters and no control or invisible characters.`);
   return value.trim() === '' ? null : value;
 }
 
