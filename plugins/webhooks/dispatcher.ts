@@ -93,7 +93,8 @@ export class Dispatcher {
   private timer?: NodeJS.Timeout;
   private subscription?: Subscription;
   private passRunning = false;
-  private passAgain = false;
+  /** What the next pass covers: named organizations, or all of them. */
+  private due: Set<string> | 'all' = new Set();
   private stopped = false;
   private lastSweepAt = 0;
   private lastCutoff?: Date;
@@ -114,7 +115,8 @@ export class Dispatcher {
   /** Starts polling, and reacts at once to chains this process sealed. */
   start(events: EventBus): void {
     this.subscription = events.on(AUDIT_SEALED_EVENT).subscribe((e) => {
-      if ((e.payload as AuditSealedPayload).heads.length) this.wake();
+      const { heads } = e.payload as AuditSealedPayload;
+      if (heads.length) this.wake(heads.map((h) => h.orgId));
     });
     this.timer = setInterval(() => this.wake(), this.options.pollMs);
     this.timer.unref();
@@ -130,28 +132,36 @@ export class Dispatcher {
     await this.recorder.idle();
   }
 
-  /** Runs a pass now (or right after the running one). */
-  wake(): void {
+  /**
+   * Runs a pass now (or right after the running one) over `orgIds`, or over every organization with
+   * endpoints when none are named (the poll, which also finds chains other processes sealed).
+   */
+  wake(orgIds?: readonly string[]): void {
     if (this.stopped) return;
-    if (this.passRunning) {
-      this.passAgain = true;
-      return;
-    }
+    if (!orgIds) this.due = 'all';
+    else if (this.due !== 'all') for (const id of orgIds) this.due.add(id);
+    if (this.passRunning) return;
     this.passRunning = true;
     void this.pass()
       .catch((err: unknown) => this.logger.error({ err }, 'webhook dispatch pass failed; retried on the next poll'))
       .finally(() => {
         this.passRunning = false;
-        if (this.passAgain && !this.stopped) {
-          this.passAgain = false;
-          this.wake();
-        }
+        if ((this.due === 'all' || this.due.size > 0) && !this.stopped) this.wake([]);
       });
   }
 
+  private markDue(orgId: string): void {
+    if (this.due !== 'all') this.due.add(orgId);
+  }
+
   private async pass(): Promise<void> {
+    const scope = this.due;
+    this.due = new Set();
+    if (scope !== 'all' && scope.size === 0) return;
     await this.markStale();
-    const cursors: Array<{ orgId: string; seq: string | number }> = await this.db.knex('webhooks.cursors').select('orgId', 'seq');
+    let query = this.db.knex('webhooks.cursors').select('orgId', 'seq');
+    if (scope !== 'all') query = query.whereIn('orgId', [...scope]);
+    const cursors: Array<{ orgId: string; seq: string | number }> = await query;
     for (const cursor of cursors) {
       if (this.stopped) return;
       if ((this.queuedPerOrg.get(cursor.orgId) ?? 0) >= this.options.maxQueuedPerOrg) {
@@ -161,7 +171,8 @@ export class Dispatcher {
       // One organization's failure (a poison row, a database error) never stops the others.
       try {
         const head = await this.auditLog.headSeq(cursor.orgId);
-        if (head > Number(cursor.seq) && (await this.claim(cursor.orgId, Number(cursor.seq)))) this.passAgain = true;
+        // A full batch claimed: more may be waiting, so this organization is due again.
+        if (head > Number(cursor.seq) && (await this.claim(cursor.orgId, Number(cursor.seq)))) this.markDue(cursor.orgId);
       } catch (err) {
         this.logger.error({ err, orgId: cursor.orgId }, 'webhook dispatch failed for one organization; retried on the next poll');
       }
@@ -238,7 +249,7 @@ export class Dispatcher {
           const queued = (this.queuedPerOrg.get(delivery.orgId) ?? 1) - 1;
           if (queued > 0) this.queuedPerOrg.set(delivery.orgId, queued);
           else this.queuedPerOrg.delete(delivery.orgId);
-          if (queued <= this.options.maxQueuedPerOrg / 2 && this.waitingForRoom.delete(delivery.orgId)) this.wake();
+          if (queued <= this.options.maxQueuedPerOrg / 2 && this.waitingForRoom.delete(delivery.orgId)) this.wake([delivery.orgId]);
           if (lane.queue.length) this.drain(endpointId, lane);
           // An idle lane is dropped: the next claim seeds a new one from the (then written) counter.
           else if (lane.active === 0) this.lanes.delete(endpointId);
