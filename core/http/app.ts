@@ -21,6 +21,8 @@ export function createHttpApp(router: Router, logger: Logger): Koa {
     ctx.set('X-Request-Id', ctx.state.requestId);
     try {
       await next();
+      // A route handed the request to a mounted handler (`delegate`), which answered it itself.
+      if (ctx.respond === false) return logRequest(ctx, logger, started);
       if (ctx.status === 404 && ctx.body === undefined) throw aerieError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}.`);
       // allowedMethods() sets a bare 405 (and `Allow`); answer it in the envelope like every other error.
       if (ctx.status === 405 && ctx.body === undefined) throw aerieError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}.`);
@@ -32,13 +34,17 @@ export function createHttpApp(router: Router, logger: Logger): Koa {
     // Answers carry tokens, keys, codes and personal data: no cache keeps them unless a route says so
     // (the JWKS and discovery documents set their own max-age).
     if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'no-store');
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    logger.info({ reqId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+    logRequest(ctx, logger, started);
   });
   app.use(jsonBody(BODY_LIMIT_BYTES));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));
   return app;
+}
+
+function logRequest(ctx: Koa.Context, logger: Logger, started: bigint): void {
+  const ms = Number(process.hrtime.bigint() - started) / 1e6;
+  logger.info({ reqId: ctx.state.requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
 }
 
 function renderError(ctx: Koa.Context, err: unknown, logger: Logger): void {

@@ -6,7 +6,7 @@ import { readUpload } from './multipart.ts';
 import type { AuthRequest, AuthScheme } from './auth-scheme.ts';
 import type { GrantsProvider, OrgResolver } from './authorizer.ts';
 import { responseSchema, responsesOf, type HandlerInput, type OrgContext, type Principal, type RouteDef, type SchemaRef } from './route.ts';
-import { Reply } from './reply.ts';
+import { Delegation, Reply } from './reply.ts';
 import type { SchemaRegistry } from './schema-registry.ts';
 import { aerieError, notFound, permissionDenied, stepUpRequired, unauthorized } from '../errors.ts';
 import { runInRequestScope } from '../request-context.ts';
@@ -124,6 +124,7 @@ export function buildRouter(deps: RouterDeps): Router {
         upload?.discard();
         if (def.streamBody && !ctx.req.complete) await discardRest(ctx);
       }
+      if (result instanceof Delegation) return handOver(ctx, result);
       render(ctx, result, def.status ?? 200);
       checkAnswer?.(ctx.status, ctx.body, ctx.response.get('Content-Type'));
     });
@@ -230,6 +231,22 @@ async function discardRest(ctx: Context): Promise<void> {
     req.once('close', done);
     req.resume();
   });
+}
+
+/**
+ * Hands the request to a mounted Node.js handler: `req.url` relative to the mount path,
+ * `req.originalUrl` as sent (mounted apps such as oidc-provider build their own URLs from it).
+ * @throws Error when the request path is not under the mount path (a route bug)
+ */
+async function handOver(ctx: Context, delegation: Delegation): Promise<void> {
+  const { mountPath } = delegation;
+  if (ctx.path !== mountPath && !ctx.path.startsWith(`${mountPath}/`)) throw new Error(`${ctx.path} is not under ${mountPath}`);
+  const req = ctx.req as typeof ctx.req & { originalUrl?: string };
+  req.originalUrl = ctx.originalUrl;
+  req.url = ctx.url.slice(mountPath.length) || '/';
+  if (!req.url.startsWith('/')) req.url = `/${req.url}`;
+  ctx.respond = false;
+  await delegation.handle(req, ctx.res);
 }
 
 function render(ctx: Context, result: unknown, status: number): void {
