@@ -130,6 +130,12 @@ export class ApplicationsService implements ApplicationsServiceApi {
     this.events.emit({ type: 'org.application.deleted', orgId, payload: { orgId, applicationId: appId } });
   }
 
+  async findByClientKey(clientKey: string): Promise<(ApplicationDto & { orgId: string }) | undefined> {
+    if (!/^client_[A-Za-z0-9_-]{1,100}$/.test(clientKey)) return undefined;
+    const row = await this.db.knex<ApplicationRow>(TABLE).where({ clientKey }).first();
+    return row && { ...toDto(row), orgId: row.orgId };
+  }
+
   async verifySecret(clientKey: string, secret: string): Promise<boolean> {
     const row = await this.db.knex<ApplicationRow>(TABLE).where({ clientKey, status: 'active' }).first('secretHash');
     const hash = this.crypto.sha256Hex(secret);

@@ -166,6 +166,12 @@ export interface ApplicationsService {
   rotateSecret(orgId: string, appId: string): Promise<ApplicationWithSecret>;
   /** @throws 404 `NOT_FOUND` */
   delete(orgId: string, appId: string): Promise<void>;
+  /**
+   * The application with this client key (`client_…`), in whichever organization holds it, with that
+   * organization's id; `undefined` for an unknown or malformed key. Callers that act for one
+   * organization compare `orgId`. Disabled applications are answered too (check `status`).
+   */
+  findByClientKey(clientKey: string): Promise<(ApplicationDto & { orgId: string }) | undefined>;
   /** true when `secret` is the current secret of the active application with `clientKey` (constant-time). */
   verifySecret(clientKey: string, secret: string): Promise<boolean>;
 }

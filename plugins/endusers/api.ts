@@ -3,14 +3,16 @@
  * @see docs/api/endusers.md
  */
 import { createServiceRef } from '../../core/index.ts';
-import type { EndUserImportsService, EndUsersService } from './service-interfaces.ts';
+import type { EndUserImportsService, EndUserSignInService, EndUsersService } from './service-interfaces.ts';
 
 export type {
-  EndUserDto, EndUserImportsService, EndUserPage, EndUserQuery, EndUsersService, EndUserStatus, ImportReason, ImportRequest, ImportRowResult, ImportUser,
+  EndUserDto, EndUserImportsService, EndUserPage, EndUserQuery, EndUserSignInService, EndUsersService, EndUserStatus, EndUserSubject, ImportReason, ImportRequest,
+  ImportRowResult, ImportUser, SignInMethod,
 } from './service-interfaces.ts';
 
 /** Service refs of the endusers plugin. */
 export const endUsersRefs = {
   endUsers: createServiceRef<EndUsersService>('endusers.endUsers'),
   imports: createServiceRef<EndUserImportsService>('endusers.imports'),
+  signIn: createServiceRef<EndUserSignInService>('endusers.signIn'),
 };

@@ -25,6 +25,8 @@ export const endUsersErrors = {
   endUserExists: (endUserId: string) => aerieError('END_USER_EXISTS', 'An end user with this email exists.', { endUserId }),
   statusConflict: (status: string, action: string) =>
     aerieError('END_USER_STATUS_CONFLICT', `An end user in status ${status} cannot be ${action}.`, { status }),
+  /** `permissions` breaks the rules of docs/api/endusers.md "Permissions". */
+  invalidPermissions: (message: string) => validationFailed(message, 'permissions'),
   inviteInvalid: () => aerieError('INVITE_INVALID', 'This invite token is not valid.'),
   inviteUsed: () => aerieError('INVITE_USED', 'This invite token was already used.'),
   inviteExpired: () => aerieError('INVITE_EXPIRED', 'This invite token expired. Ask for a new invitation.'),

@@ -4,6 +4,7 @@ import { EndUsersService } from './end-users.service.ts';
 import { EndUserImports } from './imports.service.ts';
 import { SEND_INVITES_JOB, type SendInvitesJob } from './invite-job.ts';
 import { EndUserInvites } from './invites.service.ts';
+import { EndUserSignIn } from './sign-in.service.ts';
 import { endUsersInternalRefs } from './internal-refs.ts';
 import { endUserRoutes } from './routes/end-users.route.ts';
 import { invitePageRoutes } from './routes/invite-page.route.ts';
@@ -16,7 +17,7 @@ const VERIFY_INVITE_PER_IP = { points: 20, durationSeconds: 60 };
 export default definePlugin({
   id: 'endusers',
   deps: {
-    endUsers: endUsersInternalRefs.endUsers, imports: endUsersRefs.imports, invites: endUsersInternalRefs.invites,
+    endUsers: endUsersInternalRefs.endUsers, imports: endUsersRefs.imports, signIn: endUsersRefs.signIn, invites: endUsersInternalRefs.invites,
     jobs: coreRefs.jobs, rateLimits: coreRefs.rateLimits, events: coreRefs.events,
   },
   register(reg) {
@@ -25,8 +26,9 @@ export default definePlugin({
     reg.service(endUsersInternalRefs.endUsers, EndUsersService);
     reg.service(endUsersRefs.endUsers, EndUsersService);
     reg.service(endUsersInternalRefs.invites, EndUserInvites);
+    reg.service(endUsersRefs.signIn, EndUserSignIn);
   },
-  init({ endUsers, imports, invites, jobs, rateLimits, events }, ctx) {
+  init({ endUsers, imports, signIn, invites, jobs, rateLimits, events }, ctx) {
     jobs.define<SendInvitesJob>({ name: SEND_INVITES_JOB, retryLimit: 5, retryDelaySeconds: 10, handler: ({ id, data }) => invites.send(id, data) });
     const groupsDeleted = events.on('org.app_group.deleted').subscribe((e) => {
       endUsers.forgetAppGroup(String(e.payload.orgId), String(e.payload.appGroupId))
@@ -34,7 +36,7 @@ export default definePlugin({
     });
     ctx.onShutdown(() => groupsDeleted.unsubscribe());
     ctx.routes(
-      ...endUserRoutes(endUsers, imports),
+      ...endUserRoutes(endUsers, imports, signIn),
       ...verifyInviteRoutes(invites, rateLimits.limiter({ name: 'endusers.verify-invite', ...VERIFY_INVITE_PER_IP })),
       ...publicImportRoutes(imports),
       ...invitePageRoutes(),

@@ -103,3 +103,43 @@ export interface EndUserImportsService {
   /** @throws 400 `VALIDATION_FAILED` (`appGroupId`) for a group of another organization; nothing is written */
   import(orgId: string, request: ImportRequest): Promise<ImportRowResult[]>;
 }
+
+/** How an end user proved who they are. */
+export type SignInMethod = 'email_code' | 'passkey' | 'social' | 'aerie_account';
+
+/** An active end user with access to one app group, as a token describes them. Read fresh each time. */
+export interface EndUserSubject {
+  id: string;
+  email: string;
+  emailVerified: boolean;
+  displayName: string | null;
+  /** The end user's permissions for the app group (sorted, unique). */
+  permissions: string[];
+}
+
+/**
+ * `endusers.signIn`: what the OpenID provider and the hosted login read and change about end users.
+ * Fresh reads, filtered by organization. @see docs/api/signin.md
+ */
+export interface EndUserSignInService {
+  /**
+   * The end user with this email (NFC, case-insensitive) who may sign in to the app group: `Pending`
+   * or `Active`, with access to the group. `undefined` otherwise (also for a malformed address).
+   */
+  candidate(orgId: string, appGroupId: string, email: string): Promise<string | undefined>;
+  /** The end user as a token describes them, or `undefined` unless `Active` with access to the group. */
+  subject(orgId: string, endUserId: string, appGroupId: string): Promise<EndUserSubject | undefined>;
+  /**
+   * Records a proven sign-in (audit `org.end_user.signed_in`); a `Pending` end user becomes `Active`
+   * with the email verified (audit `org.end_user.verified`).
+   * @returns the subject, or `undefined` when the end user may not sign in (suspended, deleted, no access)
+   */
+  signedIn(orgId: string, endUserId: string, appGroupId: string, method: SignInMethod, clientKey: string): Promise<EndUserSubject | undefined>;
+  /**
+   * Replaces the end user's permissions for the app group (audit `org.end_user.permissions_changed`).
+   * @returns the stored list (sorted, unique)
+   * @throws 400 `VALIDATION_FAILED` (`permissions`: more than 100, or a malformed one); 404 for an
+   *   unknown end user or no access to the group
+   */
+  setPermissions(orgId: string, endUserId: string, appGroupId: string, permissions: string[]): Promise<string[]>;
+}

@@ -2,7 +2,7 @@
  * The keys plugin's public API: service refs, principal types and extension points other plugins
  * may import. (A plugin imports only another plugin's `api.ts`, never its other files.)
  */
-import { createExtensionPoint, createServiceRef, type Principal } from '../../core/index.ts';
+import { createExtensionPoint, createServiceRef, type Delegation, type Principal } from '../../core/index.ts';
 import type { SigningKeysService, ApiKeysService, MachineTokensService } from './service-interfaces.ts';
 
 export type { SigningKeysService, ApiKeysService, MachineTokensService } from './service-interfaces.ts';
@@ -72,11 +72,20 @@ export const keysRefs = {
   machineTokens: createServiceRef<MachineTokensService>('keys.machineTokens'),
 };
 
+/**
+ * Answers an organization's issuer discovery document in place of the keys plugin's own (which
+ * describes machine tokens only): the OpenID provider's, handed over with `delegate`. `undefined`
+ * leaves the keys plugin's document.
+ */
+export type IssuerDiscovery = (slug: string) => Promise<Delegation | undefined>;
+
 export const keysExtensions = {
   /** The last contribution is asked. */
   serviceAccounts: createExtensionPoint<ServiceAccountDirectory>('keys.serviceAccounts'),
   /** The last contribution is asked. */
   appGroups: createExtensionPoint<AppGroupDirectory>('keys.appGroups'),
+  /** The last contribution is asked (the oidc plugin's OpenID provider). */
+  issuerDiscovery: createExtensionPoint<IssuerDiscovery>('keys.issuerDiscovery'),
 };
 
 /**

@@ -26,6 +26,7 @@ export default definePlugin({
   register(reg) {
     reg.extensionPoint(keysExtensions.serviceAccounts);
     reg.extensionPoint(keysExtensions.appGroups);
+    reg.extensionPoint(keysExtensions.issuerDiscovery);
     reg.service(keysInternalRefs.keyStatus, KeyStatusService);
     reg.service(keysRefs.signingKeys, SigningKeysService);
     reg.service(keysRefs.apiKeys, ApiKeysService);
@@ -40,7 +41,7 @@ export default definePlugin({
     ctx.authScheme(machineTokenAuthScheme(machineTokens));
     const grants = ctx.extensions(coreExtensions.grants);
     ctx.routes(
-      ...wellKnownRoutes(config, signingKeys),
+      ...wellKnownRoutes(config, signingKeys, ctx.extensions(keysExtensions.issuerDiscovery)),
       ...signingKeyRoutes(signingKeys),
       ...apiKeyRoutes(apiKeys, () => grants.at(-1)),
       ...m2mTokenRoutes(machineTokens),

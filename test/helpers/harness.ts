@@ -24,6 +24,11 @@ export interface StartOptions {
   /** Config overrides by dotted key. */
   overrides?: Record<string, unknown>;
   clock?: Clock;
+  /**
+   * Listen on a port chosen beforehand and make it the base URL (`AERIE_BASE_URL`), so URLs Aerie
+   * builds from its configuration (issuers, redirects) are the ones the test reaches.
+   */
+  exactBaseUrl?: boolean;
 }
 
 /**
@@ -40,6 +45,7 @@ export class TestAerie {
 
   static async start(options: StartOptions = {}): Promise<TestAerie> {
     const dataDir = mkdtempSync(join(tmpdir(), 'aerie-test-'));
+    const port = options.exactBaseUrl ? await freePort() : 0;
     const serverUrl = process.env.TEST_DATABASE_URL;
     const db = serverUrl ? await createTestDatabase(serverUrl) : undefined;
     const env: Record<string, string> = {
@@ -47,6 +53,7 @@ export class TestAerie {
       AERIE_LOG_LEVEL: process.env.AERIE_TEST_LOG_LEVEL ?? 'silent',
       ...(options.plugins ? { AERIE_PLUGINS: options.plugins.join(',') } : {}),
       ...(db ? { DATABASE_URL: db.url } : {}),
+      ...(port ? { AERIE_BASE_URL: `http://127.0.0.1:${port}` } : {}),
       ...options.env,
     };
     const kernelOptions: KernelOptions = { env, cwd: dataDir, overrides: options.overrides, memoryDatabase: !db, clock: options.clock, validateResponses: true };
@@ -58,7 +65,7 @@ export class TestAerie {
     }
     try {
       const kernel = await Kernel.boot(kernelOptions);
-      const { url } = await kernel.listen(0, '127.0.0.1');
+      const { url } = await kernel.listen(port, '127.0.0.1');
       return new TestAerie(kernel, url, dataDir, db?.drop);
     } catch (err) {
       await db?.drop();
@@ -111,4 +118,15 @@ export class TestAerie {
     await this.dropDb?.();
     rmSync(this.dataDir, { recursive: true, force: true });
   }
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    }).once('error', reject);
+  });
 }

@@ -1,16 +1,16 @@
 import { reply, route, type RouteDef } from '../../../core/index.ts';
-import type { EndUserImportsService, EndUsersService } from '../service-interfaces.ts';
-import { bulkImportBody, createBody } from '../schemas/bodies.ts';
+import type { EndUserImportsService, EndUserSignInService, EndUsersService } from '../service-interfaces.ts';
+import { bulkImportBody, createBody, permissionsBody } from '../schemas/bodies.ts';
 import { listQuery } from '../schemas/list.query.ts';
 import { endUserGroupParams, endUserParams, slugParams } from '../schemas/params.ts';
-import { endUser, endUserListResponse, importResponse } from '../schemas/responses.ts';
+import { endUser, endUserListResponse, importResponse, permissionsResponse } from '../schemas/responses.ts';
 
 /**
  * End users under `/api/org/{slug}/endusers`: list and search, create (invite), bulk import, re-send
- * the invite, suspend, activate, delete, and remove access to one app group.
+ * the invite, suspend, activate, delete, set the permissions for one app group, and remove access to one.
  * @see docs/api/endusers.md
  */
-export function endUserRoutes(endUsers: EndUsersService, imports: EndUserImportsService): RouteDef[] {
+export function endUserRoutes(endUsers: EndUsersService, imports: EndUserImportsService, signIn: EndUserSignInService): RouteDef[] {
   return [
     route({
       method: 'GET', path: '/api/org/{slug}/endusers', auth: 'session', org: true, scope: 'org.end_user.list', params: slugParams, query: listQuery,
@@ -57,6 +57,12 @@ export function endUserRoutes(endUsers: EndUsersService, imports: EndUserImports
       handler: async ({ org, params }) => {
         await endUsers.removeAccess(org.org.id, params.endUserId, params.groupId);
       },
+    }),
+    route({
+      method: 'PUT', path: '/api/org/{slug}/endusers/{endUserId}/groups/{groupId}/permissions', auth: 'session', org: true, scope: 'org.end_user.update',
+      params: endUserGroupParams, body: permissionsBody, response: permissionsResponse,
+      summary: "Replace an end user's permissions for an app group (their tokens' `permissions` claim)", tags: ['endusers'],
+      handler: async ({ org, params, body }) => ({ permissions: await signIn.setPermissions(org.org.id, params.endUserId, params.groupId, body.permissions) }),
     }),
   ];
 }

@@ -71,3 +71,12 @@ export const verifyInviteBody = {
   required: ['token'],
   properties: { token: { type: 'string', minLength: 1, maxLength: 200 } },
 } as const satisfies RouteSchema;
+
+/** JSON Schema `endusers/permissions.body`: the rules beyond the shape (pattern, count) are the service's, answered 400 `VALIDATION_FAILED`. */
+export const permissionsBody = {
+  $id: 'endusers/permissions.body',
+  type: 'object',
+  additionalProperties: false,
+  required: ['permissions'],
+  properties: { permissions: { type: 'array', maxItems: 1000, items: { type: 'string', maxLength: 1000 } } },
+} as const satisfies RouteSchema;

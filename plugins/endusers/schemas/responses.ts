@@ -71,3 +71,12 @@ export const verifyInviteResponse = {
     email: { type: 'string' },
   },
 } as const satisfies RouteSchema;
+
+/** JSON Schema `endusers/permissions.response`: the stored list. */
+export const permissionsResponse = {
+  $id: 'endusers/permissions.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['permissions'],
+  properties: { permissions: { type: 'array', items: { type: 'string' } } },
+} as const satisfies RouteSchema;

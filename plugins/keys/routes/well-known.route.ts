@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { reply, route, type AerieConfig, type RouteDef } from '../../../core/index.ts';
 import type { SigningKeysService } from '../service-interfaces.ts';
+import type { IssuerDiscovery } from '../api.ts';
 import { JWS_ALG } from '../signing-keys.service.ts';
 import { keysErrors } from '../errors.ts';
 import { slugParams } from '../schemas/slug.params.ts';
@@ -16,10 +17,11 @@ export const JWKS_MAX_AGE_SECONDS = 60;
  * Each organization is an issuer, `{base_url}/api/public/orgs/{slug}`:
  * `GET {iss}/.well-known/jwks.json` (RFC 7517; `kid`, `use: sig`, `alg: RS256`; `Cache-Control` and
  * `ETag`, answering `If-None-Match` with 304) and `GET {iss}/.well-known/openid-configuration`
- * (issuer, jwks_uri, token endpoint, algorithms). Unknown organizations get 404.
+ * (issuer, jwks_uri, token endpoint, algorithms) — or, when the oidc plugin is enabled, its OpenID
+ * provider's discovery document (`discovery`, the last contribution). Unknown organizations get 404.
  * @see docs/api/keys.md
  */
-export function wellKnownRoutes(config: AerieConfig, signingKeys: SigningKeysService): RouteDef[] {
+export function wellKnownRoutes(config: AerieConfig, signingKeys: SigningKeysService, discovery: readonly IssuerDiscovery[] = []): RouteDef[] {
   return [
     route({
       method: 'GET', path: '/api/public/orgs/{slug}/.well-known/jwks.json', auth: 'public', params: slugParams,
@@ -41,6 +43,8 @@ export function wellKnownRoutes(config: AerieConfig, signingKeys: SigningKeysSer
       summary: "The organization's issuer metadata", tags: ['keys'],
       handler: async ({ params }) => {
         if (!(await signingKeys.jwks(params.slug))) throw keysErrors.organizationNotFound();
+        const provider = await discovery.at(-1)?.(params.slug);
+        if (provider) return provider;
         const issuer = signingKeys.issuer(params.slug);
         return reply(200, {
           issuer,

@@ -1,0 +1,81 @@
+import { coreRefs, inject, injectable, isUuid, type AuditService, type Clock, type Database } from '../../core/index.ts';
+import { ACCESS, END_USERS } from './end-user-record.ts';
+import { isEndUserEmail, normalizeEmail } from './email.ts';
+import { endUsersErrors } from './errors.ts';
+import type { EndUserSignInService as EndUserSignInApi, EndUserSubject, SignInMethod } from './service-interfaces.ts';
+
+/** Permissions one end user may hold for one app group. */
+export const MAX_PERMISSIONS = 100;
+/** A permission: lower-case letters, digits and `:._-`, starting with a letter or digit, at most 100 characters. */
+export const PERMISSION_PATTERN = /^[a-z0-9][a-z0-9:._-]{0,99}$/;
+
+/**
+ * `endusers.signIn`: what the OpenID provider and the hosted login read and change about end users.
+ * Every read is fresh from the database (a suspension or a removed access is seen at once) and
+ * filtered by organization.
+ * @see docs/api/endusers.md "Permissions", docs/api/signin.md
+ */
+@injectable()
+export class EndUserSignIn implements EndUserSignInApi {
+  constructor(
+    @inject(coreRefs.db.id) private readonly db: Database,
+    @inject(coreRefs.audit.id) private readonly audit: AuditService,
+    @inject(coreRefs.clock.id) private readonly clock: Clock,
+  ) {}
+
+  async candidate(orgId: string, appGroupId: string, email: string): Promise<string | undefined> {
+    if (!isEndUserEmail(email) || !isUuid(appGroupId)) return undefined;
+    const row = (await this.db.knex(`${END_USERS} as u`)
+      .join(`${ACCESS} as a`, (j) => j.on('a.endUserId', 'u.id').andOn('a.orgId', 'u.orgId'))
+      .where({ 'u.orgId': orgId, 'u.emailNormalized': normalizeEmail(email), 'a.appGroupId': appGroupId })
+      .whereIn('u.status', ['Pending', 'Active'])
+      .first('u.id')) as { id: string } | undefined;
+    return row?.id;
+  }
+
+  async subject(orgId: string, endUserId: string, appGroupId: string): Promise<EndUserSubject | undefined> {
+    if (!isUuid(endUserId) || !isUuid(appGroupId)) return undefined;
+    const row = (await this.db.knex(`${END_USERS} as u`)
+      .join(`${ACCESS} as a`, (j) => j.on('a.endUserId', 'u.id').andOn('a.orgId', 'u.orgId'))
+      .where({ 'u.orgId': orgId, 'u.id': endUserId, 'a.appGroupId': appGroupId, 'u.status': 'Active' })
+      .first('u.id', 'u.email', 'u.displayName', 'u.emailVerifiedAt', 'a.permissions')) as
+      { id: string; email: string; displayName: string | null; emailVerifiedAt: Date | null; permissions: string[] } | undefined;
+    if (!row) return undefined;
+    return { id: row.id, email: row.email, emailVerified: row.emailVerifiedAt !== null, displayName: row.displayName, permissions: row.permissions };
+  }
+
+  async signedIn(orgId: string, endUserId: string, appGroupId: string, method: SignInMethod, clientKey: string): Promise<EndUserSubject | undefined> {
+    if (!isUuid(endUserId) || !isUuid(appGroupId)) return undefined;
+    await this.db.transaction(async (trx) => {
+      const row = (await trx(END_USERS).where({ orgId, id: endUserId }).forUpdate().first('status', 'emailVerifiedAt')) as
+        { status: string; emailVerifiedAt: Date | null } | undefined;
+      if (!row || row.status === 'Suspended') return;
+      const now = this.clock.now();
+      if (row.status === 'Pending' || !row.emailVerifiedAt) {
+        // An emailed code (or a passkey registered after one) proved the address.
+        await trx(END_USERS).where({ orgId, id: endUserId }).update({ status: 'Active', emailVerifiedAt: row.emailVerifiedAt ?? now, updatedAt: now });
+        await this.audit.append(trx, { orgId, eventType: 'org.end_user.verified', businessData: { endUserId, via: method } });
+      }
+      await this.audit.append(trx, { orgId, eventType: 'org.end_user.signed_in', businessData: { endUserId, appGroupId, clientKey, method } });
+    });
+    return this.subject(orgId, endUserId, appGroupId);
+  }
+
+  async setPermissions(orgId: string, endUserId: string, appGroupId: string, permissions: string[]): Promise<string[]> {
+    if (!isUuid(endUserId)) throw endUsersErrors.endUserNotFound();
+    if (!isUuid(appGroupId)) throw endUsersErrors.accessNotFound();
+    const unique = [...new Set(permissions)].sort();
+    if (unique.length > MAX_PERMISSIONS) throw endUsersErrors.invalidPermissions(`At most ${MAX_PERMISSIONS} permissions.`);
+    const bad = unique.find((p) => !PERMISSION_PATTERN.test(p));
+    if (bad !== undefined) throw endUsersErrors.invalidPermissions('A permission is 1 to 100 characters of a-z, 0-9 and :._- starting with a letter or digit.');
+    await this.db.transaction(async (trx) => {
+      const updated = await trx(ACCESS).where({ orgId, endUserId, appGroupId }).update({ permissions: JSON.stringify(unique) });
+      if (updated === 0) {
+        const exists = await trx(END_USERS).where({ orgId, id: endUserId }).first('id');
+        throw exists ? endUsersErrors.accessNotFound() : endUsersErrors.endUserNotFound();
+      }
+      await this.audit.append(trx, { orgId, eventType: 'org.end_user.permissions_changed', businessData: { endUserId, appGroupId, permissions: unique } });
+    });
+    return unique;
+  }
+}

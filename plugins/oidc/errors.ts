@@ -1,0 +1,25 @@
+import { aerieError, defineErrorCodes, notFound, rateLimited } from '../../core/index.ts';
+
+/** The oidc plugin's own error codes (documented in docs/api/signin.md). */
+export const oidcErrorCodes = defineErrorCodes('oidc', {
+  SIGN_IN_NOT_FOUND: { status: 404, description: 'no sign-in in progress for this application in this browser (it expired after 10 minutes, or was finished); start again from the application' },
+  LOGIN_METHOD_OFF: { status: 403, description: 'the app group does not offer this sign-in method (`method`)' },
+  LOGIN_CODE_INVALID: { status: 400, description: 'the code is wrong (`attemptsRemaining` for this code)' },
+  LOGIN_CODE_EXPIRED: { status: 400, description: 'no live code for this sign-in and address: it expired, was used, was superseded, or had five wrong tries; request a new one' },
+});
+
+type OidcErrorCodes = typeof oidcErrorCodes;
+declare module '../../core/index.ts' {
+  interface ErrorCodeRegistry extends OidcErrorCodes {}
+}
+
+/** Errors of the oidc plugin. */
+export const oidcErrors = {
+  applicationNotFound: () => notFound('Application not found.'),
+  organizationNotFound: () => notFound('Organization not found.'),
+  signInNotFound: () => aerieError('SIGN_IN_NOT_FOUND', 'No sign-in is in progress here. Start again from the application.'),
+  methodOff: (method: string) => aerieError('LOGIN_METHOD_OFF', `This application does not offer ${method} sign-in.`, { method }),
+  codeInvalid: (attemptsRemaining: number) => aerieError('LOGIN_CODE_INVALID', 'That code is not right.', { attemptsRemaining }),
+  codeExpired: () => aerieError('LOGIN_CODE_EXPIRED', 'This code is no longer valid. Request a new one.'),
+  tooManyCodes: (retryAfterSeconds: number) => rateLimited(retryAfterSeconds, 'RATE_LIMITED', 'Too many codes requested for this address. Try again later.'),
+};

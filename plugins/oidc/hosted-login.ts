@@ -1,0 +1,123 @@
+import Cookies from 'cookies';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AppGroupDto, AppGroupsService, ApplicationDto, ApplicationsService } from '../apps/api.ts';
+import type { EndUserSignInService } from '../endusers/api.ts';
+import type { OrganizationsService } from '../orgs/api.ts';
+import type { CryptoService } from '../../core/index.ts';
+import { oidcErrors } from './errors.ts';
+import type { LoginCodes } from './login-codes.ts';
+import { COOKIE_NAMES, cookieKeys } from './provider-factory.ts';
+import type { OrgProvider, OrgProviders } from './providers.ts';
+
+/** A sign-in in progress on the hosted login page. */
+export interface SignInInProgress {
+  app: ApplicationDto & { orgId: string };
+  group: AppGroupDto;
+  org: OrgProvider;
+  interaction: InstanceType<OrgProvider['provider']['Interaction']>;
+}
+
+/** The methods the hosted login offers for an app group. @see docs/api/signin.md "Login methods" */
+export interface LoginMethods {
+  emailCode: boolean;
+  passkey: boolean;
+  social: string[];
+  aerieAccount: boolean;
+}
+
+/**
+ * The hosted login's side of a sign-in: finds the provider interaction this browser is in (the
+ * provider's signed interaction cookie, path-scoped to `/login/{applicationKey}`), runs a method
+ * (email code in this version) and finishes the interaction with the proven end user, answering
+ * where the browser goes next (the provider's resume URL).
+ * @see docs/api/signin.md "Hosted login"
+ */
+export class HostedLogin {
+  constructor(
+    private readonly providers: OrgProviders,
+    private readonly orgs: OrganizationsService,
+    private readonly applications: ApplicationsService,
+    private readonly appGroups: AppGroupsService,
+    private readonly signIn: EndUserSignInService,
+    private readonly codes: LoginCodes,
+    private readonly crypto: CryptoService,
+  ) {}
+
+  /** The application and its group, for pages and login-methods. @throws 404 for an unknown key */
+  async application(applicationKey: string): Promise<{ app: ApplicationDto & { orgId: string }; group: AppGroupDto }> {
+    const app = await this.applications.findByClientKey(applicationKey);
+    const group = app && (await this.appGroups.get(app.orgId, app.appGroupId));
+    if (!app || !group || app.status !== 'active') throw oidcErrors.applicationNotFound();
+    return { app, group };
+  }
+
+  /**
+   * What the hosted login offers for an app group: the email code when `magicLinkEnabled`. Passkeys,
+   * social providers and sign-in with an Aerie account are not offered yet (reported `false` / `[]`).
+   */
+  methods(group: AppGroupDto): LoginMethods {
+    return { emailCode: group.branding.magicLinkEnabled, passkey: false, social: [], aerieAccount: false };
+  }
+
+  /**
+   * The sign-in this browser has in progress for the application.
+   * @returns `undefined` when there is none (no or a forged cookie, expired, another application's)
+   */
+  async inProgress(applicationKey: string, cookieHeader: string | undefined): Promise<SignInInProgress | undefined> {
+    const { app, group } = await this.application(applicationKey);
+    const org = await this.orgs.findById(app.orgId);
+    const provider = org && (await this.providers.forSlug(org.slug));
+    if (!provider) return undefined;
+    const uid = signedCookie(cookieHeader, COOKIE_NAMES.interaction, cookieKeys(this.crypto, app.orgId));
+    if (!uid) return undefined;
+    const interaction = await provider.provider.Interaction.find(uid);
+    if (!interaction || interaction.params.client_id !== app.clientKey) return undefined;
+    return { app, group, org: provider, interaction };
+  }
+
+  /**
+   * Mails a code to `email` for this sign-in when an end user with access to the group has it; the
+   * answer is the same either way. @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 429
+   */
+  async sendCode(applicationKey: string, cookieHeader: string | undefined, email: string, ip: string): Promise<{ expiresInSeconds: number }> {
+    const current = await this.require(applicationKey, cookieHeader);
+    const emailNormalized = email.normalize('NFC').toLowerCase();
+    const endUserId = (await this.signIn.candidate(current.app.orgId, current.app.appGroupId, emailNormalized)) ?? null;
+    return this.codes.issue({
+      orgId: current.app.orgId, interactionUid: current.interaction.uid, emailNormalized, endUserId, applicationName: current.group.name, ip,
+    });
+  }
+
+  /**
+   * Checks the code and finishes the sign-in with the end user.
+   * @returns where the browser goes next (the provider resumes the authorization request there)
+   * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 400 `LOGIN_CODE_INVALID` / `LOGIN_CODE_EXPIRED`
+   */
+  async verifyCode(applicationKey: string, cookieHeader: string | undefined, email: string, code: string): Promise<{ redirectTo: string }> {
+    const current = await this.require(applicationKey, cookieHeader);
+    const { app, interaction } = current;
+    const endUserId = await this.codes.verify(app.orgId, interaction.uid, email.normalize('NFC').toLowerCase(), code);
+    const subject = await this.signIn.signedIn(app.orgId, endUserId, app.appGroupId, 'email_code', app.clientKey);
+    // Suspended or lost access between the code and now: as if the code were wrong, nothing finishes.
+    if (!subject) throw oidcErrors.codeExpired();
+    interaction.result = { login: { accountId: subject.id, amr: ['otp'] } };
+    await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
+    return { redirectTo: interaction.returnTo };
+  }
+
+  private async require(applicationKey: string, cookieHeader: string | undefined): Promise<SignInInProgress> {
+    const current = await this.inProgress(applicationKey, cookieHeader);
+    if (!current) throw oidcErrors.signInNotFound();
+    if (!this.methods(current.group).emailCode) throw oidcErrors.methodOff('email code');
+    return current;
+  }
+}
+
+/** A cookie's value when its keygrip signature (`{name}.sig`, as koa and oidc-provider set it) verifies. */
+function signedCookie(header: string | undefined, name: string, keys: string[]): string | undefined {
+  if (!header) return undefined;
+  // Reading only: a response that takes (and drops) the cleared `.sig` cookie a bad signature causes.
+  const req = { headers: { cookie: header } } as unknown as IncomingMessage;
+  const res = { getHeader: () => undefined, setHeader: () => undefined } as unknown as ServerResponse;
+  return new Cookies(req, res, { keys, secure: false }).get(name, { signed: true }) ?? undefined;
+}

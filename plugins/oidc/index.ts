@@ -1,0 +1,43 @@
+import { coreRefs, definePlugin } from '../../core/index.ts';
+import { appsRefs } from '../apps/api.ts';
+import { endUsersRefs } from '../endusers/api.ts';
+import { keysExtensions, keysRefs } from '../keys/api.ts';
+import { orgsRefs } from '../orgs/api.ts';
+import { purgeExpiredPayloads } from './adapter.ts';
+import { HostedLogin } from './hosted-login.ts';
+import { LoginCodes } from './login-codes.ts';
+import { OrgProviders } from './providers.ts';
+import { loginRoutes } from './routes/login.route.ts';
+import { providerRoutes } from './routes/provider.route.ts';
+import { delegate } from '../../core/index.ts';
+import './errors.ts';
+
+/** Expired provider rows and old login codes are swept this often. */
+const SWEEP_MS = 10 * 60 * 1000;
+
+export default definePlugin({
+  id: 'oidc',
+  deps: {
+    config: coreRefs.config, db: coreRefs.db, clock: coreRefs.clock, crypto: coreRefs.crypto, mail: coreRefs.mail, rateLimits: coreRefs.rateLimits,
+    orgs: orgsRefs.organizations, signingKeys: keysRefs.signingKeys, applications: appsRefs.applications, appGroups: appsRefs.appGroups,
+    signIn: endUsersRefs.signIn,
+  },
+  init({ config, db, clock, crypto, mail, rateLimits, orgs, signingKeys, applications, appGroups, signIn }, ctx) {
+    const { oidc } = ctx.pluginConfig<{ oidc: { providerCacheSize: number } }>();
+    const deps = { db, clock, crypto, signingKeys, applications, signIn, loginUrl: config.loginUrl };
+    const providers = new OrgProviders({ ...deps, orgs }, oidc.providerCacheSize);
+    const codes = new LoginCodes(db, clock, crypto, mail, rateLimits);
+    const login = new HostedLogin(providers, orgs, applications, appGroups, signIn, codes, crypto);
+    // The issuer's discovery document is the provider's (the keys plugin serves the route).
+    ctx.extend(keysExtensions.issuerDiscovery, async (slug) => {
+      const found = await providers.forSlug(slug);
+      return found && found.org.slug === slug ? delegate(found.mountPath, found.handle) : undefined;
+    });
+    ctx.routes(...providerRoutes(providers, deps), ...loginRoutes(login, config));
+    const sweep = setInterval(() => {
+      void Promise.all([purgeExpiredPayloads(db, clock), codes.purge()]).catch((err: unknown) => ctx.logger.warn({ err }, 'oidc sweep failed'));
+    }, SWEEP_MS);
+    sweep.unref();
+    ctx.onShutdown(() => clearInterval(sweep));
+  },
+});

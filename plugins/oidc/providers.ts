@@ -1,0 +1,62 @@
+import type Provider from 'oidc-provider';
+import { LRUCache } from 'lru-cache';
+import type { OrganizationsService } from '../orgs/api.ts';
+import { buildProvider, type ProviderDeps } from './provider-factory.ts';
+
+/** Providers kept in memory when the configuration does not say (`oidc.providerCacheSize`). */
+export const DEFAULT_PROVIDER_CACHE_SIZE = 500;
+
+/** An organization's provider, with what it was built for. */
+export interface OrgProvider {
+  provider: Provider;
+  org: { id: string; slug: string };
+  /** `{base_url}/api/public/orgs/{slug}`'s path: where the provider is mounted. */
+  mountPath: string;
+  /** The provider as a Node.js request handler (`provider.callback()`, made once). */
+  handle: ReturnType<Provider['callback']>;
+}
+
+interface Entry {
+  kid: string;
+  slug: string;
+  built: Promise<OrgProvider>;
+}
+
+/**
+ * One OpenID provider per organization, built on first use and kept in a bounded LRU cache (so
+ * memory stays flat however many organizations sign users in: the least recently used provider is
+ * dropped and rebuilt on its next request). An entry is rebuilt when the organization's active
+ * signing key or slug changes, so a key rotation takes effect on the next request in every process.
+ * Everything a provider stores lives in the database, so dropping one loses nothing.
+ * @see docs/api/signin.md "One provider per organization"
+ */
+export class OrgProviders {
+  private readonly cache: LRUCache<string, Entry>;
+
+  constructor(
+    private readonly deps: ProviderDeps & { orgs: OrganizationsService },
+    size: number = DEFAULT_PROVIDER_CACHE_SIZE,
+  ) {
+    this.cache = new LRUCache<string, Entry>({ max: size });
+  }
+
+  /** The provider of the organization with this slug, or `undefined` for an unknown organization. */
+  async forSlug(slug: string): Promise<OrgProvider | undefined> {
+    const org = await this.deps.orgs.findBySlug(slug);
+    if (!org) return undefined;
+    const { kid } = await this.deps.signingKeys.activeFor(org.id);
+    const cached = this.cache.get(org.id);
+    if (cached && cached.kid === kid && cached.slug === org.slug) return cached.built;
+    const built = buildProvider(this.deps, { id: org.id, slug: org.slug }, kid).then((provider) => ({
+      provider, org: { id: org.id, slug: org.slug }, mountPath: new URL(this.deps.signingKeys.issuer(org.slug)).pathname, handle: provider.callback(),
+    }));
+    this.cache.set(org.id, { kid, slug: org.slug, built });
+    built.catch(() => this.cache.delete(org.id));
+    return built;
+  }
+
+  /** How many providers are in memory (for the bench and tests). */
+  get size(): number {
+    return this.cache.size;
+  }
+}

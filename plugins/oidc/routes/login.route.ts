@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Eta } from 'eta';
+import { reply, route, type AerieConfig, type RouteDef } from '../../../core/index.ts';
+import type { HostedLogin } from '../hosted-login.ts';
+import { emailCodeBody, emailCodeVerifyBody } from '../schemas/bodies.ts';
+import { applicationParams } from '../schemas/params.ts';
+import { emailCodeResponse, loginMethodsResponse, redirectResponse } from '../schemas/responses.ts';
+
+const PAGE_DIR = fileURLToPath(new URL('../page/', import.meta.url));
+
+/** Same-origin script, style, requests and images only; no framing; nothing sent on as a referrer. */
+export const LOGIN_PAGE_HEADERS = {
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+};
+
+const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
+
+/**
+ * The hosted login `{login_url}/login/{applicationKey}` (server-rendered with eta, values escaped,
+ * strict CSP, branded from the app group: title, subtitle, colours through a generated stylesheet),
+ * its JSON actions (email code) and `GET /api/public/apps/{applicationKey}/login-methods`.
+ * @see docs/api/signin.md "Hosted login"
+ */
+export function loginRoutes(login: HostedLogin, config: AerieConfig): RouteDef[] {
+  const eta = new Eta({ autoEscape: true, autoTrim: false });
+  const template = readFileSync(`${PAGE_DIR}login.eta`, 'utf8');
+  const loginOrigin = new URL(config.loginUrl).origin;
+  const sameOrigin = (headers: Record<string, string | string[] | undefined>) => {
+    const origin = headers.origin;
+    // Browsers send Origin on these POSTs; a request from another site's page is refused as absent.
+    return origin === undefined || origin === loginOrigin;
+  };
+  const asset = (path: string, file: string, type: string): RouteDef => {
+    const body = readFileSync(`${PAGE_DIR}${file}`);
+    return route({
+      method: 'GET', path, auth: 'public', tags: ['pages'], summary: `Asset of the hosted login page (${type.split(';')[0]})`,
+      response: { contentType: type.split(';')[0], description: 'The file' },
+      handler: () => reply(200, body, { ...LOGIN_PAGE_HEADERS, 'content-type': type, 'cache-control': 'no-cache' }),
+    });
+  };
+  return [
+    route({
+      method: 'GET', path: '/login/{applicationKey}', auth: 'public', params: applicationParams, tags: ['pages'],
+      response: { 200: { contentType: 'text/html', description: 'The sign-in page' }, 404: { contentType: 'text/html', description: 'The page saying no sign-in is in progress' } },
+      summary: 'The hosted login page of an application (the OpenID provider sends the browser here)',
+      handler: async ({ params, request }) => {
+        const { group } = await login.application(params.applicationKey);
+        const current = await login.inProgress(params.applicationKey, request.headers.cookie as string | undefined);
+        const html = eta.renderString(template, {
+          applicationKey: params.applicationKey, groupName: group.name, heroTitle: group.branding.heroTitle, heroSubtitle: group.branding.heroSubtitle,
+          iconUrl: group.iconUrl?.startsWith('/') ? group.iconUrl : null, inProgress: current !== undefined, methods: login.methods(group),
+          loginHint: typeof current?.interaction.params.login_hint === 'string' ? current.interaction.params.login_hint : '',
+        });
+        return reply(current ? 200 : 404, html, { ...LOGIN_PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8' });
+      },
+    }),
+    route({
+      method: 'GET', path: '/login/{applicationKey}/brand.css', auth: 'public', params: applicationParams, tags: ['pages'],
+      response: { contentType: 'text/css', description: "The app group's colours as CSS custom properties" }, summary: "The hosted login page's brand colours",
+      handler: async ({ params }) => {
+        const { group } = await login.application(params.applicationKey);
+        const vars = [['--aerie-primary', group.branding.primaryColor ?? group.brandColor], ['--aerie-background', group.branding.backgroundColor]]
+          .filter(([, v]) => typeof v === 'string' && HEX_COLOR.test(v)).map(([k, v]) => `${k}: ${v};`).join(' ');
+        return reply(200, `:root { ${vars} }\n`, { ...LOGIN_PAGE_HEADERS, 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache' });
+      },
+    }),
+    route({
+      method: 'POST', path: '/login/{applicationKey}/email-code', auth: 'public', params: applicationParams, body: emailCodeBody, tags: ['oidc'],
+      response: emailCodeResponse, summary: 'Mail a sign-in code (the same answer for any address)',
+      handler: async ({ params, body, request }) => {
+        const cookie = sameOrigin(request.headers) ? request.headers.cookie as string | undefined : undefined;
+        return { sent: true as const, ...(await login.sendCode(params.applicationKey, cookie, body.email, request.ip)) };
+      },
+    }),
+    route({
+      method: 'POST', path: '/login/{applicationKey}/email-code/verify', auth: 'public', params: applicationParams, body: emailCodeVerifyBody, tags: ['oidc'],
+      response: redirectResponse, summary: 'Check the code and finish the sign-in; answers where the browser goes next',
+      handler: async ({ params, body, request }) => {
+        const cookie = sameOrigin(request.headers) ? request.headers.cookie as string | undefined : undefined;
+        return login.verifyCode(params.applicationKey, cookie, body.email, body.code);
+      },
+    }),
+    route({
+      method: 'GET', path: '/api/public/apps/{applicationKey}/login-methods', auth: 'public', params: applicationParams, tags: ['oidc'],
+      response: loginMethodsResponse, summary: 'The sign-in methods the hosted login offers for an application',
+      handler: async ({ params }) => {
+        const { app, group } = await login.application(params.applicationKey);
+        return {
+          applicationKey: app.clientKey, appGroup: { key: group.publicKey, name: group.name, iconUrl: group.iconUrl, brandColor: group.brandColor },
+          methods: login.methods(group),
+        };
+      },
+    }),
+    asset('/login/assets/login.js', 'login.js', 'text/javascript; charset=utf-8'),
+    asset('/login/assets/login.css', 'login.css', 'text/css; charset=utf-8'),
+  ];
+}

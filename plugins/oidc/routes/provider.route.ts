@@ -1,0 +1,93 @@
+import { delegate, reply, route, type RouteDef } from '../../../core/index.ts';
+import { verifyEndUserAccessToken } from '../access-tokens.ts';
+import { oidcErrors } from '../errors.ts';
+import type { ProviderDeps } from '../provider-factory.ts';
+import type { OrgProviders } from '../providers.ts';
+import { resumeParams, slugParams } from '../schemas/params.ts';
+import { providerJson, userinfoResponse } from '../schemas/responses.ts';
+
+const JSON_ANSWER = { contentType: 'application/json', schema: providerJson, description: 'The provider\'s JSON answer (errors as RFC 6749 `{error, error_description}`)' };
+const REDIRECT = { 303: null, 302: null };
+const PAGE = { contentType: 'text/html', description: 'A page of the provider (sign-out confirmation, an error it cannot redirect)' };
+
+/**
+ * The OpenID provider of each organization under its issuer `{base_url}/api/public/orgs/{slug}`:
+ * every route hands the request to the organization's oidc-provider (`delegate`), which answers in
+ * OAuth 2.0 / OpenID Connect form (not the kernel's error envelope). `userinfo` is answered here,
+ * from the end user read fresh, because access tokens are JWTs the provider does not store.
+ * The discovery document (`/.well-known/openid-configuration`) is the keys plugin's route, which
+ * asks this plugin; the JWKS is the keys plugin's.
+ * @see docs/api/signin.md
+ */
+export function providerRoutes(providers: OrgProviders, deps: ProviderDeps): RouteDef[] {
+  const handOver = async (slug: string) => {
+    const found = await providers.forSlug(slug);
+    if (!found || found.org.slug !== slug) throw oidcErrors.organizationNotFound();
+    return delegate(found.mountPath, found.handle);
+  };
+  const tags = ['oidc'];
+  return [
+    route({
+      method: 'GET', path: '/api/public/orgs/{slug}/oauth/authorize', auth: 'public', params: slugParams, tags, response: { ...REDIRECT, 400: PAGE },
+      summary: 'Authorization endpoint (OpenID Connect Core 3.1.2): starts a sign-in, redirecting to the hosted login', handler: ({ params }) => handOver(params.slug),
+    }),
+    route({
+      method: 'POST', path: '/api/public/orgs/{slug}/oauth/authorize', auth: 'public', params: slugParams, tags, response: { ...REDIRECT, 400: PAGE },
+      summary: 'Authorization endpoint, form-posted', handler: ({ params }) => handOver(params.slug),
+    }),
+    route({
+      method: 'GET', path: '/api/public/orgs/{slug}/oauth/authorize/{uid}', auth: 'public', params: resumeParams, tags, response: REDIRECT,
+      summary: 'Where the hosted login sends the browser back once the end user is signed in', handler: ({ params }) => handOver(params.slug),
+    }),
+    route({
+      method: 'POST', path: '/api/public/orgs/{slug}/oauth/token', auth: 'public', params: slugParams, tags, response: JSON_ANSWER,
+      summary: 'Token endpoint (RFC 6749): authorization_code with PKCE, refresh_token (rotated), client_credentials', handler: ({ params }) => handOver(params.slug),
+    }),
+    route({
+      method: 'POST', path: '/api/public/orgs/{slug}/oauth/introspect', auth: 'public', params: slugParams, tags, response: JSON_ANSWER,
+      summary: 'Token introspection (RFC 7662), the end user read fresh', handler: ({ params }) => handOver(params.slug),
+    }),
+    route({
+      method: 'POST', path: '/api/public/orgs/{slug}/oauth/revoke', auth: 'public', params: slugParams, tags, response: { 200: null },
+      summary: 'Token revocation (RFC 7009)', handler: ({ params }) => handOver(params.slug),
+    }),
+    route({
+      method: 'GET', path: '/api/public/orgs/{slug}/oauth/logout', auth: 'public', params: slugParams, tags, response: { 200: PAGE, ...REDIRECT },
+      summary: 'RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0)', handler: ({ params }) => handOver(params.slug),
+    }),
+    route({
+      method: 'POST', path: '/api/public/orgs/{slug}/oauth/logout', auth: 'public', params: slugParams, tags, response: { 200: PAGE, ...REDIRECT },
+      summary: 'RP-initiated logout, form-posted', handler: ({ params }) => handOver(params.slug),
+    }),
+    route({
+      method: 'POST', path: '/api/public/orgs/{slug}/oauth/logout/confirm', auth: 'public', params: slugParams, tags, response: REDIRECT,
+      summary: 'The sign-out confirmation form posts here', handler: ({ params }) => handOver(params.slug),
+    }),
+    route({
+      method: 'GET', path: '/api/public/orgs/{slug}/oauth/logout/success', auth: 'public', params: slugParams, tags, response: { 200: PAGE },
+      summary: 'Shown after a sign-out with nowhere registered to return to', handler: ({ params }) => handOver(params.slug),
+    }),
+    ...(['GET', 'POST'] as const).map((method) => route({
+      method, path: '/api/public/orgs/{slug}/oauth/userinfo', auth: 'public', params: slugParams, tags, response: userinfoResponse,
+      summary: 'UserInfo (OpenID Connect Core 5.3): claims of the access token\'s end user, by its scopes, read fresh',
+      handler: async ({ params, request }) => {
+        const org = await providers.forSlug(params.slug);
+        const header = String(request.headers.authorization ?? '');
+        const token = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header)?.[1];
+        const live = org && token ? await verifyEndUserAccessToken(deps, org.org, token) : undefined;
+        if (!live) {
+          return reply(401, { error: 'invalid_token', error_description: 'The access token is missing, invalid, expired, or its end user may no longer sign in.' },
+            { 'www-authenticate': 'Bearer error="invalid_token"' });
+        }
+        const scopes = new Set(String(live.claims.scope ?? '').split(' '));
+        if (!scopes.has('openid')) return reply(403, { error: 'insufficient_scope', error_description: 'The access token lacks the openid scope.' }, { 'www-authenticate': 'Bearer error="insufficient_scope", scope="openid"' });
+        const { subject } = live;
+        return {
+          sub: subject.id,
+          ...(scopes.has('email') ? { email: subject.email, email_verified: subject.emailVerified } : {}),
+          ...(scopes.has('profile') && subject.displayName ? { name: subject.displayName } : {}),
+        };
+      },
+    })),
+  ];
+}

@@ -1,0 +1,52 @@
+import type { RouteSchema } from '../../../core/index.ts';
+
+/** JSON Schema `oidc/email-code.response`. */
+export const emailCodeResponse = {
+  $id: 'oidc/email-code.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['sent', 'expiresInSeconds'],
+  properties: { sent: { const: true }, expiresInSeconds: { type: 'integer' } },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/redirect.response`: where the browser goes next. */
+export const redirectResponse = {
+  $id: 'oidc/redirect.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['redirectTo'],
+  properties: { redirectTo: { type: 'string' } },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/login-methods.response`. @see docs/api/signin.md "Login methods" */
+export const loginMethodsResponse = {
+  $id: 'oidc/login-methods.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['applicationKey', 'appGroup', 'methods'],
+  properties: {
+    applicationKey: { type: 'string' },
+    appGroup: {
+      type: 'object', additionalProperties: false, required: ['key', 'name', 'iconUrl', 'brandColor'],
+      properties: { key: { type: 'string' }, name: { type: 'string' }, iconUrl: { type: ['string', 'null'] }, brandColor: { type: ['string', 'null'] } },
+    },
+    methods: {
+      type: 'object', additionalProperties: false, required: ['emailCode', 'passkey', 'social', 'aerieAccount'],
+      properties: { emailCode: { type: 'boolean' }, passkey: { type: 'boolean' }, social: { type: 'array', items: { type: 'string' } }, aerieAccount: { type: 'boolean' } },
+    },
+  },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/userinfo.response` (OpenID Connect Core 5.3.2). */
+export const userinfoResponse = {
+  $id: 'oidc/userinfo.response',
+  type: 'object',
+  required: ['sub'],
+  properties: { sub: { type: 'string' }, email: { type: 'string' }, email_verified: { type: 'boolean' }, name: { type: 'string' } },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/provider.response`: an answer of the OpenID provider (OAuth 2.0 / OpenID Connect JSON, or a page, or a redirect). */
+export const providerJson = {
+  $id: 'oidc/provider.response',
+  type: 'object',
+} as const satisfies RouteSchema;

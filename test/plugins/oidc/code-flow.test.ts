@@ -1,0 +1,76 @@
+/**
+ * An organization as an OpenID provider, driven the way a relying party and a browser drive it:
+ * openid-client discovers the issuer, the browser signs in on the hosted login with an emailed code,
+ * the code is exchanged with PKCE, and every token verifies through the organization's JWKS.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as oidc from 'openid-client';
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { TestAerie } from '../../helpers/harness.ts';
+import { auditEvents } from '../../helpers/audit-events.ts';
+import { authorizationRequest, browserSignIn, CookieJar, relyingParty, signInWorld, type SignInWorld } from './helpers.ts';
+
+describe('oidc: authorization code with PKCE through the hosted login', () => {
+  let aerie: TestAerie;
+  let world: SignInWorld;
+  let rp: oidc.Configuration;
+
+  beforeAll(async () => {
+    aerie = await TestAerie.start({ exactBaseUrl: true });
+    world = await signInWorld(aerie, 'acme');
+    rp = await relyingParty(world);
+  });
+  afterAll(async () => aerie?.close());
+
+  it('publishes the provider discovery document at the issuer, with the keys plugin JWKS', async () => {
+    const meta = rp.serverMetadata();
+    expect(meta.issuer).toBe(world.issuer);
+    expect(meta.authorization_endpoint).toBe(`${world.issuer}/oauth/authorize`);
+    expect(meta.token_endpoint).toBe(`${world.issuer}/oauth/token`);
+    expect(meta.jwks_uri).toBe(`${world.issuer}/.well-known/jwks.json`);
+    expect(meta.code_challenge_methods_supported).toEqual(['S256']);
+    expect(meta.id_token_signing_alg_values_supported).toEqual(['RS256']);
+    expect(meta.response_types_supported).toEqual(['code']);
+  });
+
+  it('signs an end user in; the ID token, access token and userinfo describe that end user', async () => {
+    const jar = new CookieJar();
+    const request = await authorizationRequest(rp);
+    const callback = await browserSignIn(aerie, jar, request.url, world.email);
+    const tokens = await oidc.authorizationCodeGrant(rp, callback, { pkceCodeVerifier: request.verifier, expectedState: request.state });
+
+    const jwks = createRemoteJWKSet(new URL(`${world.issuer}/.well-known/jwks.json`));
+    const id = await jwtVerify(tokens.id_token!, jwks, { issuer: world.issuer, audience: world.clientId, algorithms: ['RS256'] });
+    expect(id.payload).toMatchObject({ sub: world.endUserId, email: world.email, email_verified: true });
+
+    const access = await jwtVerify(tokens.access_token, jwks, { issuer: world.issuer, algorithms: ['RS256'], typ: 'at+jwt' });
+    expect(decodeProtectedHeader(tokens.access_token)).toMatchObject({ alg: 'RS256', typ: 'at+jwt' });
+    expect(access.payload).toMatchObject({ sub: world.endUserId, client_id: world.clientId, aud: `urn:aerie:app-group:${world.groupId}`, permissions: '[]', tenant_orgs: [] });
+    expect((tokens as unknown as { tenant_orgs: unknown }).tenant_orgs).toEqual([]);
+    expect(tokens.refresh_token).toBeTruthy();
+
+    const info = await oidc.fetchUserInfo(rp, tokens.access_token, world.endUserId);
+    expect(info).toEqual({ sub: world.endUserId, email: world.email, email_verified: true });
+
+    // The end user was Pending; the code proved the address.
+    const [row] = await aerie.sql('select status, email_verified_at from endusers.end_users where id = ?', [world.endUserId]);
+    expect(row.status).toBe('Active');
+    expect(row.email_verified_at).not.toBeNull();
+    const events = await auditEvents(aerie, world.org, 'org.end_user.verified', 'org.end_user.signed_in');
+    expect(events.map((e) => [e.eventType, e.businessData])).toEqual([
+      ['org.end_user.verified', { endUserId: world.endUserId, via: 'email_code' }],
+      ['org.end_user.signed_in', { endUserId: world.endUserId, appGroupId: world.groupId, clientKey: world.clientId, method: 'email_code' }],
+    ]);
+  });
+
+  it('puts the permissions an administrator set into the next token', async () => {
+    const set = await aerie.request('PUT', `/api/org/acme/endusers/${world.endUserId}/groups/${world.groupId}/permissions`, {
+      token: world.org.owner, body: { permissions: ['orders:read', 'orders:write', 'orders:read'] },
+    });
+    expect(set).toMatchObject({ status: 200, body: { permissions: ['orders:read', 'orders:write'] } });
+    const request = await authorizationRequest(rp);
+    const tokens = await oidc.authorizationCodeGrant(rp, await browserSignIn(aerie, new CookieJar(), request.url, world.email), { pkceCodeVerifier: request.verifier, expectedState: request.state });
+    const claims = JSON.parse(Buffer.from(tokens.access_token.split('.')[1], 'base64url').toString());
+    expect(JSON.parse(claims.permissions)).toEqual(['orders:read', 'orders:write']);
+  });
+});
