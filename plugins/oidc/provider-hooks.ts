@@ -16,8 +16,15 @@ import type { ProviderDeps, ProviderOrg } from './provider-factory.ts';
 export function afterProviderRoutes(deps: ProviderDeps, org: ProviderOrg) {
   return async (ctx: KoaContextWithOIDC, next: Next): Promise<void> => {
     await next();
-    if (ctx.status !== 200 || !ctx.oidc || typeof ctx.body !== 'object' || ctx.body === null) return;
+    if (!ctx.oidc || typeof ctx.body !== 'object' || ctx.body === null) return;
     const body = ctx.body as Record<string, unknown>;
+    // The provider refuses JWTs at introspection (it does not store them) after authenticating the client.
+    if (ctx.oidc.route === 'introspection' && ctx.status === 400 && body.error === 'unsupported_token_type' && ctx.oidc.client) {
+      ctx.status = 200;
+      ctx.body = await introspectAccessToken(deps, org, String(ctx.oidc.params?.token ?? ''), ctx.oidc.client.clientId);
+      return;
+    }
+    if (ctx.status !== 200) return;
     if (ctx.oidc.route === 'token' && typeof body.access_token === 'string' && typeof body.id_token === 'string') {
       body.tenant_orgs = [];
       return;
@@ -34,12 +41,17 @@ export function afterProviderRoutes(deps: ProviderDeps, org: ProviderOrg) {
       }
       return;
     }
-    const live = await verifyEndUserAccessToken(deps, org, token);
-    if (!live || !client || live.claims.client_id !== client.clientId) return;
-    const { claims } = live;
-    ctx.body = {
-      active: true, token_type: 'Bearer', client_id: claims.client_id, sub: claims.sub, iss: claims.iss, aud: claims.aud,
-      exp: claims.exp, iat: claims.iat, jti: claims.jti, scope: claims.scope, permissions: JSON.stringify(live.subject.permissions),
-    };
+    if (client) ctx.body = await introspectAccessToken(deps, org, token, client.clientId);
+  };
+}
+
+/** RFC 7662 answer for an end user's JWT access token, introspected by `clientId`. */
+async function introspectAccessToken(deps: ProviderDeps, org: ProviderOrg, token: string, clientId: string): Promise<Record<string, unknown>> {
+  const live = await verifyEndUserAccessToken(deps, org, token);
+  if (!live || live.claims.client_id !== clientId) return { active: false };
+  const { claims } = live;
+  return {
+    active: true, token_type: 'Bearer', client_id: claims.client_id, sub: claims.sub, iss: claims.iss, aud: claims.aud,
+    exp: claims.exp, iat: claims.iat, jti: claims.jti, scope: claims.scope, permissions: JSON.stringify(live.subject.permissions),
   };
 }
