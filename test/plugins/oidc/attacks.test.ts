@@ -29,7 +29,7 @@ describe('oidc: attacks on the provider and the hosted login', () => {
   const base = (world: SignInWorld) => ({ client_id: world.clientId, response_type: 'code', scope: 'openid', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256', state: 's' });
 
   it('never redirects to a redirect URI that is not registered exactly', async () => {
-    for (const uri of ['http://127.0.0.1:1/callback/', 'http://127.0.0.1:1/callbackx', 'https://evil.example/callback', 'http://127.0.0.1:1/callback?x=1']) {
+    for (const uri of ['http://127.0.0.1:4999/callback/', 'http://127.0.0.1:4999/callbackx', 'https://evil.example/callback', 'http://127.0.0.1:4999/callback?x=1']) {
       const res = await authorize(acme.issuer, { ...base(acme), redirect_uri: uri });
       expect(res.status, uri).toBe(400);
       expect(res.headers.get('location')).toBeNull();

@@ -8,7 +8,7 @@ import * as oidc from 'openid-client';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { TestAerie } from '../../helpers/harness.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
-import { authorizationRequest, browserSignIn, CookieJar, relyingParty, signInWorld, type SignInWorld } from './helpers.ts';
+import { authorizationRequest, browserSignIn, CookieJar, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld } from './helpers.ts';
 
 describe('oidc: authorization code with PKCE through the hosted login', () => {
   let aerie: TestAerie;
@@ -72,5 +72,28 @@ describe('oidc: authorization code with PKCE through the hosted login', () => {
     const tokens = await oidc.authorizationCodeGrant(rp, await browserSignIn(aerie, new CookieJar(), request.url, world.email), { pkceCodeVerifier: request.verifier, expectedState: request.state });
     const claims = JSON.parse(Buffer.from(tokens.access_token.split('.')[1], 'base64url').toString());
     expect(JSON.parse(claims.permissions)).toEqual(['orders:read', 'orders:write']);
+  });
+
+  it('signs the end user out (RP-initiated logout) after a confirmation, ending the provider session', async () => {
+    const jar = new CookieJar();
+    const request = await authorizationRequest(rp);
+    const tokens = await oidc.authorizationCodeGrant(rp, await browserSignIn(aerie, jar, request.url, world.email), { pkceCodeVerifier: request.verifier, expectedState: request.state });
+    // Signed in at the provider: a new request comes straight back with a code.
+    const silent = await jar.fetch((await authorizationRequest(rp)).url);
+    expect(silent.headers.get('location')).toMatch(/^http:\/\/127\.0\.0\.1:4999\/callback\?code=/);
+
+    const logoutUrl = oidc.buildEndSessionUrl(rp, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: REDIRECT_URI, state: 'bye' });
+    const confirm = await jar.fetch(logoutUrl.href);
+    expect(confirm.status).toBe(200);
+    expect(confirm.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const html = await confirm.text();
+    const action = /<form[^>]*action="([^"]+)"/.exec(html)![1];
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)![1];
+    const done = await jar.fetch(new URL(action, aerie.url).href, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ xsrf, logout: 'yes' }).toString() });
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe(`${REDIRECT_URI}?state=bye`);
+    // Signed out: the next request needs the hosted login again.
+    const after = await jar.fetch((await authorizationRequest(rp)).url);
+    expect(after.headers.get('location')).toBe(`${aerie.url}/login/${world.clientId}`);
   });
 });

@@ -5,8 +5,8 @@ import { mailsTo } from '../../helpers/mail.ts';
 import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
 import { createGroup } from '../apps/helpers.ts';
 
-/** Where the relying party of these tests is sent back (nothing listens: the test reads the redirect). */
-export const REDIRECT_URI = 'http://127.0.0.1:1/callback';
+/** Where the relying party of these tests is sent back (nothing should listen there: the tests read the redirect, or the browser test answers it; not a port browsers refuse). */
+export const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
 
 /** A browser's cookies, by name and path (what the provider's path-scoped cookies need). */
 export class CookieJar {
