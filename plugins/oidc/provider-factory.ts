@@ -154,7 +154,8 @@ export async function buildProvider(deps: ProviderDeps, org: ProviderOrg, kid: s
   };
 
   const provider = new Provider(issuer, configuration);
-  provider.proxy = process.env.AERIE_TRUST_PROXY === '1';
+  // Forwarded host and scheme are set by Aerie itself from the issuer (providers.ts, asIssuer).
+  provider.proxy = true;
   // A confidential client's secret is stored as a SHA-256 hash by the apps plugin; it compares.
   provider.Client.prototype.compareClientSecret = async function compare(this: { clientId: string }, actual: string) {
     return deps.applications.verifySecret(this.clientId, actual);

@@ -47,8 +47,9 @@ export class OrgProviders {
     const { kid } = await this.deps.signingKeys.activeFor(org.id);
     const cached = this.cache.get(org.id);
     if (cached && cached.kid === kid && cached.slug === org.slug) return cached.built;
+    const issuer = new URL(this.deps.signingKeys.issuer(org.slug));
     const built = buildProvider(this.deps, { id: org.id, slug: org.slug }, kid).then((provider) => ({
-      provider, org: { id: org.id, slug: org.slug }, mountPath: new URL(this.deps.signingKeys.issuer(org.slug)).pathname, handle: provider.callback(),
+      provider, org: { id: org.id, slug: org.slug }, mountPath: issuer.pathname, handle: asIssuer(issuer, provider.callback()),
     }));
     this.cache.set(org.id, { kid, slug: org.slug, built });
     built.catch(() => this.cache.delete(org.id));
@@ -59,4 +60,21 @@ export class OrgProviders {
   get size(): number {
     return this.cache.size;
   }
+}
+
+/**
+ * The provider builds every URL it publishes (discovery, redirects to the hosted login, form
+ * actions) from the request's host and scheme. Aerie's configured `base_url` is authoritative
+ * instead, as for the keys plugin's documents: the request is presented to the provider as arriving
+ * at the issuer's host and scheme (it trusts forwarded headers, set here and nowhere else). The
+ * client's address is passed on only when Aerie itself trusts a proxy (`AERIE_TRUST_PROXY=1`).
+ */
+function asIssuer(issuer: URL, handle: ReturnType<Provider['callback']>): ReturnType<Provider['callback']> {
+  const trustProxy = process.env.AERIE_TRUST_PROXY === '1';
+  return (req, res) => {
+    req.headers['x-forwarded-host'] = issuer.host;
+    req.headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);
+    if (!trustProxy) req.headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
+    return handle(req, res);
+  };
 }

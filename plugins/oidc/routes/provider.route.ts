@@ -9,6 +9,8 @@ import { providerJson, userinfoResponse } from '../schemas/responses.ts';
 const JSON_ANSWER = { contentType: 'application/json', schema: providerJson, description: 'The provider\'s JSON answer (errors as RFC 6749 `{error, error_description}`)' };
 const REDIRECT = { 303: null, 302: null };
 const PAGE = { contentType: 'text/html', description: 'A page of the provider (sign-out confirmation, an error it cannot redirect)' };
+/** `response_mode=form_post` (OAuth 2.0 Form Post Response Mode) answers the code as a self-posting form. */
+const FORM_POST = { contentType: 'text/html', description: 'The response to the client as a self-posting form (response_mode=form_post)' };
 
 /**
  * The OpenID provider of each organization under its issuer `{base_url}/api/public/orgs/{slug}`:
@@ -28,15 +30,15 @@ export function providerRoutes(providers: OrgProviders, deps: ProviderDeps): Rou
   const tags = ['oidc'];
   return [
     route({
-      method: 'GET', path: '/api/public/orgs/{slug}/oauth/authorize', auth: 'public', params: slugParams, tags, response: { ...REDIRECT, 400: PAGE },
+      method: 'GET', path: '/api/public/orgs/{slug}/oauth/authorize', auth: 'public', params: slugParams, tags, response: { 200: FORM_POST, ...REDIRECT, 400: PAGE },
       summary: 'Authorization endpoint (OpenID Connect Core 3.1.2): starts a sign-in, redirecting to the hosted login', handler: ({ params }) => handOver(params.slug),
     }),
     route({
-      method: 'POST', path: '/api/public/orgs/{slug}/oauth/authorize', auth: 'public', params: slugParams, tags, response: { ...REDIRECT, 400: PAGE },
+      method: 'POST', path: '/api/public/orgs/{slug}/oauth/authorize', auth: 'public', params: slugParams, tags, response: { 200: FORM_POST, ...REDIRECT, 400: PAGE },
       summary: 'Authorization endpoint, form-posted', handler: ({ params }) => handOver(params.slug),
     }),
     route({
-      method: 'GET', path: '/api/public/orgs/{slug}/oauth/authorize/{uid}', auth: 'public', params: resumeParams, tags, response: REDIRECT,
+      method: 'GET', path: '/api/public/orgs/{slug}/oauth/authorize/{uid}', auth: 'public', params: resumeParams, tags, response: { 200: FORM_POST, ...REDIRECT },
       summary: 'Where the hosted login sends the browser back once the end user is signed in', handler: ({ params }) => handOver(params.slug),
     }),
     route({
@@ -48,7 +50,7 @@ export function providerRoutes(providers: OrgProviders, deps: ProviderDeps): Rou
       summary: 'Token introspection (RFC 7662), the end user read fresh', handler: ({ params }) => handOver(params.slug),
     }),
     route({
-      method: 'POST', path: '/api/public/orgs/{slug}/oauth/revoke', auth: 'public', params: slugParams, tags, response: { 200: null },
+      method: 'POST', path: '/api/public/orgs/{slug}/oauth/revoke', auth: 'public', params: slugParams, tags, response: { 200: { contentType: 'text/plain', description: 'An empty body (RFC 7009 2.2), also for an unknown token' } },
       summary: 'Token revocation (RFC 7009)', handler: ({ params }) => handOver(params.slug),
     }),
     route({
@@ -60,7 +62,7 @@ export function providerRoutes(providers: OrgProviders, deps: ProviderDeps): Rou
       summary: 'RP-initiated logout, form-posted', handler: ({ params }) => handOver(params.slug),
     }),
     route({
-      method: 'POST', path: '/api/public/orgs/{slug}/oauth/logout/confirm', auth: 'public', params: slugParams, tags, response: REDIRECT,
+      method: 'POST', path: '/api/public/orgs/{slug}/oauth/logout/confirm', auth: 'public', params: slugParams, tags, response: { 200: PAGE, ...REDIRECT },
       summary: 'The sign-out confirmation form posts here', handler: ({ params }) => handOver(params.slug),
     }),
     route({
