@@ -24,7 +24,7 @@ export default definePlugin({
   },
   init({ config, db, clock, crypto, mail, rateLimits, orgs, signingKeys, applications, appGroups, signIn }, ctx) {
     const { oidc } = ctx.pluginConfig<{ oidc: { providerCacheSize: number } }>();
-    const deps = { db, clock, crypto, signingKeys, applications, signIn, loginUrl: config.loginUrl };
+    const deps = { db, clock, crypto, signingKeys, applications, signIn, loginUrl: config.loginUrl, logger: ctx.logger };
     const providers = new OrgProviders({ ...deps, orgs }, oidc.providerCacheSize);
     const codes = new LoginCodes(db, clock, crypto, mail, rateLimits);
     const login = new HostedLogin(providers, orgs, applications, appGroups, signIn, codes, crypto);

@@ -1,4 +1,6 @@
-import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import type { Logger } from 'pino';
 import type { Clock, CryptoService, Database } from '../../core/index.ts';
 import type { ApplicationsService } from '../apps/api.ts';
 import type { EndUserSignInService } from '../endusers/api.ts';
@@ -22,6 +24,28 @@ export interface ProviderDeps {
   signIn: EndUserSignInService;
   /** `{login_url}`: the hosted login pages. */
   loginUrl: string;
+  /** Where oidc-provider's own warnings go. */
+  logger?: Logger;
+}
+
+let library: Promise<typeof import('oidc-provider')> | undefined;
+
+/**
+ * oidc-provider, imported on the first provider build. On import it prints a warning for runtimes
+ * older than Node.js 22 LTS to the console; Aerie targets Node.js 20 (and works on 22), so that
+ * warning goes to the structured log at `warn` instead of interrupting the start-up output.
+ */
+function oidcProvider(logger: Logger | undefined): Promise<typeof import('oidc-provider')> {
+  library ??= (async () => {
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => (logger ? logger.warn({ component: 'oidc-provider' }, args.map(String).join(' ')) : warn(...args));
+    try {
+      return await import('oidc-provider');
+    } finally {
+      console.warn = warn;
+    }
+  })();
+  return library;
 }
 
 /** An organization as its provider needs it. */
@@ -54,6 +78,7 @@ type AerieClient = { clientId: string; aerie_app_group_id?: string; aerie_pkce_r
  * @see docs/api/signin.md
  */
 export async function buildProvider(deps: ProviderDeps, org: ProviderOrg, kid: string): Promise<Provider> {
+  const { default: OidcProvider, errors } = await oidcProvider(deps.logger);
   const issuer = deps.signingKeys.issuer(org.slug);
   const mountPath = new URL(issuer).pathname;
   const signer = await deps.signingKeys.signer(kid);
@@ -153,7 +178,7 @@ export async function buildProvider(deps: ProviderDeps, org: ProviderOrg, kid: s
     renderError,
   };
 
-  const provider = new Provider(issuer, configuration);
+  const provider = new OidcProvider(issuer, configuration);
   // Forwarded host and scheme are set by Aerie itself from the issuer (providers.ts, asIssuer).
   provider.proxy = true;
   // A confidential client's secret is stored as a SHA-256 hash by the apps plugin; it compares.

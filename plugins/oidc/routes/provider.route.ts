@@ -28,17 +28,19 @@ export function providerRoutes(providers: OrgProviders, deps: ProviderDeps): Rou
     return delegate(found.mountPath, found.handle);
   };
   const tags = ['oidc'];
+  /** Routes a browser visits: their errors are pages (the fuzz test and OpenAPI readers know `pages`). */
+  const browser = ['oidc', 'pages'];
   return [
     route({
-      method: 'GET', path: '/api/public/orgs/{slug}/oauth/authorize', auth: 'public', params: slugParams, tags, response: { 200: FORM_POST, ...REDIRECT, 400: PAGE },
+      method: 'GET', path: '/api/public/orgs/{slug}/oauth/authorize', auth: 'public', params: slugParams, tags: browser, response: { 200: FORM_POST, ...REDIRECT, 400: PAGE },
       summary: 'Authorization endpoint (OpenID Connect Core 3.1.2): starts a sign-in, redirecting to the hosted login', handler: ({ params }) => handOver(params.slug),
     }),
     route({
-      method: 'POST', path: '/api/public/orgs/{slug}/oauth/authorize', auth: 'public', params: slugParams, tags, response: { 200: FORM_POST, ...REDIRECT, 400: PAGE },
+      method: 'POST', path: '/api/public/orgs/{slug}/oauth/authorize', auth: 'public', params: slugParams, tags: browser, response: { 200: FORM_POST, ...REDIRECT, 400: PAGE },
       summary: 'Authorization endpoint, form-posted', handler: ({ params }) => handOver(params.slug),
     }),
     route({
-      method: 'GET', path: '/api/public/orgs/{slug}/oauth/authorize/{uid}', auth: 'public', params: resumeParams, tags, response: { 200: FORM_POST, ...REDIRECT },
+      method: 'GET', path: '/api/public/orgs/{slug}/oauth/authorize/{uid}', auth: 'public', params: resumeParams, tags: browser, response: { 200: FORM_POST, ...REDIRECT },
       summary: 'Where the hosted login sends the browser back once the end user is signed in', handler: ({ params }) => handOver(params.slug),
     }),
     route({
@@ -54,19 +56,19 @@ export function providerRoutes(providers: OrgProviders, deps: ProviderDeps): Rou
       summary: 'Token revocation (RFC 7009)', handler: ({ params }) => handOver(params.slug),
     }),
     route({
-      method: 'GET', path: '/api/public/orgs/{slug}/oauth/logout', auth: 'public', params: slugParams, tags, response: { 200: PAGE, ...REDIRECT },
+      method: 'GET', path: '/api/public/orgs/{slug}/oauth/logout', auth: 'public', params: slugParams, tags: browser, response: { 200: PAGE, ...REDIRECT },
       summary: 'RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0)', handler: ({ params }) => handOver(params.slug),
     }),
     route({
-      method: 'POST', path: '/api/public/orgs/{slug}/oauth/logout', auth: 'public', params: slugParams, tags, response: { 200: PAGE, ...REDIRECT },
+      method: 'POST', path: '/api/public/orgs/{slug}/oauth/logout', auth: 'public', params: slugParams, tags: browser, response: { 200: PAGE, ...REDIRECT },
       summary: 'RP-initiated logout, form-posted', handler: ({ params }) => handOver(params.slug),
     }),
     route({
-      method: 'POST', path: '/api/public/orgs/{slug}/oauth/logout/confirm', auth: 'public', params: slugParams, tags, response: { 200: PAGE, ...REDIRECT },
+      method: 'POST', path: '/api/public/orgs/{slug}/oauth/logout/confirm', auth: 'public', params: slugParams, tags: browser, response: { 200: PAGE, ...REDIRECT },
       summary: 'The sign-out confirmation form posts here', handler: ({ params }) => handOver(params.slug),
     }),
     route({
-      method: 'GET', path: '/api/public/orgs/{slug}/oauth/logout/success', auth: 'public', params: slugParams, tags, response: { 200: PAGE },
+      method: 'GET', path: '/api/public/orgs/{slug}/oauth/logout/success', auth: 'public', params: slugParams, tags: browser, response: { 200: PAGE },
       summary: 'Shown after a sign-out with nowhere registered to return to', handler: ({ params }) => handOver(params.slug),
     }),
     ...(['GET', 'POST'] as const).map((method) => route({
