@@ -5,6 +5,9 @@ export const oidcErrorCodes = defineErrorCodes('oidc', {
   SIGN_IN_NOT_FOUND: { status: 404, description: 'no sign-in in progress for this application in this browser (it expired after 10 minutes, or was finished); start again from the application' },
   LOGIN_METHOD_OFF: { status: 403, description: 'the app group does not offer this sign-in method (`method`)' },
   LOGIN_CODE_INVALID: { status: 400, description: 'the code is wrong (`attemptsRemaining` for this code)' },
+  PASSKEY_FAILED: { status: 400, description: 'the passkey could not be verified for this sign-in (unknown to this application, wrong challenge, origin or RP ID, no user verification, a counter that went backwards, a bad signature)' },
+  PASSKEY_LIMIT: { status: 409, description: 'the end user already has the most passkeys allowed (`limit`, 10)' },
+  SIGN_IN_NOT_PROVEN: { status: 403, description: 'adding a passkey needs a sign-in proven another way (an emailed code) in this sign-in first' },
   LOGIN_CODE_EXPIRED: { status: 400, description: 'no live code for this sign-in and address: it expired, was used, was superseded, or had five wrong tries; request a new one' },
 });
 
@@ -21,5 +24,8 @@ export const oidcErrors = {
   methodOff: (method: string) => aerieError('LOGIN_METHOD_OFF', `This application does not offer ${method} sign-in.`, { method }),
   codeInvalid: (attemptsRemaining: number) => aerieError('LOGIN_CODE_INVALID', 'That code is not right.', { attemptsRemaining }),
   codeExpired: () => aerieError('LOGIN_CODE_EXPIRED', 'This code is no longer valid. Request a new one.'),
+  passkeyFailed: () => aerieError('PASSKEY_FAILED', 'The passkey could not be verified. Try again, or sign in with an emailed code.'),
+  passkeyLimit: (limit: number) => aerieError('PASSKEY_LIMIT', `At most ${limit} passkeys.`, { limit }),
+  notProven: () => aerieError('SIGN_IN_NOT_PROVEN', 'Sign in with an emailed code first, then add a passkey.'),
   tooManyCodes: (retryAfterSeconds: number) => rateLimited(retryAfterSeconds, 'RATE_LIMITED', 'Too many codes requested for this address. Try again later.'),
 };

@@ -3,7 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppGroupDto, AppGroupsService, ApplicationDto, ApplicationsService } from '../apps/api.ts';
 import type { EndUserSignInService } from '../endusers/api.ts';
 import type { OrganizationsService } from '../orgs/api.ts';
+import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { CryptoService } from '../../core/index.ts';
+import type { Ceremony, EndUserPasskeys } from './end-user-passkeys.ts';
 import { oidcErrors } from './errors.ts';
 import type { LoginCodes } from './login-codes.ts';
 import { COOKIE_NAMES, cookieKeys } from './provider-factory.ts';
@@ -41,6 +43,9 @@ export class HostedLogin {
     private readonly signIn: EndUserSignInService,
     private readonly codes: LoginCodes,
     private readonly crypto: CryptoService,
+    private readonly passkeys: EndUserPasskeys,
+    /** Aerie's own WebAuthn RP ID (`webauthn.rpId`) and the login page's origin. */
+    private readonly webauthn: { rpId: string; loginOrigin: string },
   ) {}
 
   /** The application and its group, for pages and login-methods. @throws 404 for an unknown key */
@@ -52,11 +57,12 @@ export class HostedLogin {
   }
 
   /**
-   * What the hosted login offers for an app group: the email code when `magicLinkEnabled`. Passkeys,
-   * social providers and sign-in with an Aerie account are not offered yet (reported `false` / `[]`).
+   * What the hosted login offers for an app group: the email code when `magicLinkEnabled`, passkeys
+   * when `passkeyEnabled`. Social providers and sign-in with an Aerie account are not offered yet
+   * (reported `[]` / `false`).
    */
   methods(group: AppGroupDto): LoginMethods {
-    return { emailCode: group.branding.magicLinkEnabled, passkey: false, social: [], aerieAccount: false };
+    return { emailCode: group.branding.magicLinkEnabled, passkey: group.branding.passkeyEnabled, social: [], aerieAccount: false };
   }
 
   /**
@@ -80,7 +86,7 @@ export class HostedLogin {
    * answer is the same either way. @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 429
    */
   async sendCode(applicationKey: string, cookieHeader: string | undefined, email: string, ip: string): Promise<{ expiresInSeconds: number }> {
-    const current = await this.require(applicationKey, cookieHeader);
+    const current = await this.require(applicationKey, cookieHeader, 'emailCode');
     const emailNormalized = email.normalize('NFC').toLowerCase();
     const endUserId = (await this.signIn.candidate(current.app.orgId, current.app.appGroupId, emailNormalized)) ?? null;
     return this.codes.issue({
@@ -94,21 +100,86 @@ export class HostedLogin {
    * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 400 `LOGIN_CODE_INVALID` / `LOGIN_CODE_EXPIRED`
    */
   async verifyCode(applicationKey: string, cookieHeader: string | undefined, email: string, code: string): Promise<{ redirectTo: string }> {
-    const current = await this.require(applicationKey, cookieHeader);
+    const current = await this.require(applicationKey, cookieHeader, 'emailCode');
     const { app, interaction } = current;
     const endUserId = await this.codes.verify(app.orgId, interaction.uid, email.normalize('NFC').toLowerCase(), code);
     const subject = await this.signIn.signedIn(app.orgId, endUserId, app.appGroupId, 'email_code', app.clientKey);
     // Suspended or lost access between the code and now: as if the code were wrong, nothing finishes.
     if (!subject) throw oidcErrors.codeExpired();
-    interaction.result = { login: { accountId: subject.id, amr: ['otp'] } };
+    return this.finish(current, subject.id, 'otp');
+  }
+
+  /** Options for a passkey sign-in in this sign-in. @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF` */
+  async passkeyOptions(applicationKey: string, cookieHeader: string | undefined): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    const current = await this.require(applicationKey, cookieHeader, 'passkey');
+    return this.passkeys.signInOptions(this.ceremony(current));
+  }
+
+  /**
+   * Verifies a passkey assertion and finishes the sign-in with its end user.
+   * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 400 `PASSKEY_FAILED` (also for an end
+   *   user who may not sign in to this application: suspended, no access)
+   */
+  async passkeySignIn(applicationKey: string, cookieHeader: string | undefined, response: AuthenticationResponseJSON): Promise<{ redirectTo: string }> {
+    const current = await this.require(applicationKey, cookieHeader, 'passkey');
+    const endUserId = await this.passkeys.signIn(this.ceremony(current), response);
+    const subject = await this.signIn.signedIn(current.app.orgId, endUserId, current.app.appGroupId, 'passkey', current.app.clientKey);
+    if (!subject) throw oidcErrors.passkeyFailed();
+    return this.finish(current, subject.id, 'hwk');
+  }
+
+  /**
+   * Options to add a passkey, for the end user this sign-in has just proven by emailed code.
+   * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 403 `SIGN_IN_NOT_PROVEN`, 409 `PASSKEY_LIMIT`
+   */
+  async passkeyRegistrationOptions(applicationKey: string, cookieHeader: string | undefined): Promise<PublicKeyCredentialCreationOptionsJSON> {
+    const current = await this.require(applicationKey, cookieHeader, 'passkey');
+    const subject = await this.proven(current);
+    return this.passkeys.registrationOptions(this.ceremony(current), { id: subject.id, email: subject.email, displayName: subject.displayName });
+  }
+
+  /**
+   * Stores the new passkey of the end user this sign-in has proven.
+   * @returns where the browser goes next (the sign-in was already finished by the code)
+   * @throws as {@link passkeyRegistrationOptions}, and 400 `PASSKEY_FAILED`
+   */
+  async passkeyRegister(applicationKey: string, cookieHeader: string | undefined, response: RegistrationResponseJSON): Promise<{ redirectTo: string }> {
+    const current = await this.require(applicationKey, cookieHeader, 'passkey');
+    const subject = await this.proven(current);
+    await this.passkeys.register(this.ceremony(current), subject.id, response);
+    return { redirectTo: current.interaction.returnTo };
+  }
+
+  /** The WebAuthn relying party of an app group's hosted login. */
+  relyingParty(group: AppGroupDto): Ceremony['rp'] {
+    return { rpId: group.passkeyRpId ?? this.webauthn.rpId, rpName: group.name, origin: this.webauthn.loginOrigin };
+  }
+
+  private ceremony(current: SignInInProgress): Ceremony {
+    return { orgId: current.app.orgId, interactionUid: current.interaction.uid, rp: this.relyingParty(current.group) };
+  }
+
+  /** The end user an emailed code proved in this sign-in. @throws 403 `SIGN_IN_NOT_PROVEN` */
+  private async proven(current: SignInInProgress) {
+    const login = current.interaction.result?.login as { accountId?: string; amr?: string[] } | undefined;
+    const subject = login?.accountId && login.amr?.includes('otp')
+      ? await this.signIn.subject(current.app.orgId, login.accountId, current.app.appGroupId) : undefined;
+    if (!subject) throw oidcErrors.notProven();
+    return subject;
+  }
+
+  /** Finishes the provider interaction with the proven end user; answers the provider's resume URL. */
+  private async finish(current: SignInInProgress, endUserId: string, amr: string): Promise<{ redirectTo: string }> {
+    const { interaction } = current;
+    interaction.result = { login: { accountId: endUserId, amr: [amr] } };
     await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
     return { redirectTo: interaction.returnTo };
   }
 
-  private async require(applicationKey: string, cookieHeader: string | undefined): Promise<SignInInProgress> {
+  private async require(applicationKey: string, cookieHeader: string | undefined, method: 'emailCode' | 'passkey'): Promise<SignInInProgress> {
     const current = await this.inProgress(applicationKey, cookieHeader);
     if (!current) throw oidcErrors.signInNotFound();
-    if (!this.methods(current.group).emailCode) throw oidcErrors.methodOff('email code');
+    if (!this.methods(current.group)[method]) throw oidcErrors.methodOff(method === 'emailCode' ? 'email code' : 'passkey');
     return current;
   }
 }

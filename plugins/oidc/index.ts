@@ -6,6 +6,7 @@ import { orgsRefs } from '../orgs/api.ts';
 import { purgeExpiredPayloads } from './adapter.ts';
 import { HostedLogin } from './hosted-login.ts';
 import { LoginCodes } from './login-codes.ts';
+import { EndUserPasskeys } from './end-user-passkeys.ts';
 import { OrgProviders } from './providers.ts';
 import { loginRoutes } from './routes/login.route.ts';
 import { providerRoutes } from './routes/provider.route.ts';
@@ -27,7 +28,10 @@ export default definePlugin({
     const deps = { db, clock, crypto, signingKeys, applications, signIn, loginUrl: config.loginUrl, logger: ctx.logger };
     const providers = new OrgProviders({ ...deps, orgs }, oidc.providerCacheSize);
     const codes = new LoginCodes(db, clock, crypto, mail, rateLimits);
-    const login = new HostedLogin(providers, orgs, applications, appGroups, signIn, codes, crypto);
+    const passkeys = new EndUserPasskeys(db, clock);
+    const login = new HostedLogin(providers, orgs, applications, appGroups, signIn, codes, crypto, passkeys, {
+      rpId: config.webauthn.rpId, loginOrigin: new URL(config.loginUrl).origin,
+    });
     // The issuer's discovery document is the provider's (the keys plugin serves the route).
     ctx.extend(keysExtensions.issuerDiscovery, async (slug) => {
       const found = await providers.forSlug(slug);
@@ -35,7 +39,7 @@ export default definePlugin({
     });
     ctx.routes(...providerRoutes(providers, deps), ...loginRoutes(login, config));
     const sweep = setInterval(() => {
-      void Promise.all([purgeExpiredPayloads(db, clock), codes.purge()]).catch((err: unknown) => ctx.logger.warn({ err }, 'oidc sweep failed'));
+      void Promise.all([purgeExpiredPayloads(db, clock), codes.purge(), passkeys.purge()]).catch((err: unknown) => ctx.logger.warn({ err }, 'oidc sweep failed'));
     }, SWEEP_MS);
     sweep.unref();
     ctx.onShutdown(() => clearInterval(sweep));

@@ -99,7 +99,8 @@ export async function buildProvider(deps: ProviderDeps, org: ProviderOrg, kid: s
     clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
     responseTypes: ['code'],
     scopes: [...TOKEN_SCOPES, 'offline_access'],
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    // amr with openid: a relying party sees how the end user signed in (otp: emailed code, hwk: passkey).
+    claims: { openid: ['sub', 'amr'], email: ['email', 'email_verified'], profile: ['name'], acr: null, auth_time: null, sid: null, iss: null },
     enabledJWA: {
       idTokenSigningAlgValues: ['RS256'], userinfoSigningAlgValues: ['RS256'], introspectionSigningAlgValues: ['RS256'],
       authorizationSigningAlgValues: ['RS256'], requestObjectSigningAlgValues: ['RS256'], clientAuthSigningAlgValues: ['RS256'],

@@ -26,9 +26,11 @@ export interface StartOptions {
   clock?: Clock;
   /**
    * Listen on a port chosen beforehand and make it the base URL (`AERIE_BASE_URL`), so URLs Aerie
-   * builds from its configuration (issuers, redirects) are the ones the test reaches.
+   * builds from its configuration (issuers, redirects) are the ones the test reaches: on
+   * `http://127.0.0.1:{port}`, or with `'localhost'` on `http://localhost:{port}` (a WebAuthn RP ID
+   * must be a host name; a browser then maps localhost to 127.0.0.1).
    */
-  exactBaseUrl?: boolean;
+  exactBaseUrl?: boolean | 'localhost';
 }
 
 /**
@@ -53,7 +55,7 @@ export class TestAerie {
       AERIE_LOG_LEVEL: process.env.AERIE_TEST_LOG_LEVEL ?? 'silent',
       ...(options.plugins ? { AERIE_PLUGINS: options.plugins.join(',') } : {}),
       ...(db ? { DATABASE_URL: db.url } : {}),
-      ...(port ? { AERIE_BASE_URL: `http://127.0.0.1:${port}` } : {}),
+      ...(port ? { AERIE_BASE_URL: `http://${options.exactBaseUrl === 'localhost' ? 'localhost' : '127.0.0.1'}:${port}` } : {}),
       ...options.env,
     };
     const kernelOptions: KernelOptions = { env, cwd: dataDir, overrides: options.overrides, memoryDatabase: !db, clock: options.clock, validateResponses: true };

@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { Eta } from 'eta';
 import { reply, route, type AerieConfig, type RouteDef } from '../../../core/index.ts';
 import type { HostedLogin } from '../hosted-login.ts';
-import { emailCodeBody, emailCodeVerifyBody } from '../schemas/bodies.ts';
+import { emailCodeBody, emailCodeVerifyBody, passkeyBody } from '../schemas/bodies.ts';
 import { applicationParams } from '../schemas/params.ts';
-import { emailCodeResponse, loginMethodsResponse, redirectResponse } from '../schemas/responses.ts';
+import { emailCodeResponse, loginMethodsResponse, passkeyOptionsResponse, redirectResponse } from '../schemas/responses.ts';
 
 const PAGE_DIR = fileURLToPath(new URL('../page/', import.meta.url));
 
@@ -19,6 +22,12 @@ export const LOGIN_PAGE_HEADERS = {
 
 const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 
+/** The browser bundle of @simplewebauthn/browser (UMD, global `SimpleWebAuthnBrowser`). */
+function webauthnBundlePath(): string {
+  const main = createRequire(import.meta.url).resolve('@simplewebauthn/browser'); // …/browser/script/index.js
+  return join(dirname(main), '..', 'dist', 'bundle', 'index.umd.min.js');
+}
+
 /**
  * The hosted login `{login_url}/login/{applicationKey}` (server-rendered with eta, values escaped,
  * strict CSP, branded from the app group: title, subtitle, colours through a generated stylesheet),
@@ -29,13 +38,11 @@ export function loginRoutes(login: HostedLogin, config: AerieConfig): RouteDef[]
   const eta = new Eta({ autoEscape: true, autoTrim: false });
   const template = readFileSync(`${PAGE_DIR}login.eta`, 'utf8');
   const loginOrigin = new URL(config.loginUrl).origin;
-  const sameOrigin = (headers: Record<string, string | string[] | undefined>) => {
-    const origin = headers.origin;
-    // Browsers send Origin on these POSTs; a request from another site's page is refused as absent.
-    return origin === undefined || origin === loginOrigin;
-  };
+  /** The cookies of a POST from the login page; none for another site's page (browsers send `Origin` on POSTs). */
+  const cookieOf = (headers: Record<string, string | string[] | undefined>) =>
+    headers.origin === undefined || headers.origin === loginOrigin ? headers.cookie as string | undefined : undefined;
   const asset = (path: string, file: string, type: string): RouteDef => {
-    const body = readFileSync(`${PAGE_DIR}${file}`);
+    const body = readFileSync(file.startsWith('/') ? file : `${PAGE_DIR}${file}`);
     return route({
       method: 'GET', path, auth: 'public', tags: ['pages'], summary: `Asset of the hosted login page (${type.split(';')[0]})`,
       response: { contentType: type.split(';')[0], description: 'The file' },
@@ -72,17 +79,37 @@ export function loginRoutes(login: HostedLogin, config: AerieConfig): RouteDef[]
       method: 'POST', path: '/login/{applicationKey}/email-code', auth: 'public', params: applicationParams, body: emailCodeBody, tags: ['oidc'],
       response: emailCodeResponse, summary: 'Mail a sign-in code (the same answer for any address)',
       handler: async ({ params, body, request }) => {
-        const cookie = sameOrigin(request.headers) ? request.headers.cookie as string | undefined : undefined;
-        return { sent: true as const, ...(await login.sendCode(params.applicationKey, cookie, body.email, request.ip)) };
+        return { sent: true as const, ...(await login.sendCode(params.applicationKey, cookieOf(request.headers), body.email, request.ip)) };
       },
     }),
     route({
       method: 'POST', path: '/login/{applicationKey}/email-code/verify', auth: 'public', params: applicationParams, body: emailCodeVerifyBody, tags: ['oidc'],
       response: redirectResponse, summary: 'Check the code and finish the sign-in; answers where the browser goes next',
       handler: async ({ params, body, request }) => {
-        const cookie = sameOrigin(request.headers) ? request.headers.cookie as string | undefined : undefined;
-        return login.verifyCode(params.applicationKey, cookie, body.email, body.code);
+        return login.verifyCode(params.applicationKey, cookieOf(request.headers), body.email, body.code);
       },
+    }),
+    route({
+      method: 'POST', path: '/login/{applicationKey}/passkey/options', auth: 'public', params: applicationParams, tags: ['oidc'],
+      response: passkeyOptionsResponse, summary: 'Options for signing in with a passkey (discoverable credentials)',
+      handler: async ({ params, request }) => ({ options: await login.passkeyOptions(params.applicationKey, cookieOf(request.headers)) }),
+    }),
+    route({
+      method: 'POST', path: '/login/{applicationKey}/passkey/verify', auth: 'public', params: applicationParams, body: passkeyBody, tags: ['oidc'],
+      response: redirectResponse, summary: 'Check a passkey assertion and finish the sign-in; answers where the browser goes next',
+      handler: async ({ params, body, request }) =>
+        login.passkeySignIn(params.applicationKey, cookieOf(request.headers), body.response as unknown as AuthenticationResponseJSON),
+    }),
+    route({
+      method: 'POST', path: '/login/{applicationKey}/passkey/register/options', auth: 'public', params: applicationParams, tags: ['oidc'],
+      response: passkeyOptionsResponse, summary: 'Options for adding a passkey, right after an emailed-code sign-in',
+      handler: async ({ params, request }) => ({ options: await login.passkeyRegistrationOptions(params.applicationKey, cookieOf(request.headers)) }),
+    }),
+    route({
+      method: 'POST', path: '/login/{applicationKey}/passkey/register/verify', auth: 'public', params: applicationParams, body: passkeyBody, tags: ['oidc'],
+      response: redirectResponse, summary: 'Store the new passkey; answers where the browser goes next',
+      handler: async ({ params, body, request }) =>
+        login.passkeyRegister(params.applicationKey, cookieOf(request.headers), body.response as unknown as RegistrationResponseJSON),
     }),
     route({
       method: 'GET', path: '/api/public/apps/{applicationKey}/login-methods', auth: 'public', params: applicationParams, tags: ['oidc'],
@@ -97,5 +124,6 @@ export function loginRoutes(login: HostedLogin, config: AerieConfig): RouteDef[]
     }),
     asset('/login/assets/login.js', 'login.js', 'text/javascript; charset=utf-8'),
     asset('/login/assets/login.css', 'login.css', 'text/css; charset=utf-8'),
+    asset('/login/assets/webauthn.js', webauthnBundlePath(), 'text/javascript; charset=utf-8'),
   ];
 }

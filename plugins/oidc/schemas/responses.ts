@@ -50,3 +50,12 @@ export const providerJson = {
   $id: 'oidc/provider.response',
   type: 'object',
 } as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/passkey-options.response`: `{options}` for @simplewebauthn/browser's startAuthentication() / startRegistration(). */
+export const passkeyOptionsResponse = {
+  $id: 'oidc/passkey-options.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['options'],
+  properties: { options: { type: 'object', required: ['challenge'], properties: { challenge: { type: 'string' }, rpId: { type: 'string' } } } },
+} as const satisfies RouteSchema;

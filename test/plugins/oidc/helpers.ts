@@ -67,7 +67,7 @@ export async function signInWorld(aerie: TestAerie, slug: string, email = `ada@$
   expect(endUser.status, JSON.stringify(endUser.body)).toBe(201);
   return {
     org, groupId: group.id, appId: app.id, clientId: app.clientKey, clientSecret: app.clientSecret, endUserId: endUser.body.id, email,
-    issuer: `${aerie.url}/api/public/orgs/${slug}`,
+    issuer: `${aerie.kernel.config.baseUrl}/api/public/orgs/${slug}`,
   };
 }
 
