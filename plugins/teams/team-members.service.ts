@@ -133,8 +133,8 @@ export class TeamMembersService {
     await this.db.transaction(async (trx) => {
       await lockOrgGraph(trx, orgId);
       await findTeam(trx, orgId, teamId);
-      const deleted = await trx('teams.edges').where({ orgId, type: 'member_of', sourceId: connectedIdId, targetId: teamId }).delete();
-      if (deleted === 0) throw teamsErrors.teamMemberNotFound();
+      const deleted = await trx('teams.edges').where({ orgId, type: 'member_of', sourceId: connectedIdId, targetId: teamId }).delete().returning('id');
+      if (deleted.length === 0) throw teamsErrors.teamMemberNotFound();
       const synced = await resyncTeam(trx, orgId, teamId, this.clock.now());
       await this.audit.append(trx, {
         orgId, eventType: 'org.team.member_removed', businessData: { teamId, connectedIdId, derivedRemoved: synced.removed.length },
