@@ -3,21 +3,32 @@
  * @see docs/api/teams.md "Cycles"
  */
 
+/** Reporting edges by source: who each person reports to. */
+export type ReportingIndex = Map<string, string[]>;
+
+/** Indexes `[source, target]` pairs by source (duplicates are kept; the search skips them). */
+export function indexReporting(pairs: Iterable<readonly [string, string]>): ReportingIndex {
+  const up: ReportingIndex = new Map();
+  for (const [s, t] of pairs) addReporting(up, s, t);
+  return up;
+}
+
+/** Adds the edge `source → target` to `up`. */
+export function addReporting(up: ReportingIndex, source: string, target: string): void {
+  const list = up.get(source);
+  if (list) list.push(target);
+  else up.set(source, [target]);
+}
+
 /**
  * The cycle that the new edge `source → target` would close, or null when there is none: the path
- * `[source, target, …, source]` (each step a reporting edge, the first one the new edge). A self
- * edge is the cycle `[source, source]`.
- * @param edges - the existing reporting edges as `[source, target]` pairs (duplicates allowed)
- * @example findCycle([['b', 'a']], 'a', 'b') // ['a', 'b', 'a']
+ * `[source, target, …, source]` (each step a reporting edge, the first one the new edge), a
+ * shortest one. A self edge is the cycle `[source, source]`.
+ * @param up - the existing reporting edges, indexed by source ({@link indexReporting})
+ * @example findCycle(indexReporting([['b', 'a']]), 'a', 'b') // ['a', 'b', 'a']
  */
-export function findCycle(edges: Iterable<readonly [string, string]>, source: string, target: string): string[] | null {
+export function findCycle(up: ReadonlyMap<string, readonly string[]>, source: string, target: string): string[] | null {
   if (source === target) return [source, source];
-  const up = new Map<string, string[]>();
-  for (const [s, t] of edges) {
-    const list = up.get(s);
-    if (list) list.push(t);
-    else up.set(s, [t]);
-  }
   // Breadth-first from the new manager up their reporting lines: reaching `source` closes a cycle,
   // and the first time is along a shortest path.
   const cameFrom = new Map<string, string>([[target, '']]);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { findCycle } from './cycles.ts';
+import { addReporting, findCycle, indexReporting, type ReportingIndex } from './cycles.ts';
 import { teamsErrors } from './errors.ts';
 import { peopleOf } from './people.ts';
 import type { EdgeRow, EdgeType, TeamRow } from './records.ts';
@@ -11,19 +11,29 @@ export interface ResyncResult {
   removed: Array<[string, string]>;
 }
 
+/** The organization's reporting edges, indexed for cycle checks (read under the graph lock). */
+export async function loadReporting(trx: Knex.Transaction, orgId: string): Promise<ReportingIndex> {
+  const pairs = (await trx('teams.edges').where({ orgId, type: 'reporting' }).select('sourceId', 'targetId')) as EdgeRow[];
+  return indexReporting(pairs.map((p) => [p.sourceId, p.targetId] as const));
+}
+
 /**
  * Inserts one edge. A `reporting` edge is refused when it would close a cycle with the
- * organization's reporting edges. The caller holds the organization's graph lock (`lockOrgGraph`).
+ * organization's reporting edges (`index`, loaded when not given and kept up to date when given,
+ * so a batch of inserts reads the edges once). The caller holds the organization's graph lock
+ * (`lockOrgGraph`).
  * @throws 409 `REPORTING_CYCLE` with `path`
  */
 export async function insertEdge(
   trx: Knex.Transaction, now: Date,
   edge: { orgId: string; sourceId: string; targetId: string; type: EdgeType; derivedFromTeamId?: string | null; reportingLine?: boolean; sharePercent?: number | null },
+  index?: ReportingIndex,
 ): Promise<EdgeRow> {
   if (edge.type === 'reporting') {
-    const pairs = (await trx('teams.edges').where({ orgId: edge.orgId, type: 'reporting' }).select('sourceId', 'targetId')) as EdgeRow[];
-    const cycle = findCycle(pairs.map((p) => [p.sourceId, p.targetId] as const), edge.sourceId, edge.targetId);
+    const up = index ?? await loadReporting(trx, edge.orgId);
+    const cycle = findCycle(up, edge.sourceId, edge.targetId);
     if (cycle) throw teamsErrors.reportingCycle(cycle);
+    addReporting(up, edge.sourceId, edge.targetId);
   }
   const [row] = (await trx('teams.edges').insert({
     id: randomUUID(), orgId: edge.orgId, sourceId: edge.sourceId, targetId: edge.targetId, type: edge.type,
@@ -57,8 +67,9 @@ export async function resyncTeam(trx: Knex.Transaction, orgId: string, teamId: s
   const stale = current.filter((e) => !wanted.delete(`${e.sourceId}>${e.targetId}`));
   if (stale.length > 0) await trx('teams.edges').where({ orgId }).whereIn('id', stale.map((e) => e.id)).delete();
   result.removed = stale.map((e) => [e.sourceId, e.targetId]);
+  const index = wanted.size > 0 ? await loadReporting(trx, orgId) : undefined;
   for (const [s, t] of [...wanted.values()].sort()) {
-    await insertEdge(trx, now, { orgId, sourceId: s, targetId: t, type: 'reporting', derivedFromTeamId: teamId });
+    await insertEdge(trx, now, { orgId, sourceId: s, targetId: t, type: 'reporting', derivedFromTeamId: teamId }, index);
     result.added.push([s, t]);
   }
   return result;

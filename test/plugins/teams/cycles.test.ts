@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findCycle } from '../../../plugins/teams/cycles.ts';
+import { findCycle, indexReporting } from '../../../plugins/teams/cycles.ts';
 
 describe('teams: findCycle (reporting edges person → manager)', () => {
   it.each([
@@ -13,6 +13,6 @@ describe('teams: findCycle (reporting edges person → manager)', () => {
     ['duplicate edges (manual and automatic)', [['b', 'a'], ['b', 'a']], ['a', 'b'], ['a', 'b', 'a']],
     ['a cycle elsewhere is not this one', [['x', 'y']], ['a', 'b'], null],
   ] as Array<[string, Array<[string, string]>, [string, string], string[] | null]>)('%s', (_label, edges, [s, t], expected) => {
-    expect(findCycle(edges, s, t)).toEqual(expected);
+    expect(findCycle(indexReporting(edges), s, t)).toEqual(expected);
   });
 });

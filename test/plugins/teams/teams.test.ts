@@ -214,6 +214,18 @@ describe('teams: create, nest, lead, members (docs/api/teams.md)', () => {
     expect(await aerie.sql('select target_id from teams.edges where derived_from_team_id = ?', [team])).toEqual([{ target_id: acme.ids.cat }]);
   });
 
+  it('refuses a lead whose own automatic lines would form a cycle in one re-sync (the parent lead is a member)', async () => {
+    const dept = await createTeam(aerie, acme, { Name: 'Loop dept', LeadConnectedId: acme.ids.eve });
+    const team = await createTeam(aerie, acme, { Name: 'Loop team', ParentTeamId: dept });
+    expect((await addMember(aerie, acme, team, acme.ids.eve, 'add')).status).toBe(201);
+    const res = await aerie.request('PUT', `/api/org/acme/teams/${team}/lead`, { token: acme.owner, body: { LeadConnectedId: acme.ids.bob } });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toBe('REPORTING_CYCLE');
+    expect([res.body.path[0], res.body.path.at(-1)]).toEqual([res.body.path[0], res.body.path[0]]);
+    expect(await aerie.sql('select count(*)::int as n from teams.edges where derived_from_team_id = ?', [team])).toEqual([{ n: 0 }]);
+    expect(await aerie.sql('select lead_connected_id from teams.teams where id = ?', [team])).toEqual([{ lead_connected_id: null }]);
+  });
+
   it('lets a machine token with org.team.* scopes work and refuses one without (403 with required)', async () => {
     const { createKey, tokenFor } = await import('../../helpers/api-keys.ts');
     const org = { id: acme.id, slug: 'acme', owner: acme.owner };
