@@ -226,6 +226,23 @@ describe('teams: create, nest, lead, members (docs/api/teams.md)', () => {
     expect(await aerie.sql('select lead_connected_id from teams.teams where id = ?', [team])).toEqual([{ lead_connected_id: null }]);
   });
 
+  it.each([
+    ['GET', '/api/org/acme/teams'], ['POST', '/api/org/acme/teams', { Name: 'X' }], ['PATCH', '/api/org/acme/teams/TEAM', { Name: 'X' }],
+    ['PUT', '/api/org/acme/teams/TEAM/lead', { LeadConnectedId: null }], ['GET', '/api/org/acme/teams/TEAM/members'],
+    ['POST', '/api/org/acme/teams/TEAM/members', { ConnectedIdId: 'ANN' }], ['DELETE', '/api/org/acme/teams/TEAM/members/ANN'],
+    ['GET', '/api/org/acme/reporting/graph'], ['POST', '/api/org/acme/relationships', { SourceConnectedId: 'ANN', TargetConnectedId: 'BOB', Type: 'reporting' }],
+    ['DELETE', '/api/org/acme/relationships?sourceId=ANN&targetId=BOB&type=reporting'], ['GET', '/api/org/acme/board'], ['POST', '/api/org/acme/board'],
+    ['POST', '/api/org/acme/board/members', { ConnectedIdId: 'ANN' }], ['POST', '/api/org/acme/board/members/ANN/remove', {}],
+    ['PUT', '/api/org/acme/board/chairman', { LeadConnectedId: null }],
+  ] as Array<[string, string, unknown?]>)("answers another organization's owner 404 on %s %s and changes nothing", async (method, path, body) => {
+    const team = (await aerie.sql('select id from teams.teams where org_id = ? order by created_at limit 1', [acme.id]))[0].id;
+    const fill = (x: string) => x.replace('TEAM', team).replaceAll('ANN', acme.ids.ann).replaceAll('BOB', acme.ids.bob);
+    const before = await aerie.sql('select (select count(*)::int from teams.teams) as t, (select count(*)::int from teams.edges) as e');
+    const res = await aerie.request(method, fill(path), { token: other.owner, body: body && JSON.parse(fill(JSON.stringify(body))) });
+    expect(res.status).toBe(404);
+    expect(await aerie.sql('select (select count(*)::int from teams.teams) as t, (select count(*)::int from teams.edges) as e')).toEqual(before);
+  });
+
   it('lets a machine token with org.team.* scopes work and refuses one without (403 with required)', async () => {
     const { createKey, tokenFor } = await import('../../helpers/api-keys.ts');
     const org = { id: acme.id, slug: 'acme', owner: acme.owner };
