@@ -134,6 +134,18 @@ describe('teams: create, nest, lead, members (docs/api/teams.md)', () => {
     await aerie.request('PUT', `/api/org/acme/teams/${dept}/lead`, { token: acme.owner, body: { LeadConnectedId: null } });
   });
 
+  it("moves the lead's automatic line to the new parent's lead when a team moves (PATCH ParentTeamId)", async () => {
+    const from = await createTeam(aerie, acme, { Name: 'From', LeadConnectedId: acme.ids.ann });
+    const to = await createTeam(aerie, acme, { Name: 'To', LeadConnectedId: acme.ids.eve });
+    const team = await createTeam(aerie, acme, { Name: 'Mover', ParentTeamId: from, LeadConnectedId: acme.ids.cat });
+    const lines = async () => (await aerie.sql('select source_id, target_id from teams.edges where derived_from_team_id = ?', [team])).map((r) => [r.source_id, r.target_id]);
+    expect(await lines()).toEqual([[acme.ids.cat, acme.ids.ann]]);
+    expect((await aerie.request('PATCH', `/api/org/acme/teams/${team}`, { token: acme.owner, body: { ParentTeamId: to } })).status).toBe(200);
+    expect(await lines()).toEqual([[acme.ids.cat, acme.ids.eve]]);
+    expect((await aerie.request('PATCH', `/api/org/acme/teams/${team}`, { token: acme.owner, body: { ParentTeamId: null } })).body.ParentTeamId).toBeNull();
+    expect(await lines()).toEqual([]);
+  });
+
   it('re-syncs only the automatic edges on a lead change: manual lines stay; emits reporting.team.lead_changed', async () => {
     const team = await createTeam(aerie, acme, { Name: 'Ops', LeadConnectedId: acme.ids.ann });
     expect((await addMember(aerie, acme, team, acme.ids.dan, 'add')).status).toBe(201); // dan reports to bob in Sales EU too
