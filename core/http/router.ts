@@ -33,9 +33,12 @@ export interface RouterDeps {
   validateResponses?: boolean;
 }
 
-/** Converts the spec's `{param}` placeholders to koa-router's `:param`. */
+/**
+ * Converts the spec's `{param}` placeholders to koa-router's `:param`. A literal `:` in the path is
+ * escaped first, so `/integrations/app:{groupKey}/enable` matches `app:` then the parameter.
+ */
 export function toKoaPath(path: string): string {
-  return path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
+  return path.replace(/:/g, '\\:').replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
 }
 
 /**

@@ -60,6 +60,7 @@ describe('route table', () => {
         echo('rbac', '/api/org/{slug}/roles/sod-report'),
         echo('a', '/api/a/{x}/c'),
         echo('b', '/api/a/b/{y}'),
+        echo('apps', '/api/org/{slug}/integrations/app:{groupKey}/enable'),
       ]);
       server = createHttpApp(router, pino({ level: 'silent' })).listen(0, '127.0.0.1');
       await new Promise((ok) => server.once('listening', ok));
@@ -73,6 +74,8 @@ describe('route table', () => {
       ['/api/org/acme/roles/4f1c', '/api/org/{slug}/roles/{roleId}'],
       ['/api/a/b/c', '/api/a/b/{y}'],
       ['/api/a/z/c', '/api/a/{x}/c'],
+      // A literal ':' before a parameter (the spec's `app:{groupKey}`).
+      ['/api/org/acme/integrations/app:appgroup_x/enable', '/api/org/{slug}/integrations/app:{groupKey}/enable'],
     ])('GET %s is served by %s', async (url, expected) => {
       const res = await fetch(base + url);
       expect(res.status).toBe(200);
