@@ -5,6 +5,11 @@ import { buildProvider, type ProviderDeps } from './provider-factory.ts';
 
 /** Providers kept in memory when the configuration does not say (`oidc.providerCacheSize`). */
 export const DEFAULT_PROVIDER_CACHE_SIZE = 500;
+/**
+ * How long an organization found by slug is reused before it is looked up again (milliseconds): a
+ * renamed or deleted organization's old issuer answers at most this long after the change.
+ */
+export const ORG_LOOKUP_TTL_MS = 2000;
 
 /** An organization's provider, with what it was built for. */
 export interface OrgProvider {
@@ -32,18 +37,25 @@ interface Entry {
  */
 export class OrgProviders {
   private readonly cache: LRUCache<string, Entry>;
+  private readonly orgsBySlug: LRUCache<string, { id: string; slug: string }>;
 
   constructor(
     private readonly deps: ProviderDeps & { orgs: OrganizationsService },
     size: number = DEFAULT_PROVIDER_CACHE_SIZE,
   ) {
     this.cache = new LRUCache<string, Entry>({ max: size });
+    this.orgsBySlug = new LRUCache<string, { id: string; slug: string }>({ max: size, ttl: ORG_LOOKUP_TTL_MS });
   }
 
   /** The provider of the organization with this slug, or `undefined` for an unknown organization. */
   async forSlug(slug: string): Promise<OrgProvider | undefined> {
-    const org = await this.deps.orgs.findBySlug(slug);
-    if (!org) return undefined;
+    let org = this.orgsBySlug.get(slug);
+    if (!org) {
+      const found = await this.deps.orgs.findBySlug(slug);
+      if (!found) return undefined;
+      org = { id: found.id, slug: found.slug };
+      this.orgsBySlug.set(slug, org);
+    }
     const { kid } = await this.deps.signingKeys.activeFor(org.id);
     const cached = this.cache.get(org.id);
     if (cached && cached.kid === kid && cached.slug === org.slug) return cached.built;

@@ -152,7 +152,7 @@ describe('oidc: attacks on the provider and the hosted login', () => {
 
   it('reports login methods, and nothing for a disabled application', async () => {
     const methods = await aerie.request('GET', `/api/public/apps/${acme.clientId}/login-methods`);
-    expect(methods.body).toMatchObject({ applicationKey: acme.clientId, methods: { emailCode: true, passkey: false, social: [], aerieAccount: false } });
+    expect(methods.body).toMatchObject({ applicationKey: acme.clientId, methods: { emailCode: true, passkey: true, social: [], aerieAccount: false } });
     expect((await aerie.request('PATCH', `/api/org/acme/applications/${acme.appId}/status`, { token: acme.org.owner, body: { status: 'disabled' } })).status).toBe(200);
     expect((await aerie.request('GET', `/api/public/apps/${acme.clientId}/login-methods`)).status).toBe(404);
     const res = await authorize(acme.issuer, { ...base(acme), redirect_uri: REDIRECT_URI });
