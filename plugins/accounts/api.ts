@@ -38,3 +38,11 @@ export const accountsExtensions = {
 
 /** Shared response schema other plugins reference (`schemaRef`): an account as answered to its owner. */
 export { account as accountSchema } from './schemas/responses.ts';
+
+/**
+ * WebAuthn helpers other plugins' pages share (the oidc plugin's end-user passkeys): the browser
+ * bundle of @simplewebauthn/browser, the members of a WebAuthn response a route schema checks, and
+ * the challenge a client answered.
+ */
+export { clientDataChallenge, webauthnBundlePath } from './relying-party.ts';
+export { webauthnResponseFields } from './schemas/webauthn-response.ts';

@@ -1,3 +1,5 @@
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type { AerieConfig } from '../../core/index.ts';
 
 /** The WebAuthn relying party Aerie is: RP ID, the name authenticators show, accepted origins. */
@@ -50,4 +52,10 @@ export function clientDataChallenge(clientDataJSON: unknown): string | undefined
  */
 export function asWebAuthnJson<T>(response: { id: string; type: 'public-key'; response: { clientDataJSON: string } }): T {
   return response as unknown as T;
+}
+
+/** The browser bundle of @simplewebauthn/browser (UMD, global `SimpleWebAuthnBrowser`), for pages that run passkey ceremonies. */
+export function webauthnBundlePath(): string {
+  const main = createRequire(import.meta.url).resolve('@simplewebauthn/browser'); // …/browser/script/index.js
+  return join(dirname(main), '..', 'dist', 'bundle', 'index.umd.min.js');
 }

@@ -5,6 +5,7 @@ import {
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Clock, Database } from '../../core/index.ts';
+import { clientDataChallenge } from '../accounts/api.ts';
 import { oidcErrors } from './errors.ts';
 
 const PASSKEYS = 'oidc.passkeys';
@@ -73,7 +74,7 @@ export class EndUserPasskeys {
       .first('id', 'endUserId', 'credentialId', 'publicKey', 'counter', 'transports')) as PasskeyRow | undefined;
     if (!stored) throw oidcErrors.passkeyFailed();
     return this.db.transaction(async (trx) => {
-      const challenge = await this.spend(trx, ceremony, 'signin', clientChallenge(response.response?.clientDataJSON));
+      const challenge = await this.spend(trx, ceremony, 'signin', clientDataChallenge(response.response?.clientDataJSON));
       let newCounter: number;
       try {
         const verification = await verifyAuthenticationResponse({
@@ -112,7 +113,7 @@ export class EndUserPasskeys {
    */
   async register(ceremony: Ceremony, endUserId: string, response: RegistrationResponseJSON): Promise<void> {
     await this.db.transaction(async (trx) => {
-      const challenge = await this.spend(trx, ceremony, 'register', clientChallenge(response.response?.clientDataJSON));
+      const challenge = await this.spend(trx, ceremony, 'register', clientDataChallenge(response.response?.clientDataJSON));
       let info;
       try {
         const verification = await verifyRegistrationResponse({
@@ -156,16 +157,5 @@ export class EndUserPasskeys {
       .update({ usedAt: this.clock.now() });
     if (spent !== 1) throw oidcErrors.passkeyFailed();
     return challenge;
-  }
-}
-
-/** The `challenge` a client answered, from its base64url `clientDataJSON`. */
-function clientChallenge(clientDataJSON: unknown): string | undefined {
-  if (typeof clientDataJSON !== 'string' || clientDataJSON.length > 4096) return undefined;
-  try {
-    const value = JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8')).challenge;
-    return typeof value === 'string' && value.length > 0 ? value : undefined;
-  } catch {
-    return undefined;
   }
 }

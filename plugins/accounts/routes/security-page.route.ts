@@ -1,16 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { reply, route, type RouteDef } from '../../../core/index.ts';
+import { webauthnBundlePath } from '../relying-party.ts';
 
 const PAGE_DIR = fileURLToPath(new URL('../page', import.meta.url));
 
-/** The browser bundle of @simplewebauthn/browser (UMD, global `SimpleWebAuthnBrowser`). */
-function webauthnBundlePath(): string {
-  const main = createRequire(import.meta.url).resolve('@simplewebauthn/browser'); // …/browser/script/index.js
-  return join(dirname(main), '..', 'dist', 'bundle', 'index.umd.min.js');
-}
 
 /** Only same-origin scripts and requests; no framing; nothing inline but the stylesheet link. */
 const PAGE_HEADERS = {

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { Eta } from 'eta';
 import { reply, route, type AerieConfig, type RouteDef } from '../../../core/index.ts';
+import { webauthnBundlePath } from '../../accounts/api.ts';
 import type { HostedLogin } from '../hosted-login.ts';
 import { emailCodeBody, emailCodeVerifyBody, passkeyBody } from '../schemas/bodies.ts';
 import { applicationParams } from '../schemas/params.ts';
@@ -22,11 +21,6 @@ export const LOGIN_PAGE_HEADERS = {
 
 const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 
-/** The browser bundle of @simplewebauthn/browser (UMD, global `SimpleWebAuthnBrowser`). */
-function webauthnBundlePath(): string {
-  const main = createRequire(import.meta.url).resolve('@simplewebauthn/browser'); // …/browser/script/index.js
-  return join(dirname(main), '..', 'dist', 'bundle', 'index.umd.min.js');
-}
 
 /**
  * The hosted login `{login_url}/login/{applicationKey}` (server-rendered with eta, values escaped,

@@ -1,4 +1,5 @@
 import type { RouteSchema } from '../../../core/index.ts';
+import { webauthnResponseFields } from '../../accounts/api.ts';
 
 /** JSON Schema `oidc/email-code.body`. */
 export const emailCodeBody = {
@@ -18,22 +19,11 @@ export const emailCodeVerifyBody = {
   properties: { email: { type: 'string', minLength: 3, maxLength: 320 }, code: { type: 'string', pattern: '^[0-9]{6}$' } },
 } as const satisfies RouteSchema;
 
-/** The members of a WebAuthn response Aerie reads before `@simplewebauthn/server` verifies the whole. */
-const webauthnResponse = {
-  type: 'object',
-  required: ['id', 'type', 'response'],
-  properties: {
-    id: { type: 'string', minLength: 1, maxLength: 1366, pattern: '^[A-Za-z0-9_-]+$' },
-    type: { const: 'public-key' },
-    response: { type: 'object', required: ['clientDataJSON'], properties: { clientDataJSON: { type: 'string', maxLength: 65536 } } },
-  },
-} as const;
-
 /** JSON Schema `oidc/passkey.body`: `{response}`, an AuthenticationResponseJSON or RegistrationResponseJSON as @simplewebauthn/browser returns it. */
 export const passkeyBody = {
   $id: 'oidc/passkey.body',
   type: 'object',
   additionalProperties: false,
   required: ['response'],
-  properties: { response: webauthnResponse },
+  properties: { response: { type: 'object', ...webauthnResponseFields } },
 } as const satisfies RouteSchema;
