@@ -16,7 +16,7 @@ export const APP_GROUP_KEY_PREFIX = 'appgroup_';
 
 /** The branding of a group that set none; a stored branding's missing members read as these. */
 const DEFAULT_BRANDING: HostedLoginBranding = {
-  primaryColor: null, backgroundColor: null, heroTitle: null, heroSubtitle: null, passkeyEnabled: true, magicLinkEnabled: true, socialProviders: [],
+  primaryColor: null, backgroundColor: null, heroTitle: null, heroSubtitle: null, passkeyEnabled: true, magicLinkEnabled: true, aerieAccountEnabled: false, socialProviders: [],
 };
 
 /** A stored app group (camelCase through the knex mappers). */

@@ -42,6 +42,8 @@ export interface HostedLoginBranding {
   heroSubtitle: string | null;
   passkeyEnabled: boolean;
   magicLinkEnabled: boolean;
+  /** Sign-in with an Aerie account on the hosted login (`…/login/{applicationKey}/aerie`). */
+  aerieAccountEnabled: boolean;
   socialProviders: SocialProvider[];
 }
 

@@ -15,6 +15,7 @@ const BRANDING = {
     heroSubtitle: HERO(200),
     passkeyEnabled: { type: 'boolean' },
     magicLinkEnabled: { type: 'boolean' },
+    aerieAccountEnabled: { type: 'boolean' },
     socialProviders: { type: 'array', uniqueItems: true, maxItems: 4, items: { enum: ['google', 'github', 'apple', 'microsoft'] } },
   },
 } as const;

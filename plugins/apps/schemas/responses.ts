@@ -20,10 +20,10 @@ export const appGroup = {
     branding: {
       type: 'object',
       additionalProperties: false,
-      required: ['primaryColor', 'backgroundColor', 'heroTitle', 'heroSubtitle', 'passkeyEnabled', 'magicLinkEnabled', 'socialProviders'],
+      required: ['primaryColor', 'backgroundColor', 'heroTitle', 'heroSubtitle', 'passkeyEnabled', 'magicLinkEnabled', 'aerieAccountEnabled', 'socialProviders'],
       properties: {
         primaryColor: NULLABLE_STRING, backgroundColor: NULLABLE_STRING, heroTitle: NULLABLE_STRING, heroSubtitle: NULLABLE_STRING,
-        passkeyEnabled: { type: 'boolean' }, magicLinkEnabled: { type: 'boolean' }, socialProviders: STRINGS,
+        passkeyEnabled: { type: 'boolean' }, magicLinkEnabled: { type: 'boolean' }, aerieAccountEnabled: { type: 'boolean' }, socialProviders: STRINGS,
       },
       description: 'The hosted login page: colours, hero copy, sign-in methods.',
     },

@@ -22,7 +22,7 @@ describe('apps: app group branding and product fields', () => {
     const g = await createGroup(aerie, acme, { name: 'Shop', branding, passkeyRpId: 'id.aerie.test', serviceModel: 'SaaS', field: 'Commerce' });
     expect(g).toMatchObject({ branding, passkeyRpId: 'id.aerie.test', serviceModel: 'SaaS', field: 'Commerce' });
     const [row] = await aerie.sql('select branding, passkey_rp_id, service_model, field from apps.app_groups where id = ?', [g.id]);
-    expect(row).toEqual({ branding, passkey_rp_id: 'id.aerie.test', service_model: 'SaaS', field: 'Commerce' });
+    expect(row).toEqual({ branding: { ...branding, aerieAccountEnabled: false }, passkey_rp_id: 'id.aerie.test', service_model: 'SaaS', field: 'Commerce' });
     const put = await aerie.request('PUT', `${BASE}/${g.id}`, { token: acme.owner, body: { branding: { heroTitle: 'Hi' }, serviceModel: null, field: null } });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     expect(put.body).toMatchObject({

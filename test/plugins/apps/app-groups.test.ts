@@ -37,7 +37,7 @@ describe('apps: app groups (/api/org/{slug}/app-groups)', () => {
     expect(group).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/), publicKey: expect.stringMatching(/^appgroup_[A-Za-z0-9_-]{22}$/), name: 'Shop', description: 'The shop',
       iconUrl: 'https://cdn.acme.test/i.png', brandColor: '#12abEF', monetizationEnabled: false, passkeyRpId: null, serviceModel: null, field: null,
-      branding: { primaryColor: null, backgroundColor: null, heroTitle: null, heroSubtitle: null, passkeyEnabled: true, magicLinkEnabled: true, socialProviders: [] },
+      branding: { primaryColor: null, backgroundColor: null, heroTitle: null, heroSubtitle: null, passkeyEnabled: true, magicLinkEnabled: true, aerieAccountEnabled: false, socialProviders: [] },
       createdAt: expect.any(String), updatedAt: expect.any(String),
     });
     expect(application).toMatchObject({
