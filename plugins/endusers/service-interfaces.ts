@@ -127,6 +127,13 @@ export interface EndUserSignInService {
    * or `Active`, with access to the group. `undefined` otherwise (also for a malformed address).
    */
   candidate(orgId: string, appGroupId: string, email: string): Promise<string | undefined>;
+  /**
+   * The end user a person signing in with their Aerie account becomes: matched by email (NFC,
+   * case-insensitive) inside the organization, given access to the group when they lacked it; a new
+   * one is created with source `Aerie`. Audited as an import would be.
+   * @returns the end user's id, or `undefined` for a suspended end user (or an address the end-user rules refuse)
+   */
+  forAccount(orgId: string, appGroupId: string, person: { email: string; displayName: string | null }): Promise<string | undefined>;
   /** The end user as a token describes them, or `undefined` unless `Active` with access to the group. */
   subject(orgId: string, endUserId: string, appGroupId: string): Promise<EndUserSubject | undefined>;
   /**

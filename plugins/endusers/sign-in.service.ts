@@ -2,6 +2,8 @@ import { coreRefs, inject, injectable, isUuid, type AuditService, type Clock, ty
 import { ACCESS, END_USERS } from './end-user-record.ts';
 import { isEndUserEmail, normalizeEmail } from './email.ts';
 import { endUsersErrors } from './errors.ts';
+import type { EndUserImports } from './imports.service.ts';
+import { endUsersInternalRefs } from './internal-refs.ts';
 import type { EndUserSignInService as EndUserSignInApi, EndUserSubject, SignInMethod } from './service-interfaces.ts';
 
 /** Permissions one end user may hold for one app group. */
@@ -21,6 +23,7 @@ export class EndUserSignIn implements EndUserSignInApi {
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.audit.id) private readonly audit: AuditService,
     @inject(coreRefs.clock.id) private readonly clock: Clock,
+    @inject(endUsersInternalRefs.imports.id) private readonly imports: EndUserImports,
   ) {}
 
   async candidate(orgId: string, appGroupId: string, email: string): Promise<string | undefined> {
@@ -31,6 +34,16 @@ export class EndUserSignIn implements EndUserSignInApi {
       .whereIn('u.status', ['Pending', 'Active'])
       .first('u.id')) as { id: string } | undefined;
     return row?.id;
+  }
+
+  async forAccount(orgId: string, appGroupId: string, person: { email: string; displayName: string | null }): Promise<string | undefined> {
+    // The import path: a new end user (source `Aerie`) or an existing one given access to the group, audited there.
+    const [row] = await this.imports.write(orgId, {
+      appGroupId, source: 'Aerie', sendInvites: false, users: [{ email: person.email, ...(person.displayName ? { displayName: person.displayName } : {}) }],
+    }, true);
+    if (!row?.endUserId) return undefined;
+    const status = (await this.db.knex(END_USERS).where({ orgId, id: row.endUserId }).first('status')) as { status: string } | undefined;
+    return status && status.status !== 'Suspended' ? row.endUserId : undefined;
   }
 
   async subject(orgId: string, endUserId: string, appGroupId: string): Promise<EndUserSubject | undefined> {

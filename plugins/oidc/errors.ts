@@ -1,4 +1,4 @@
-import { aerieError, defineErrorCodes, notFound, rateLimited } from '../../core/index.ts';
+import { aerieError, defineErrorCodes, notFound, permissionDenied, rateLimited } from '../../core/index.ts';
 
 /** The oidc plugin's own error codes (documented in docs/api/signin.md). */
 export const oidcErrorCodes = defineErrorCodes('oidc', {
@@ -8,6 +8,9 @@ export const oidcErrorCodes = defineErrorCodes('oidc', {
   PASSKEY_FAILED: { status: 400, description: 'the passkey could not be verified for this sign-in (unknown to this application, wrong challenge, origin or RP ID, no user verification, a counter that went backwards, a bad signature)' },
   PASSKEY_LIMIT: { status: 409, description: 'the end user already has the most passkeys allowed (`limit`, 10)' },
   SIGN_IN_NOT_PROVEN: { status: 403, description: 'adding a passkey needs a sign-in proven another way (an emailed code) in this sign-in first' },
+  CONSENT_REQUIRED: { status: 409, description: 'the first sign-in with an Aerie account to this app group needs `consent: true` (name and email are shared)' },
+  AERIE_ACCOUNT_LOGIN_OFF: { status: 403, description: 'the app group does not offer sign-in with an Aerie account' },
+  ACCOUNT_EMAIL_UNVERIFIED: { status: 403, description: 'only an Aerie account with a verified email may sign in to applications with it' },
   LOGIN_CODE_EXPIRED: { status: 400, description: 'no live code for this sign-in and address: it expired, was used, was superseded, or had five wrong tries; request a new one' },
 });
 
@@ -27,5 +30,9 @@ export const oidcErrors = {
   passkeyFailed: () => aerieError('PASSKEY_FAILED', 'The passkey could not be verified. Try again, or sign in with an emailed code.'),
   passkeyLimit: (limit: number) => aerieError('PASSKEY_LIMIT', `At most ${limit} passkeys.`, { limit }),
   notProven: () => aerieError('SIGN_IN_NOT_PROVEN', 'Sign in with an emailed code first, then add a passkey.'),
+  consentRequired: () => aerieError('CONSENT_REQUIRED', 'Agree to share your name and email with this application first.'),
+  aerieAccountOff: () => aerieError('AERIE_ACCOUNT_LOGIN_OFF', 'This application does not offer sign-in with an Aerie account.'),
+  emailUnverified: () => aerieError('ACCOUNT_EMAIL_UNVERIFIED', 'Verify your email first: only verified accounts may sign in to applications.'),
+  endUserRefused: () => permissionDenied(undefined, 'Your access to this application is suspended.'),
   tooManyCodes: (retryAfterSeconds: number) => rateLimited(retryAfterSeconds, 'RATE_LIMITED', 'Too many codes requested for this address. Try again later.'),
 };

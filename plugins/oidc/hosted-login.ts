@@ -6,6 +6,7 @@ import type { OrganizationsService } from '../orgs/api.ts';
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { CryptoService } from '../../core/index.ts';
 import type { Ceremony, EndUserPasskeys } from './end-user-passkeys.ts';
+import type { AerieAccountSignIn } from './aerie-account.ts';
 import { oidcErrors } from './errors.ts';
 import type { LoginCodes } from './login-codes.ts';
 import { COOKIE_NAMES, cookieKeys } from './provider-factory.ts';
@@ -46,6 +47,7 @@ export class HostedLogin {
     private readonly passkeys: EndUserPasskeys,
     /** Aerie's own WebAuthn RP ID (`webauthn.rpId`) and the login page's origin. */
     private readonly webauthn: { rpId: string; loginOrigin: string },
+    private readonly aerieAccount: AerieAccountSignIn,
   ) {}
 
   /** The application and its group, for pages and login-methods. @throws 404 for an unknown key */
@@ -58,11 +60,26 @@ export class HostedLogin {
 
   /**
    * What the hosted login offers for an app group: the email code when `magicLinkEnabled`, passkeys
-   * when `passkeyEnabled`. Social providers and sign-in with an Aerie account are not offered yet
-   * (reported `[]` / `false`).
+   * when `passkeyEnabled`, sign-in with an Aerie account when `aerieAccountEnabled`. Social providers
+   * are not offered yet (reported `[]`).
    */
   methods(group: AppGroupDto): LoginMethods {
-    return { emailCode: group.branding.magicLinkEnabled, passkey: group.branding.passkeyEnabled, social: [], aerieAccount: false };
+    return { emailCode: group.branding.magicLinkEnabled, passkey: group.branding.passkeyEnabled, social: [], aerieAccount: group.branding.aerieAccountEnabled };
+  }
+
+  /**
+   * Sign-in with an Aerie account on the hosted login: connects the signed-in account (consent the
+   * first time) and finishes this sign-in with the end user it is.
+   * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `AERIE_ACCOUNT_LOGIN_OFF`, 403 `ACCOUNT_EMAIL_UNVERIFIED`,
+   *   409 `CONSENT_REQUIRED`, 403 `PERMISSION_DENIED` (suspended end user)
+   */
+  async aerieAccountSignIn(applicationKey: string, cookieHeader: string | undefined, accountId: string, consent: boolean): Promise<{ redirectTo: string }> {
+    const current = await this.inProgress(applicationKey, cookieHeader);
+    if (!current) throw oidcErrors.signInNotFound();
+    const endUserId = await this.aerieAccount.connect(accountId, current.app, current.group, consent);
+    const subject = await this.signIn.signedIn(current.app.orgId, endUserId, current.app.appGroupId, 'aerie_account', current.app.clientKey);
+    if (!subject) throw oidcErrors.endUserRefused();
+    return this.finish(current, subject.id, 'aerie');
   }
 
   /**

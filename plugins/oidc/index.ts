@@ -1,4 +1,5 @@
 import { coreRefs, definePlugin } from '../../core/index.ts';
+import { accountsRefs } from '../accounts/api.ts';
 import { appsRefs } from '../apps/api.ts';
 import { endUsersRefs } from '../endusers/api.ts';
 import { keysExtensions, keysRefs } from '../keys/api.ts';
@@ -7,6 +8,8 @@ import { purgeExpiredPayloads } from './adapter.ts';
 import { HostedLogin } from './hosted-login.ts';
 import { LoginCodes } from './login-codes.ts';
 import { EndUserPasskeys } from './end-user-passkeys.ts';
+import { AerieAccountSignIn } from './aerie-account.ts';
+import { aerieAccountRoutes } from './routes/aerie-account.route.ts';
 import { OrgProviders } from './providers.ts';
 import { loginRoutes } from './routes/login.route.ts';
 import { providerRoutes } from './routes/provider.route.ts';
@@ -21,23 +24,24 @@ export default definePlugin({
   deps: {
     config: coreRefs.config, db: coreRefs.db, clock: coreRefs.clock, crypto: coreRefs.crypto, mail: coreRefs.mail, rateLimits: coreRefs.rateLimits,
     orgs: orgsRefs.organizations, signingKeys: keysRefs.signingKeys, applications: appsRefs.applications, appGroups: appsRefs.appGroups,
-    signIn: endUsersRefs.signIn,
+    signIn: endUsersRefs.signIn, accounts: accountsRefs.accounts,
   },
-  init({ config, db, clock, crypto, mail, rateLimits, orgs, signingKeys, applications, appGroups, signIn }, ctx) {
+  init({ config, db, clock, crypto, mail, rateLimits, orgs, signingKeys, applications, appGroups, signIn, accounts }, ctx) {
     const { oidc } = ctx.pluginConfig<{ oidc: { providerCacheSize: number } }>();
     const deps = { db, clock, crypto, signingKeys, applications, signIn, loginUrl: config.loginUrl, logger: ctx.logger };
     const providers = new OrgProviders({ ...deps, orgs }, oidc.providerCacheSize);
     const codes = new LoginCodes(db, clock, crypto, mail, rateLimits);
     const passkeys = new EndUserPasskeys(db, clock);
+    const aerieAccount = new AerieAccountSignIn(db, clock, accounts, orgs, signIn);
     const login = new HostedLogin(providers, orgs, applications, appGroups, signIn, codes, crypto, passkeys, {
       rpId: config.webauthn.rpId, loginOrigin: new URL(config.loginUrl).origin,
-    });
+    }, aerieAccount);
     // The issuer's discovery document is the provider's (the keys plugin serves the route).
     ctx.extend(keysExtensions.issuerDiscovery, async (slug) => {
       const found = await providers.forSlug(slug);
       return found && found.org.slug === slug ? delegate(found.mountPath, found.handle) : undefined;
     });
-    ctx.routes(...providerRoutes(providers, deps), ...loginRoutes(login, config));
+    ctx.routes(...providerRoutes(providers, deps), ...loginRoutes(login, config), ...aerieAccountRoutes(login, aerieAccount));
     const sweep = setInterval(() => {
       void Promise.all([purgeExpiredPayloads(db, clock), codes.purge(), passkeys.purge()]).catch((err: unknown) => ctx.logger.warn({ err }, 'oidc sweep failed'));
     }, SWEEP_MS);

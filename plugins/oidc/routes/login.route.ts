@@ -31,6 +31,7 @@ const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 export function loginRoutes(login: HostedLogin, config: AerieConfig): RouteDef[] {
   const eta = new Eta({ autoEscape: true, autoTrim: false });
   const template = readFileSync(`${PAGE_DIR}login.eta`, 'utf8');
+  const aerieTemplate = readFileSync(`${PAGE_DIR}aerie.eta`, 'utf8');
   const loginOrigin = new URL(config.loginUrl).origin;
   /** The cookies of a POST from the login page; none for another site's page (browsers send `Origin` on POSTs). */
   const cookieOf = (headers: Record<string, string | string[] | undefined>) =>
@@ -55,6 +56,19 @@ export function loginRoutes(login: HostedLogin, config: AerieConfig): RouteDef[]
           applicationKey: params.applicationKey, groupName: group.name, heroTitle: group.branding.heroTitle, heroSubtitle: group.branding.heroSubtitle,
           iconUrl: group.iconUrl?.startsWith('/') ? group.iconUrl : null, inProgress: current !== undefined, methods: login.methods(group),
           loginHint: typeof current?.interaction.params.login_hint === 'string' ? current.interaction.params.login_hint : '',
+        });
+        return reply(current ? 200 : 404, html, { ...LOGIN_PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8' });
+      },
+    }),
+    route({
+      method: 'GET', path: '/login/{applicationKey}/aerie', auth: 'public', params: applicationParams, tags: ['pages'],
+      response: { 200: { contentType: 'text/html', description: 'The page' }, 404: { contentType: 'text/html', description: 'The page saying no sign-in is in progress' } },
+      summary: 'The hosted login page for sign-in with an Aerie account',
+      handler: async ({ params, request }) => {
+        const { group } = await login.application(params.applicationKey);
+        const current = await login.inProgress(params.applicationKey, request.headers.cookie as string | undefined);
+        const html = eta.renderString(aerieTemplate, {
+          applicationKey: params.applicationKey, groupName: group.name, inProgress: current !== undefined, enabled: login.methods(group).aerieAccount,
         });
         return reply(current ? 200 : 404, html, { ...LOGIN_PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8' });
       },
@@ -119,5 +133,6 @@ export function loginRoutes(login: HostedLogin, config: AerieConfig): RouteDef[]
     asset('/login/assets/login.js', 'login.js', 'text/javascript; charset=utf-8'),
     asset('/login/assets/login.css', 'login.css', 'text/css; charset=utf-8'),
     asset('/login/assets/webauthn.js', webauthnBundlePath(), 'text/javascript; charset=utf-8'),
+    asset('/login/assets/aerie.js', 'aerie.js', 'text/javascript; charset=utf-8'),
   ];
 }

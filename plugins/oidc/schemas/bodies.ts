@@ -27,3 +27,11 @@ export const passkeyBody = {
   required: ['response'],
   properties: { response: { type: 'object', ...webauthnResponseFields } },
 } as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/aerie-connect.body`: `consent: true` the first time. */
+export const aerieConnectBody = {
+  $id: 'oidc/aerie-connect.body',
+  type: 'object',
+  additionalProperties: false,
+  properties: { consent: { type: 'boolean' } },
+} as const satisfies RouteSchema;

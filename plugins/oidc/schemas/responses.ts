@@ -59,3 +59,30 @@ export const passkeyOptionsResponse = {
   required: ['options'],
   properties: { options: { type: 'object', required: ['challenge'], properties: { challenge: { type: 'string' }, rpId: { type: 'string' } } } },
 } as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/aerie-account-preview.response`. */
+export const aerieAccountPreviewResponse = {
+  $id: 'oidc/aerie-account-preview.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['application', 'shares', 'consentRequired', 'enabled', 'emailVerified'],
+  properties: {
+    application: {
+      type: 'object', additionalProperties: false, required: ['key', 'name', 'appGroup', 'organization'],
+      properties: { key: { type: 'string' }, name: { type: 'string' }, appGroup: { type: 'string' }, organization: { type: 'string' } },
+    },
+    shares: { type: 'array', items: { type: 'string' } },
+    consentRequired: { type: 'boolean' },
+    enabled: { type: 'boolean' },
+    emailVerified: { type: 'boolean' },
+  },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/aerie-connect.response`. */
+export const aerieConnectResponse = {
+  $id: 'oidc/aerie-connect.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['connected', 'endUserId'],
+  properties: { connected: { const: true }, endUserId: { type: 'string' } },
+} as const satisfies RouteSchema;

@@ -1,0 +1,72 @@
+import type { AccountsService } from '../accounts/api.ts';
+import type { AppGroupDto, ApplicationDto } from '../apps/api.ts';
+import type { EndUserSignInService } from '../endusers/api.ts';
+import type { OrganizationsService } from '../orgs/api.ts';
+import type { Clock, Database } from '../../core/index.ts';
+import { oidcErrors } from './errors.ts';
+
+const CONSENTS = 'oidc.account_consents';
+
+/** What signing in with an Aerie account shares with the application. */
+export const SHARED_WITH_APPLICATION = ['name', 'email'] as const;
+
+/** `GET /api/v1/aerie-account/apps/{applicationKey}`. @see docs/api/signin.md "Sign-in with an Aerie account" */
+export interface AerieAccountPreview {
+  application: { key: string; name: string; appGroup: string; organization: string };
+  /** What would be shared: name and email only. */
+  shares: readonly string[];
+  /** true until the person has consented for this app group. */
+  consentRequired: boolean;
+  /** Whether the app group offers the method. */
+  enabled: boolean;
+  /** Whether the account's email is verified (only verified accounts may use the method). */
+  emailVerified: boolean;
+}
+
+/**
+ * Sign-in with an Aerie account: a person signed in to Aerie (cookie session) becomes the end user
+ * with their email inside the application's organization, after consenting once per app group to
+ * share name and email. Only verified emails; nothing else of the account (no account id, no
+ * dashboard permission, no other organization's data) reaches the application.
+ * @see docs/api/signin.md "Sign-in with an Aerie account"
+ */
+export class AerieAccountSignIn {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly accounts: AccountsService,
+    private readonly orgs: OrganizationsService,
+    private readonly signIn: EndUserSignInService,
+  ) {}
+
+  /** What the method would do for this account and application. */
+  async preview(accountId: string, app: ApplicationDto & { orgId: string }, group: AppGroupDto): Promise<AerieAccountPreview> {
+    const account = await this.accounts.findById(accountId);
+    const org = await this.orgs.findById(app.orgId);
+    const consent = await this.db.knex(CONSENTS).where({ orgId: app.orgId, appGroupId: group.id, accountId }).first('endUserId');
+    return {
+      application: { key: app.clientKey, name: app.name, appGroup: group.name, organization: org?.name ?? '' },
+      shares: SHARED_WITH_APPLICATION, consentRequired: !consent, enabled: group.branding.aerieAccountEnabled, emailVerified: !!account?.emailVerifiedAt,
+    };
+  }
+
+  /**
+   * Connects the account to the application's organization: checks the method is on and the email
+   * verified, records consent the first time, and finds or creates the end user.
+   * @returns the end user's id
+   * @throws 403 `AERIE_ACCOUNT_LOGIN_OFF`, 403 `ACCOUNT_EMAIL_UNVERIFIED`, 409 `CONSENT_REQUIRED`,
+   *   403 `PERMISSION_DENIED` for a suspended end user
+   */
+  async connect(accountId: string, app: ApplicationDto & { orgId: string }, group: AppGroupDto, consent: boolean): Promise<string> {
+    if (!group.branding.aerieAccountEnabled) throw oidcErrors.aerieAccountOff();
+    const account = await this.accounts.findById(accountId);
+    if (!account?.emailVerifiedAt) throw oidcErrors.emailUnverified();
+    const known = (await this.db.knex(CONSENTS).where({ orgId: app.orgId, appGroupId: group.id, accountId }).first('endUserId')) as { endUserId: string } | undefined;
+    if (!known && !consent) throw oidcErrors.consentRequired();
+    const endUserId = await this.signIn.forAccount(app.orgId, group.id, { email: account.email, displayName: account.displayName ?? null });
+    if (!endUserId) throw oidcErrors.endUserRefused();
+    await this.db.knex(CONSENTS).insert({ orgId: app.orgId, appGroupId: group.id, accountId, endUserId, consentedAt: this.clock.now() })
+      .onConflict(['orgId', 'appGroupId', 'accountId']).merge(['endUserId']);
+    return endUserId;
+  }
+}
