@@ -4,11 +4,11 @@
  * @see docs/api/apps.md
  */
 import { createServiceRef } from '../../core/index.ts';
-import type { AppGroupsService, ApplicationsService } from './service-interfaces.ts';
+import type { AppGroupsService, ApplicationsService, MarketplaceService } from './service-interfaces.ts';
 
 export type {
   AppGroupDto, AppGroupInput, AppGroupsService, ApplicationDto, ApplicationEnvironment, ApplicationKind, ApplicationsService,
-  ApplicationStatus, ApplicationUpdate, ApplicationWithSecret, ClientConfig, GrantType, HostedLoginBranding, NewApplication, SamlServiceProvider,
+  ApplicationStatus, ApplicationUpdate, ApplicationWithSecret, ClientConfig, GrantType, HostedLoginBranding, ListingDto, MarketplaceService, NewApplication, SamlServiceProvider,
   ServiceModel, SocialProvider, TokenEndpointAuthMethod,
 } from './service-interfaces.ts';
 
@@ -16,6 +16,7 @@ export type {
 export const appsRefs = {
   appGroups: createServiceRef<AppGroupsService>('apps.appGroups'),
   applications: createServiceRef<ApplicationsService>('apps.applications'),
+  marketplace: createServiceRef<MarketplaceService>('apps.marketplace'),
 };
 
 /** Shared response schemas other plugins reference (`schemaRef`). */

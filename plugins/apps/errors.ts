@@ -4,6 +4,8 @@ import { aerieError, defineErrorCodes, notFound, permissionDenied, validationFai
 export const appsErrorCodes = defineErrorCodes('apps', {
   CLIENT_CONFIG_INVALID: { status: 400, description: "an application's client configuration breaks a rule of its kind (grant type, auth method, PKCE) or its SAML registration is not https" },
   ICON_TYPE_UNSUPPORTED: { status: 400, description: 'an uploaded app-group icon is not a PNG, JPEG, WebP or SVG image (read from its bytes)' },
+  APP_NOT_ON_MARKETPLACE: { status: 404, description: 'installing an app group that is unknown or not listed on the marketplace' },
+  OWN_APP: { status: 400, description: "installing one's own app group" },
   RP_ID_INVALID: { status: 400, description: "an app group's passkey RP ID is neither the service's host nor a registrable suffix of one of its redirect hosts" },
 });
 
@@ -27,6 +29,8 @@ export const appsErrors = {
   /** A passkey RP ID the group may not use. @see docs/api/apps.md */
   rpIdInvalid: (rpId: string, why: string) => aerieError('RP_ID_INVALID', `${JSON.stringify(rpId)} cannot be this group's passkey RP ID: ${why}.`, { field: 'passkeyRpId' }),
   /** The uploaded bytes are none of the accepted image types. @see docs/api/apps.md */
+  notOnMarketplace: () => aerieError('APP_NOT_ON_MARKETPLACE', 'This app group is not on the marketplace.'),
+  ownApp: () => aerieError('OWN_APP', "An organization does not install its own app group: it has it already."),
   iconTypeUnsupported: () => aerieError('ICON_TYPE_UNSUPPORTED', 'An icon must be a PNG, JPEG, WebP or SVG image.'),
   /** A cleaned SVG that grew past the icon limit. */
   iconTooLarge: (limitBytes: number) => aerieError('PAYLOAD_TOO_LARGE', `An icon is limited to ${limitBytes} bytes.`, { limitBytes }),

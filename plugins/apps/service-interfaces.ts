@@ -148,6 +148,32 @@ export interface AppGroupsService {
   exists(orgId: string, groupId: string): Promise<boolean>;
 }
 
+/** An app group's marketplace listing. */
+export interface ListingDto {
+  /** `appgroup_…` */
+  groupKey: string;
+  listed: boolean;
+  /** When it was (first, in this listing) listed; `null` when not listed. */
+  listedAt: string | null;
+}
+
+/**
+ * `apps.marketplace`: listing app groups (platform administrators) and installing listed ones into
+ * other organizations. @see docs/api/apps.md "Marketplace listing and installations"
+ */
+export interface MarketplaceService {
+  /** Lists or delists the app group with this key (audited on its organization's chain). @throws 404 */
+  setListing(groupKey: string, listed: boolean, byAccountId: string): Promise<ListingDto>;
+  /**
+   * Installs a listed app group into `orgId` (idempotent; audited `org.integration.enabled` once).
+   * @returns `created: false` when it was installed already
+   * @throws 404 `APP_NOT_ON_MARKETPLACE` (unknown or not listed), 400 `OWN_APP` (the group is `orgId`'s own)
+   */
+  install(orgId: string, groupKey: string, byAccountId: string | null): Promise<{ appGroupId: string; installedAt: string; created: boolean }>;
+  /** Which of `orgIds` installed the app group. */
+  installedAmong(appGroupId: string, orgIds: readonly string[]): Promise<string[]>;
+}
+
 /**
  * `apps.applications`: an organization's applications (OIDC clients). Secrets are shown once and
  * stored as SHA-256 hashes. Ids of other organizations look absent.

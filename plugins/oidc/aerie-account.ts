@@ -1,5 +1,5 @@
 import type { AccountsService } from '../accounts/api.ts';
-import type { AppGroupDto, ApplicationDto } from '../apps/api.ts';
+import type { AppGroupDto, ApplicationDto, MarketplaceService } from '../apps/api.ts';
 import type { EndUserSignInService } from '../endusers/api.ts';
 import type { OrganizationsService } from '../orgs/api.ts';
 import type { Clock, Database } from '../../core/index.ts';
@@ -37,7 +37,21 @@ export class AerieAccountSignIn {
     private readonly accounts: AccountsService,
     private readonly orgs: OrganizationsService,
     private readonly signIn: EndUserSignInService,
+    private readonly marketplace: MarketplaceService,
   ) {}
+
+  /**
+   * `tenant_orgs` of a token from a sign-in with an Aerie account: the organizations where the account
+   * that connected as this end user is an active member and that installed the app group. Read on
+   * every token (a membership or installation change shows in the next one).
+   */
+  async tenantOrgs(orgId: string, appGroupId: string, endUserId: string): Promise<Array<{ slug: string; name: string }>> {
+    const link = (await this.db.knex(CONSENTS).where({ orgId, appGroupId, endUserId }).first('accountId')) as { accountId: string } | undefined;
+    if (!link) return [];
+    const memberships = await this.orgs.listForAccount(link.accountId);
+    const installed = new Set(await this.marketplace.installedAmong(appGroupId, memberships.map((m) => m.id)));
+    return memberships.filter((m) => installed.has(m.id)).map((m) => ({ slug: m.slug, name: m.name }));
+  }
 
   /** What the method would do for this account and application. */
   async preview(accountId: string, app: ApplicationDto & { orgId: string }, group: AppGroupDto): Promise<AerieAccountPreview> {

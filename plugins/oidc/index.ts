@@ -23,16 +23,19 @@ export default definePlugin({
   id: 'oidc',
   deps: {
     config: coreRefs.config, db: coreRefs.db, clock: coreRefs.clock, crypto: coreRefs.crypto, mail: coreRefs.mail, rateLimits: coreRefs.rateLimits,
-    orgs: orgsRefs.organizations, signingKeys: keysRefs.signingKeys, applications: appsRefs.applications, appGroups: appsRefs.appGroups,
+    orgs: orgsRefs.organizations, signingKeys: keysRefs.signingKeys, applications: appsRefs.applications, appGroups: appsRefs.appGroups, marketplace: appsRefs.marketplace,
     signIn: endUsersRefs.signIn, accounts: accountsRefs.accounts,
   },
-  init({ config, db, clock, crypto, mail, rateLimits, orgs, signingKeys, applications, appGroups, signIn, accounts }, ctx) {
+  init({ config, db, clock, crypto, mail, rateLimits, orgs, signingKeys, applications, appGroups, marketplace, signIn, accounts }, ctx) {
     const { oidc } = ctx.pluginConfig<{ oidc: { providerCacheSize: number } }>();
-    const deps = { db, clock, crypto, signingKeys, applications, signIn, loginUrl: config.loginUrl, logger: ctx.logger };
+    const aerieAccount = new AerieAccountSignIn(db, clock, accounts, orgs, signIn, marketplace);
+    const deps = {
+      db, clock, crypto, signingKeys, applications, signIn, loginUrl: config.loginUrl, logger: ctx.logger,
+      tenantOrgs: (orgId: string, appGroupId: string, endUserId: string) => aerieAccount.tenantOrgs(orgId, appGroupId, endUserId),
+    };
     const providers = new OrgProviders({ ...deps, orgs }, oidc.providerCacheSize);
     const codes = new LoginCodes(db, clock, crypto, mail, rateLimits);
     const passkeys = new EndUserPasskeys(db, clock);
-    const aerieAccount = new AerieAccountSignIn(db, clock, accounts, orgs, signIn);
     const login = new HostedLogin(providers, orgs, applications, appGroups, signIn, codes, crypto, passkeys, {
       rpId: config.webauthn.rpId, loginOrigin: new URL(config.loginUrl).origin,
     }, aerieAccount);

@@ -26,6 +26,8 @@ export interface ProviderDeps {
   loginUrl: string;
   /** Where oidc-provider's own warnings go. */
   logger?: Logger;
+  /** `tenant_orgs` of a token from a sign-in with an Aerie account (aerie-account.ts); `[]` without. */
+  tenantOrgs?: (orgId: string, appGroupId: string, endUserId: string) => Promise<Array<{ slug: string; name: string }>>;
 }
 
 let library: Promise<typeof import('oidc-provider')> | undefined;
@@ -150,7 +152,11 @@ export async function buildProvider(deps: ProviderDeps, org: ProviderOrg, kid: s
       if (token.kind !== 'AccessToken' || !token.accountId) return undefined;
       const groupId = groupOf(ctx.oidc.client ?? (await ctx.oidc.provider.Client.find(token.clientId!)));
       const subject = groupId ? await deps.signIn.subject(org.id, token.accountId, groupId) : undefined;
-      return { permissions: JSON.stringify(subject?.permissions ?? []), tenant_orgs: [] };
+      // Only a sign-in the Aerie account proved carries its organizations (never an email match).
+      const source = ctx.oidc.entities.AuthorizationCode ?? ctx.oidc.entities.RefreshToken;
+      const byAccount = (source?.amr ?? []).includes('aerie');
+      const tenantOrgs = byAccount && groupId && deps.tenantOrgs ? await deps.tenantOrgs(org.id, groupId, token.accountId) : [];
+      return { permissions: JSON.stringify(subject?.permissions ?? []), tenant_orgs: tenantOrgs };
     },
     features: {
       devInteractions: { enabled: false },

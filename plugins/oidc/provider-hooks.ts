@@ -26,7 +26,9 @@ export function afterProviderRoutes(deps: ProviderDeps, org: ProviderOrg) {
     }
     if (ctx.status !== 200) return;
     if (ctx.oidc.route === 'token' && typeof body.access_token === 'string' && typeof body.id_token === 'string') {
-      body.tenant_orgs = [];
+      // The same list as the access token's claim, which was computed for this token just now.
+      const claims = JSON.parse(Buffer.from(body.access_token.split('.')[1] ?? '', 'base64url').toString('utf8') || '{}') as { tenant_orgs?: unknown };
+      body.tenant_orgs = Array.isArray(claims.tenant_orgs) ? claims.tenant_orgs : [];
       return;
     }
     if (ctx.oidc.route !== 'introspection') return;
