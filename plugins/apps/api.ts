@@ -19,5 +19,8 @@ export const appsRefs = {
   marketplace: createServiceRef<MarketplaceService>('apps.marketplace'),
 };
 
+/** Schemas of an app group's `name`, `description`, `iconUrl`, `brandColor`: bodies of other plugins that create one reuse them. */
+export { appGroupBasics } from './schemas/app-group.body.ts';
+
 /** Shared response schemas other plugins reference (`schemaRef`). */
 export { appGroup as appGroupSchema, application as applicationSchema } from './schemas/responses.ts';

@@ -10,6 +10,8 @@ import { LoginCodes } from './login-codes.ts';
 import { EndUserPasskeys } from './end-user-passkeys.ts';
 import { AerieAccountSignIn } from './aerie-account.ts';
 import { aerieAccountRoutes } from './routes/aerie-account.route.ts';
+import { OwnerGate } from './owner-gate.ts';
+import { ownerGateRoutes } from './routes/owner-gate.route.ts';
 import { OrgProviders } from './providers.ts';
 import { loginRoutes } from './routes/login.route.ts';
 import { providerRoutes } from './routes/provider.route.ts';
@@ -44,7 +46,8 @@ export default definePlugin({
       const found = await providers.forSlug(slug);
       return found && found.org.slug === slug ? delegate(found.mountPath, found.handle) : undefined;
     });
-    ctx.routes(...providerRoutes(providers, deps), ...loginRoutes(login, config), ...aerieAccountRoutes(login, aerieAccount));
+    ctx.routes(...providerRoutes(providers, deps), ...loginRoutes(login, config), ...aerieAccountRoutes(login, aerieAccount),
+      ...ownerGateRoutes(new OwnerGate(deps, orgs, accounts, appGroups)));
     const sweep = setInterval(() => {
       void Promise.all([purgeExpiredPayloads(db, clock), codes.purge(), passkeys.purge()]).catch((err: unknown) => ctx.logger.warn({ err }, 'oidc sweep failed'));
     }, SWEEP_MS);

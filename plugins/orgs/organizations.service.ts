@@ -102,6 +102,17 @@ export class OrganizationsService implements OrganizationsServiceApi {
     return updated;
   }
 
+  async setPlatformPartner(slug: string, platformPartner: boolean, byAccountId: string): Promise<OrganizationModel | undefined> {
+    return this.db.transaction(async (trx) => {
+      const org = await OrganizationModel.query(trx).where({ slug }).forUpdate().first();
+      if (!org) return undefined;
+      if (org.platformPartner === platformPartner) return org;
+      const updated = await org.$query(trx).patchAndFetch({ platformPartner, updatedAt: this.clock.now() });
+      await this.audit.append(trx, { orgId: org.id, eventType: 'org.platform_partner.changed', businessData: { platformPartner, byPlatformAdmin: byAccountId } });
+      return updated;
+    });
+  }
+
   /** The public DTO, with `ready` from the registered readiness checks. */
   async toDto(org: OrganizationModel): Promise<OrgDto> {
     let ready = this.readinessChecks.length > 0;

@@ -20,6 +20,8 @@ export interface OrgRecord {
   createdBy: string;
   createdAt: Date;
   updatedAt: Date;
+  /** Marked a platform partner by a platform administrator. */
+  platformPartner: boolean;
 }
 
 /** `orgs.organizations`: creating organizations and resolving them for requests. */
@@ -43,6 +45,12 @@ export interface OrganizationsService {
   listForAccount(accountId: string, role?: string): Promise<Array<OrgDto & { role: string }>>;
   /** Sets the plan (platform admins). @throws nothing; answers `undefined` for an unknown slug. */
   setPlan(slug: string, planKey: PlanKey): Promise<OrgRecord | undefined>;
+  /**
+   * Marks or unmarks the organization as a platform partner (audited `org.platform_partner.changed`
+   * on its chain when it changes). @returns `undefined` for an unknown slug
+   * @see docs/api/orgs.md "Platform partners"
+   */
+  setPlatformPartner(slug: string, platformPartner: boolean, byAccountId: string): Promise<OrgRecord | undefined>;
   /** The public DTO, with `ready` from the registered readiness checks. */
   toDto(org: OrgRecord): Promise<OrgDto>;
 }

@@ -23,6 +23,9 @@ const BRANDING = {
 const PASSKEY_RP_ID = { type: ['string', 'null'], minLength: 1, maxLength: 253, pattern: '^[a-z0-9.-]+$' } as const;
 const SERVICE_MODEL = { enum: ['SaaS', 'PaaS', null] } as const;
 const FIELD = { type: ['string', 'null'], minLength: 1, maxLength: 100, pattern: '\\S', format: 'display-name' } as const;
+/** The schemas of an app group's name, description, icon URL and brand colour, for other plugins' bodies. */
+export const appGroupBasics = { name: NAME, description: DESCRIPTION, iconUrl: ICON_URL, brandColor: BRAND_COLOR } as const;
+
 const MEMBERS = {
   name: NAME, description: DESCRIPTION, iconUrl: ICON_URL, brandColor: BRAND_COLOR, monetizationEnabled: { type: 'boolean' },
   branding: BRANDING, passkeyRpId: PASSKEY_RP_ID, serviceModel: SERVICE_MODEL, field: FIELD,

@@ -1,5 +1,6 @@
 import type { RouteSchema } from '../../../core/index.ts';
 import { webauthnResponseFields } from '../../accounts/api.ts';
+import { appGroupBasics } from '../../apps/api.ts';
 
 /** JSON Schema `oidc/email-code.body`. */
 export const emailCodeBody = {
@@ -34,4 +35,21 @@ export const aerieConnectBody = {
   type: 'object',
   additionalProperties: false,
   properties: { consent: { type: 'boolean' } },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/create-app-group.body`: the organization, and the app group's fields as the dashboard takes them. */
+export const createAppGroupForOwnerBody = {
+  $id: 'oidc/create-app-group.body',
+  type: 'object',
+  additionalProperties: false,
+  required: ['orgId', 'name'],
+  properties: { orgId: { type: 'string', maxLength: 64 }, ...appGroupBasics },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/owner-status.body`: empty — the person comes from the bearer token, never from the body. */
+export const ownerStatusBody = {
+  $id: 'oidc/owner-status.body',
+  type: 'object',
+  additionalProperties: false,
+  properties: {},
 } as const satisfies RouteSchema;

@@ -86,3 +86,34 @@ export const aerieConnectResponse = {
   required: ['connected', 'endUserId'],
   properties: { connected: { const: true }, endUserId: { type: 'string' } },
 } as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/owner-status.response`. */
+export const ownerStatusResponse = {
+  $id: 'oidc/owner-status.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['state', 'email', 'orgs'],
+  properties: {
+    state: { enum: ['no_owner_account', 'owner_account_exists'] },
+    email: { type: 'string' },
+    orgs: {
+      type: 'array',
+      items: {
+        type: 'object', additionalProperties: false, required: ['id', 'name', 'slug', 'ready'],
+        properties: { id: { type: 'string' }, name: { type: 'string' }, slug: { type: 'string' }, ready: { type: 'boolean' } },
+      },
+    },
+  },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/owner-app-group.response`: the shape of `POST /api/public/v1/app-groups/by-key`. */
+export const ownerAppGroupResponse = {
+  $id: 'oidc/owner-app-group.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['groupKey', 'id', 'orgId', 'name', 'description', 'iconUrl', 'brandColor'],
+  properties: {
+    groupKey: { type: 'string' }, id: { type: 'string' }, orgId: { type: 'string' }, name: { type: 'string' },
+    description: { type: ['string', 'null'] }, iconUrl: { type: ['string', 'null'] }, brandColor: { type: ['string', 'null'] },
+  },
+} as const satisfies RouteSchema;

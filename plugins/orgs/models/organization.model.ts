@@ -13,6 +13,8 @@ export class OrganizationModel extends Model {
   name!: string;
   type!: OrgType;
   planKey!: string;
+  /** Marked by a platform administrator (docs/api/orgs.md "Platform partners"). */
+  platformPartner!: boolean;
   createdBy!: string;
   createdAt!: Date;
   updatedAt!: Date;

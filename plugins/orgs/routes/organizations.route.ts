@@ -4,9 +4,9 @@ import type { OrganizationsService } from '../service-interfaces.ts';
 import type { OrgType } from '../models/organization.model.ts';
 import { orgsErrors } from '../errors.ts';
 import { createOrgBody } from '../schemas/create-org.body.ts';
-import { setPlanBody } from '../schemas/set-plan.body.ts';
+import { platformPartnerBody, setPlanBody } from '../schemas/set-plan.body.ts';
 import { slugParams } from '../schemas/slug.params.ts';
-import { memberOrganizationResponse, setPlanResponse } from '../schemas/responses.ts';
+import { memberOrganizationResponse, platformPartnerResponse, setPlanResponse } from '../schemas/responses.ts';
 
 /**
  * `POST /api/org/create` (201, the creator becomes the active `Owner`), `GET /api/org/{slug}`
@@ -42,6 +42,16 @@ export function organizationRoutes(orgs: OrganizationsService): RouteDef[] {
         const updated = await orgs.setPlan(params.slug, body.planKey);
         if (!updated) throw orgsErrors.organizationNotFound();
         return { slug: updated.slug, planKey: updated.planKey };
+      },
+    }),
+    route({
+      method: 'PUT', path: '/api/v1/admin/orgs/{slug}/platform-partner', auth: 'session', platformAdmin: true, body: platformPartnerBody, params: slugParams,
+      response: platformPartnerResponse,
+      summary: 'Mark or unmark an organization as a platform partner (platform admins)', tags: ['admin'],
+      handler: async ({ params, body, principal }) => {
+        const updated = await orgs.setPlatformPartner(params.slug, body.platformPartner, principal.accountId!);
+        if (!updated) throw orgsErrors.organizationNotFound();
+        return { slug: updated.slug, platformPartner: updated.platformPartner };
       },
     }),
   ];

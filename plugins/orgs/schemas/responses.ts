@@ -58,3 +58,12 @@ export const setPlanResponse = {
   required: ['slug', 'planKey'],
   properties: { slug: { type: 'string' }, planKey: { enum: ['Free', 'Pro', 'ProPlus', 'Business', 'Enterprise'] } },
 } as const satisfies RouteSchema;
+
+/** JSON Schema `orgs/platform-partner.response`. */
+export const platformPartnerResponse = {
+  $id: 'orgs/platform-partner.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['slug', 'platformPartner'],
+  properties: { slug: { type: 'string' }, platformPartner: { type: 'boolean' } },
+} as const satisfies RouteSchema;
