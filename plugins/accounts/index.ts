@@ -19,6 +19,7 @@ import { passkeySignInRoutes } from './routes/passkey-sign-in.route.ts';
 import { sealRoutes } from './routes/seals.route.ts';
 import { activityLogRoutes } from './routes/activity-log.route.ts';
 import { securityPageRoutes } from './routes/security-page.route.ts';
+import { loginPageRoutes } from './routes/login-page.route.ts';
 import { MeCache } from './me-cache.ts';
 
 export default definePlugin({
@@ -60,6 +61,7 @@ export default definePlugin({
       ...sealRoutes(personalSeals, seals),
       ...activityLogRoutes(activity),
       ...securityPageRoutes(),
+      ...loginPageRoutes(),
     );
   },
 });
