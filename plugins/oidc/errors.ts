@@ -1,4 +1,4 @@
-import { aerieError, defineErrorCodes, notFound, permissionDenied, rateLimited } from '../../core/index.ts';
+import { aerieError, defineErrorCodes, notFound, permissionDenied, rateLimited, validationFailed } from '../../core/index.ts';
 
 /** The oidc plugin's own error codes (documented in docs/api/signin.md). */
 export const oidcErrorCodes = defineErrorCodes('oidc', {
@@ -34,5 +34,6 @@ export const oidcErrors = {
   aerieAccountOff: () => aerieError('AERIE_ACCOUNT_LOGIN_OFF', 'This application does not offer sign-in with an Aerie account.'),
   emailUnverified: () => aerieError('ACCOUNT_EMAIL_UNVERIFIED', 'Verify your email first: only verified accounts may sign in to applications.'),
   endUserRefused: () => permissionDenied(undefined, 'Your access to this application is suspended.'),
+  sdkInvalid: (message: string, field: string) => validationFailed(message, field),
   tooManyCodes: (retryAfterSeconds: number) => rateLimited(retryAfterSeconds, 'RATE_LIMITED', 'Too many codes requested for this address. Try again later.'),
 };

@@ -12,6 +12,8 @@ import { AerieAccountSignIn } from './aerie-account.ts';
 import { aerieAccountRoutes } from './routes/aerie-account.route.ts';
 import { OwnerGate } from './owner-gate.ts';
 import { ownerGateRoutes } from './routes/owner-gate.route.ts';
+import { SdkSignIn } from './sdk-sign-in.ts';
+import { sdkRoutes } from './routes/sdk.route.ts';
 import { OrgProviders } from './providers.ts';
 import { loginRoutes } from './routes/login.route.ts';
 import { providerRoutes } from './routes/provider.route.ts';
@@ -47,7 +49,8 @@ export default definePlugin({
       return found && found.org.slug === slug ? delegate(found.mountPath, found.handle) : undefined;
     });
     ctx.routes(...providerRoutes(providers, deps), ...loginRoutes(login, config), ...aerieAccountRoutes(login, aerieAccount),
-      ...ownerGateRoutes(new OwnerGate(deps, orgs, accounts, appGroups)));
+      ...ownerGateRoutes(new OwnerGate(deps, orgs, accounts, appGroups)),
+      ...sdkRoutes(new SdkSignIn(db, clock, crypto, providers, login, codes, signIn, orgs)));
     const sweep = setInterval(() => {
       void Promise.all([purgeExpiredPayloads(db, clock), codes.purge(), passkeys.purge()]).catch((err: unknown) => ctx.logger.warn({ err }, 'oidc sweep failed'));
     }, SWEEP_MS);

@@ -53,3 +53,38 @@ export const ownerStatusBody = {
   additionalProperties: false,
   properties: {},
 } as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/sdk-start.body`. */
+export const sdkStartBody = {
+  $id: 'oidc/sdk-start.body',
+  type: 'object',
+  additionalProperties: false,
+  required: ['redirectUri', 'scope', 'codeChallenge', 'codeChallengeMethod'],
+  properties: {
+    redirectUri: { type: 'string', minLength: 1, maxLength: 2000 },
+    scope: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[a-z_]+( [a-z_]+)*$' },
+    codeChallenge: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' },
+    codeChallengeMethod: { const: 'S256' },
+    nonce: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[\\x21-\\x7e]+$' },
+  },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/sdk-email-code.body`. */
+export const sdkEmailCodeBody = {
+  $id: 'oidc/sdk-email-code.body',
+  type: 'object',
+  additionalProperties: false,
+  required: ['signInId', 'email'],
+  properties: { signInId: { type: 'string', minLength: 1, maxLength: 100 }, email: { type: 'string', minLength: 3, maxLength: 320 } },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/sdk-email-code-verify.body`. */
+export const sdkEmailCodeVerifyBody = {
+  $id: 'oidc/sdk-email-code-verify.body',
+  type: 'object',
+  additionalProperties: false,
+  required: ['signInId', 'email', 'code'],
+  properties: {
+    signInId: { type: 'string', minLength: 1, maxLength: 100 }, email: { type: 'string', minLength: 3, maxLength: 320 }, code: { type: 'string', pattern: '^[0-9]{6}$' },
+  },
+} as const satisfies RouteSchema;

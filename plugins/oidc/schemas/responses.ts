@@ -117,3 +117,21 @@ export const ownerAppGroupResponse = {
     description: { type: ['string', 'null'] }, iconUrl: { type: ['string', 'null'] }, brandColor: { type: ['string', 'null'] },
   },
 } as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/sdk-start.response`. */
+export const sdkStartResponse = {
+  $id: 'oidc/sdk-start.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['signInId', 'expiresInSeconds'],
+  properties: { signInId: { type: 'string' }, expiresInSeconds: { type: 'integer' } },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/sdk-code.response`: the authorization code to exchange at the token endpoint. */
+export const sdkCodeResponse = {
+  $id: 'oidc/sdk-code.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['code', 'redirectUri'],
+  properties: { code: { type: 'string' }, redirectUri: { type: 'string' } },
+} as const satisfies RouteSchema;

@@ -1,0 +1,30 @@
+import { reply, route, type RouteDef } from '../../../core/index.ts';
+import type { SdkSignIn } from '../sdk-sign-in.ts';
+import { sdkEmailCodeBody, sdkEmailCodeVerifyBody, sdkStartBody } from '../schemas/bodies.ts';
+import { applicationParams } from '../schemas/params.ts';
+import { emailCodeResponse, sdkCodeResponse, sdkStartResponse } from '../schemas/responses.ts';
+
+/**
+ * The SDK routes `/api/public/apps/{applicationKey}/auth/*`: the hosted login's emailed-code method as
+ * JSON, ending with an authorization code the application exchanges at the token endpoint.
+ * @see docs/api/signin.md "SDK routes"
+ */
+export function sdkRoutes(sdk: SdkSignIn): RouteDef[] {
+  return [
+    route({
+      method: 'POST', path: '/api/public/apps/{applicationKey}/auth/start', auth: 'public', params: applicationParams, body: sdkStartBody, status: 201,
+      response: { 201: sdkStartResponse }, tags: ['oidc'], summary: 'Start an SDK sign-in (the authorization request as JSON, PKCE S256)',
+      handler: async ({ params, body }) => reply(201, await sdk.start(params.applicationKey, body)),
+    }),
+    route({
+      method: 'POST', path: '/api/public/apps/{applicationKey}/auth/email-code', auth: 'public', params: applicationParams, body: sdkEmailCodeBody,
+      response: emailCodeResponse, tags: ['oidc'], summary: 'Mail a sign-in code for an SDK sign-in (the same answer for any address)',
+      handler: async ({ params, body, request }) => ({ sent: true as const, ...(await sdk.sendCode(params.applicationKey, body.signInId, body.email, request.ip)) }),
+    }),
+    route({
+      method: 'POST', path: '/api/public/apps/{applicationKey}/auth/email-code/verify', auth: 'public', params: applicationParams, body: sdkEmailCodeVerifyBody,
+      response: sdkCodeResponse, tags: ['oidc'], summary: 'Check the code; answers an authorization code to exchange at the token endpoint',
+      handler: ({ params, body }) => sdk.verifyCode(params.applicationKey, body.signInId, body.email, body.code),
+    }),
+  ];
+}

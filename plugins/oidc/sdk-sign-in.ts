@@ -1,0 +1,131 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Clock, CryptoService, Database } from '../../core/index.ts';
+import type { EndUserSignInService } from '../endusers/api.ts';
+import type { OrganizationsService } from '../orgs/api.ts';
+import { oidcErrors } from './errors.ts';
+import type { HostedLogin } from './hosted-login.ts';
+import type { LoginCodes } from './login-codes.ts';
+import type { OrgProviders } from './providers.ts';
+import { appGroupAudience, INTERACTION_TTL_SECONDS, TOKEN_SCOPES } from './token-policy.ts';
+
+const SDK = 'oidc.sdk_sign_ins';
+
+/** What an SDK sign-in starts with: the authorization request's parameters, as JSON. */
+export interface SdkStart {
+  redirectUri: string;
+  /** Space-separated; `openid` required. */
+  scope: string;
+  /** PKCE S256 challenge (base64url of SHA-256 of the verifier, 43 characters). */
+  codeChallenge: string;
+  codeChallengeMethod: 'S256';
+  nonce?: string;
+}
+
+interface SdkRow {
+  id: string;
+  orgId: string;
+  clientKey: string;
+  redirectUri: string;
+  scope: string;
+  codeChallenge: string;
+  nonce: string | null;
+}
+
+/**
+ * The SDK routes: the hosted login's emailed-code method as JSON for single-page and native
+ * applications. A sign-in starts with the same parameters an authorization request carries
+ * (registered redirect URI, PKCE S256 always, scopes) and ends with an authorization code the
+ * application exchanges at the token endpoint with its verifier — so the token response, rotation,
+ * introspection and every check are the provider's own. The sign-in handle is a 256-bit secret the
+ * application holds (SHA-256 at rest), valid 10 minutes, finished once.
+ * @see docs/api/signin.md "SDK routes"
+ */
+export class SdkSignIn {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly crypto: CryptoService,
+    private readonly providers: OrgProviders,
+    private readonly login: HostedLogin,
+    private readonly codes: LoginCodes,
+    private readonly signIn: EndUserSignInService,
+    private readonly orgs: OrganizationsService,
+  ) {}
+
+  /**
+   * Starts a sign-in. @returns the handle (shown once) and its lifetime in seconds
+   * @throws 404 (unknown or disabled application), 400 `VALIDATION_FAILED` (redirect URI not
+   *   registered exactly, no `openid`, a scope the application may not ask for, a code flow the
+   *   application does not have)
+   */
+  async start(applicationKey: string, input: SdkStart): Promise<{ signInId: string; expiresInSeconds: number }> {
+    const { app } = await this.login.application(applicationKey);
+    if (!app.grantTypes.includes('authorization_code')) throw oidcErrors.sdkInvalid('The application does not use the authorization code flow.', 'applicationKey');
+    if (!app.redirectUris.includes(input.redirectUri)) throw oidcErrors.sdkInvalid('redirectUri is not registered for this application (exact match).', 'redirectUri');
+    const scopes = input.scope.split(' ').filter(Boolean);
+    const allowed = new Set([...app.allowedScopes, ...(app.grantTypes.includes('refresh_token') ? ['offline_access'] : [])]);
+    if (!scopes.includes('openid') || scopes.some((s) => !allowed.has(s))) throw oidcErrors.sdkInvalid('scope must include openid and only scopes the application may ask for.', 'scope');
+    const handle = randomBytes(32).toString('base64url');
+    const now = this.clock.now();
+    await this.db.knex(SDK).insert({
+      id: randomUUID(), orgId: app.orgId, handleHash: this.crypto.sha256Hex(handle), clientKey: app.clientKey, redirectUri: input.redirectUri,
+      scope: scopes.join(' '), codeChallenge: input.codeChallenge, nonce: input.nonce ?? null,
+      expiresAt: new Date(now.getTime() + INTERACTION_TTL_SECONDS * 1000), createdAt: now,
+    });
+    return { signInId: handle, expiresInSeconds: INTERACTION_TTL_SECONDS };
+  }
+
+  /** Mails a code for the sign-in (the same answer for any address). @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 429 */
+  async sendCode(applicationKey: string, signInId: string, email: string, ip: string): Promise<{ expiresInSeconds: number }> {
+    const { row, group } = await this.live(applicationKey, signInId);
+    const emailNormalized = email.normalize('NFC').toLowerCase();
+    const endUserId = (await this.signIn.candidate(row.orgId, group.id, emailNormalized)) ?? null;
+    return this.codes.issue({ orgId: row.orgId, interactionUid: `sdk:${row.id}`, emailNormalized, endUserId, applicationName: group.name, ip });
+  }
+
+  /**
+   * Checks the code and finishes the sign-in with an authorization code for the application.
+   * @returns `{code, redirectUri}`: exchange it at `{issuer}/oauth/token` with the PKCE verifier
+   * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 400 `LOGIN_CODE_INVALID` / `LOGIN_CODE_EXPIRED`
+   */
+  async verifyCode(applicationKey: string, signInId: string, email: string, code: string): Promise<{ code: string; redirectUri: string }> {
+    const { row, group } = await this.live(applicationKey, signInId);
+    const endUserId = await this.codes.verify(row.orgId, `sdk:${row.id}`, email.normalize('NFC').toLowerCase(), code);
+    const finished = await this.db.knex(SDK).where({ id: row.id }).whereNull('finishedAt').update({ finishedAt: this.clock.now() });
+    if (finished !== 1) throw oidcErrors.signInNotFound();
+    const subject = await this.signIn.signedIn(row.orgId, endUserId, group.id, 'email_code', row.clientKey);
+    if (!subject) throw oidcErrors.codeExpired();
+    return { code: await this.mintCode(row, group.id, subject.id, ['otp']), redirectUri: row.redirectUri };
+  }
+
+  /** An authorization code of the organization's provider, as its authorization endpoint would issue it. */
+  private async mintCode(row: SdkRow, appGroupId: string, endUserId: string, amr: string[]): Promise<string> {
+    const org = await this.orgs.findById(row.orgId);
+    const found = org && (await this.providers.forSlug(org.slug));
+    if (!found) throw oidcErrors.organizationNotFound();
+    const { provider } = found;
+    const client = await provider.Client.find(row.clientKey);
+    if (!client) throw oidcErrors.applicationNotFound();
+    const scopes = row.scope.split(' ');
+    const grant = new provider.Grant({ clientId: row.clientKey, accountId: endUserId });
+    grant.addOIDCScope(scopes.filter((s) => s === 'openid' || s === 'offline_access' || (TOKEN_SCOPES as readonly string[]).includes(s)).join(' '));
+    grant.addResourceScope(appGroupAudience(appGroupId), scopes.filter((s) => (TOKEN_SCOPES as readonly string[]).includes(s)).join(' '));
+    const grantId = await grant.save();
+    const authorizationCode = new provider.AuthorizationCode({
+      accountId: endUserId, amr, authTime: Math.floor(this.clock.now().getTime() / 1000), client, grantId, redirectUri: row.redirectUri,
+      scope: row.scope, codeChallenge: row.codeChallenge, codeChallengeMethod: 'S256', expiresWithSession: false, resource: appGroupAudience(appGroupId),
+      ...(row.nonce ? { nonce: row.nonce } : {}),
+    } as never);
+    return authorizationCode.save();
+  }
+
+  /** The live sign-in for this handle and application, with the app group offering the email code. */
+  private async live(applicationKey: string, signInId: string) {
+    const { app, group } = await this.login.application(applicationKey);
+    if (!this.login.methods(group).emailCode) throw oidcErrors.methodOff('email code');
+    const row = (await this.db.knex(SDK).where({ handleHash: this.crypto.sha256Hex(signInId), clientKey: app.clientKey, orgId: app.orgId })
+      .whereNull('finishedAt').where('expiresAt', '>', this.clock.now()).first('id', 'orgId', 'clientKey', 'redirectUri', 'scope', 'codeChallenge', 'nonce')) as SdkRow | undefined;
+    if (!row) throw oidcErrors.signInNotFound();
+    return { row, group };
+  }
+}
