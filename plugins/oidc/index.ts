@@ -12,7 +12,7 @@ import { AerieAccountSignIn } from './aerie-account.ts';
 import { aerieAccountRoutes } from './routes/aerie-account.route.ts';
 import { OwnerGate } from './owner-gate.ts';
 import { ownerGateRoutes } from './routes/owner-gate.route.ts';
-import { SdkSignIn } from './sdk-sign-in.ts';
+import { SDK_STARTS_PER_IP, SdkSignIn } from './sdk-sign-in.ts';
 import { sdkRoutes } from './routes/sdk.route.ts';
 import { OrgProviders } from './providers.ts';
 import { loginRoutes } from './routes/login.route.ts';
@@ -48,11 +48,12 @@ export default definePlugin({
       const found = await providers.forSlug(slug);
       return found && found.org.slug === slug ? delegate(found.mountPath, found.handle) : undefined;
     });
+    const sdk = new SdkSignIn(db, clock, crypto, providers, login, codes, signIn, orgs, rateLimits.limiter({ name: 'oidc.sdk-starts', ...SDK_STARTS_PER_IP }));
     ctx.routes(...providerRoutes(providers, deps), ...loginRoutes(login, config), ...aerieAccountRoutes(login, aerieAccount),
       ...ownerGateRoutes(new OwnerGate(deps, orgs, accounts, appGroups)),
-      ...sdkRoutes(new SdkSignIn(db, clock, crypto, providers, login, codes, signIn, orgs)));
+      ...sdkRoutes(sdk));
     const sweep = setInterval(() => {
-      void Promise.all([purgeExpiredPayloads(db, clock), codes.purge(), passkeys.purge()]).catch((err: unknown) => ctx.logger.warn({ err }, 'oidc sweep failed'));
+      void Promise.all([purgeExpiredPayloads(db, clock), codes.purge(), passkeys.purge(), sdk.purge()]).catch((err: unknown) => ctx.logger.warn({ err }, 'oidc sweep failed'));
     }, SWEEP_MS);
     sweep.unref();
     ctx.onShutdown(() => clearInterval(sweep));

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Clock, CryptoService, Database } from '../../core/index.ts';
+import type { Clock, CryptoService, Database, RateLimiter } from '../../core/index.ts';
 import type { EndUserSignInService } from '../endusers/api.ts';
 import type { OrganizationsService } from '../orgs/api.ts';
 import { oidcErrors } from './errors.ts';
@@ -9,6 +9,9 @@ import type { OrgProviders } from './providers.ts';
 import { appGroupAudience, INTERACTION_TTL_SECONDS, TOKEN_SCOPES } from './token-policy.ts';
 
 const SDK = 'oidc.sdk_sign_ins';
+
+/** SDK sign-ins one IP address may start per 10 minutes (429 `RATE_LIMITED` beyond). */
+export const SDK_STARTS_PER_IP = { points: 60, durationSeconds: 600 };
 
 /** What an SDK sign-in starts with: the authorization request's parameters, as JSON. */
 export interface SdkStart {
@@ -50,6 +53,7 @@ export class SdkSignIn {
     private readonly codes: LoginCodes,
     private readonly signIn: EndUserSignInService,
     private readonly orgs: OrganizationsService,
+    private readonly startsPerIp: RateLimiter,
   ) {}
 
   /**
@@ -58,8 +62,9 @@ export class SdkSignIn {
    *   registered exactly, no `openid`, a scope the application may not ask for, a code flow the
    *   application does not have)
    */
-  async start(applicationKey: string, input: SdkStart): Promise<{ signInId: string; expiresInSeconds: number }> {
+  async start(applicationKey: string, input: SdkStart, ip: string): Promise<{ signInId: string; expiresInSeconds: number }> {
     const { app } = await this.login.application(applicationKey);
+    await this.startsPerIp.consume(ip);
     if (!app.grantTypes.includes('authorization_code')) throw oidcErrors.sdkInvalid('The application does not use the authorization code flow.', 'applicationKey');
     if (!app.redirectUris.includes(input.redirectUri)) throw oidcErrors.sdkInvalid('redirectUri is not registered for this application (exact match).', 'redirectUri');
     const scopes = input.scope.split(' ').filter(Boolean);
@@ -73,6 +78,11 @@ export class SdkSignIn {
       expiresAt: new Date(now.getTime() + INTERACTION_TTL_SECONDS * 1000), createdAt: now,
     });
     return { signInId: handle, expiresInSeconds: INTERACTION_TTL_SECONDS };
+  }
+
+  /** Deletes sign-ins that ended or expired more than an hour ago. @returns how many */
+  async purge(): Promise<number> {
+    return this.db.knex(SDK).where('expiresAt', '<', new Date(this.clock.now().getTime() - 3600_000)).delete();
   }
 
   /** Mails a code for the sign-in (the same answer for any address). @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 429 */

@@ -14,7 +14,7 @@ export function sdkRoutes(sdk: SdkSignIn): RouteDef[] {
     route({
       method: 'POST', path: '/api/public/apps/{applicationKey}/auth/start', auth: 'public', params: applicationParams, body: sdkStartBody, status: 201,
       response: { 201: sdkStartResponse }, tags: ['oidc'], summary: 'Start an SDK sign-in (the authorization request as JSON, PKCE S256)',
-      handler: async ({ params, body }) => reply(201, await sdk.start(params.applicationKey, body)),
+      handler: async ({ params, body, request }) => reply(201, await sdk.start(params.applicationKey, body, request.ip)),
     }),
     route({
       method: 'POST', path: '/api/public/apps/{applicationKey}/auth/email-code', auth: 'public', params: applicationParams, body: sdkEmailCodeBody,
