@@ -7,6 +7,8 @@ import { rbacRefs } from './api.ts';
 import type { RolesService } from './roles.service.ts';
 import { compileTemplates, variablesKey, variablesOf } from './role-compile.ts';
 import { membershipTypeOf, type MembershipType } from './membership-type.ts';
+import { lockMembers, recomputeAccess } from './member-access.ts';
+import { assignMany, unassignMany, type BulkDeps } from './bulk-assignments.ts';
 import { DEFAULT_MEMBER_GRANTS } from './default-grants.ts';
 import { rbacErrors, SodConflictError } from './errors.ts';
 import type { AssignmentsService as AssignmentsServiceApi } from './service-interfaces.ts';
@@ -94,7 +96,7 @@ export class AssignmentsService implements AssignmentsServiceApi {
       return await this.db.transaction(fn);
     } catch (err) {
       if (err instanceof SodConflictError) {
-        await this.db.transaction((trx) => this.audit.append(trx, { orgId: err.audit.orgId, eventType: 'auth.sod.assignment_blocked', businessData: err.audit.businessData }));
+        await this.db.transaction((trx) => this.audit.appendMany(trx, [err.audit, ...err.more].map((a) => ({ orgId: a.orgId, eventType: 'auth.sod.assignment_blocked', businessData: a.businessData }))));
       }
       throw err;
     }
@@ -127,7 +129,7 @@ export class AssignmentsService implements AssignmentsServiceApi {
 
     // Lock the member's access row (or its absence, through the membership row lock) so two
     // concurrent assignments cannot both pass the separation-of-duties check.
-    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`rbac.member:${membershipId}`]);
+    await lockMembers(trx, [membershipId]);
     const key = variablesKey(variables);
     const current = (await trx('rbac.role_assignments').where({ orgId, membershipId })) as AssignmentRow[];
     const existing = current.find((a) => a.roleId === roleId && a.variablesKey === key);
@@ -160,6 +162,16 @@ export class AssignmentsService implements AssignmentsServiceApi {
       businessData: { connectedIdId: membershipId, connectedIdRoleId: row.id, accountId: member.accountId, roleId, roleKey: role.roleKey, variables, permissions: grants, resnapshot: !!existing, membershipType },
     });
     return { assignment: toDto({ ...row, roleKey: role.roleKey }), created: !existing, membershipType };
+  }
+
+  /** Gives a role to many members at once, inside `trx` (see {@link assignMany}). */
+  assignMany(trx: Knex.Transaction, input: { orgId: string; roleId: string; membershipIds: readonly string[] }): Promise<{ added: string[] }> {
+    return assignMany(this.bulkDeps(), trx, input);
+  }
+
+  /** Takes a role away from many members (or all) at once, inside `trx` (see {@link unassignMany}). */
+  unassignMany(trx: Knex.Transaction, input: { orgId: string; roleId: string; membershipIds?: readonly string[] }): Promise<{ removed: string[] }> {
+    return unassignMany(this.bulkDeps(), trx, input);
   }
 
   /**
@@ -202,7 +214,7 @@ export class AssignmentsService implements AssignmentsServiceApi {
       if (!role) throw rbacErrors.roleNotFound();
       const row = (await trx('rbac.role_assignments').where({ orgId, roleId, id: connectedIdRoleId }).first()) as AssignmentRow | undefined;
       if (!row) throw rbacErrors.assignmentNotFound();
-      await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`rbac.member:${row.membershipId}`]);
+      await lockMembers(trx, [row.membershipId]);
       await trx('rbac.role_assignments').where({ id: row.id }).delete();
       const membershipType = await this.recompute(trx, orgId, row.membershipId);
       await this.audit.append(trx, {
@@ -275,17 +287,13 @@ export class AssignmentsService implements AssignmentsServiceApi {
     }
   }
 
+  private bulkDeps(): BulkDeps {
+    return { audit: this.audit, clock: this.clock, roles: this.roles };
+  }
+
   /** Rebuilds the member's access row (grant union, type, version) from their assignments. */
   private async recompute(trx: Knex.Transaction, orgId: string, membershipId: string): Promise<MembershipType> {
-    const rows = (await trx('rbac.role_assignments as a').join('rbac.roles as r', 'r.id', 'a.roleId')
-      .where('a.orgId', orgId).where('a.membershipId', membershipId).select('a.grants', 'r.roleKey')) as Array<{ grants: string[]; roleKey: string }>;
-    const membershipType = membershipTypeOf(rows.map((r) => r.roleKey));
-    const grants = [...new Set(rows.flatMap((r) => r.grants))];
-    await trx('rbac.member_access')
-      .insert({ membershipId, orgId, membershipType, grants: JSON.stringify(grants), version: 1, updatedAt: this.clock.now() })
-      .onConflict('membership_id')
-      .merge({ membershipType, grants: JSON.stringify(grants), version: trx.raw('rbac.member_access.version + 1'), updatedAt: this.clock.now() });
-    return membershipType;
+    return (await recomputeAccess(trx, orgId, [membershipId], this.clock.now())).get(membershipId)!;
   }
 }
 

@@ -25,17 +25,25 @@ declare module '../../core/index.ts' {
   interface ErrorCodeRegistry extends RbacErrorCodes {}
 }
 
+/** One refusal as sealed in `auth.sod.assignment_blocked`. */
+export interface SodAudit {
+  orgId: string;
+  businessData: Record<string, unknown>;
+}
+
 /**
  * 403 `SOD_CONFLICT`: an assignment would leave a member holding both halves of a forbidden pair.
  * Carries the first pair as `pair` and all of them as `conflicts`; `audit` is what the caller seals
- * as `auth.sod.assignment_blocked` after its transaction rolled back.
+ * as `auth.sod.assignment_blocked` after its transaction rolled back, and `more` the further refusals
+ * of a bulk assignment (one event each, {@link SodAudit}).
  * @see docs/api/roles.md (separation of duties)
  */
 export class SodConflictError extends AerieError {
   static readonly code = 'SOD_CONFLICT';
   constructor(
     readonly conflicts: readonly SodConflict[],
-    readonly audit: { orgId: string; businessData: Record<string, unknown> },
+    readonly audit: SodAudit,
+    readonly more: readonly SodAudit[] = [],
   ) {
     const [first] = conflicts;
     super(rbacErrorCodes.SOD_CONFLICT.status, SodConflictError.code, `Separation of duties: one member may not hold both ${first.a} and ${first.b}.`, {

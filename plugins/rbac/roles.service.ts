@@ -145,11 +145,11 @@ export class RolesService implements RolesServiceApi {
   /**
    * Creates a custom role. @throws 400 `ROLE_KEY_RESERVED` (a preset key or `AGENT_…`), 409 `ROLE_KEY_TAKEN`
    */
-  async create(orgId: string, input: { Name: string; RoleKey: string; Description?: string | null; RequiresApproval?: boolean }): Promise<RoleDto> {
+  async create(orgId: string, input: { Name: string; RoleKey: string; Description?: string | null; RequiresApproval?: boolean }, outer?: Knex.Transaction): Promise<RoleDto> {
     if (isPresetKey(input.RoleKey) || input.RoleKey.startsWith(RESERVED_PREFIX)) throw rbacErrors.roleKeyReserved(input.RoleKey);
-    await this.ensurePresets(orgId);
+    await this.ensurePresets(orgId, outer);
     const now = this.clock.now();
-    const row = await this.db.transaction(async (trx) => {
+    const row = await this.inTransaction(outer, async (trx) => {
       const taken = await trx('rbac.roles').where({ orgId, roleKey: input.RoleKey }).first();
       if (taken) throw rbacErrors.roleKeyTaken(input.RoleKey);
       const [created] = (await trx('rbac.roles').insert({
@@ -166,9 +166,9 @@ export class RolesService implements RolesServiceApi {
    * Updates a role's fields. Presets keep their `RoleKey`.
    * @throws 404 `ROLE_NOT_FOUND`, 409 `PRESET_ROLE`, 400 `ROLE_KEY_RESERVED`, 409 `ROLE_KEY_TAKEN`
    */
-  async update(orgId: string, roleId: string, patch: { Name?: string; RoleKey?: string; Description?: string | null; RequiresApproval?: boolean; IsActive?: boolean }): Promise<RoleDto> {
-    await this.ensurePresets(orgId);
-    const row = await this.db.transaction(async (trx) => {
+  async update(orgId: string, roleId: string, patch: { Name?: string; RoleKey?: string; Description?: string | null; RequiresApproval?: boolean; IsActive?: boolean }, outer?: Knex.Transaction): Promise<RoleDto> {
+    await this.ensurePresets(orgId, outer);
+    const row = await this.inTransaction(outer, async (trx) => {
       const role = (await trx('rbac.roles').where({ orgId, id: roleId }).forUpdate().first()) as RoleRow | undefined;
       if (!role) throw rbacErrors.roleNotFound();
       const changes: Partial<RoleRow> = {};
@@ -186,16 +186,16 @@ export class RolesService implements RolesServiceApi {
       await this.audit.append(trx, { orgId, eventType: 'org.role.updated', businessData: { roleId, roleKey: updated.roleKey, changes: Object.keys(changes) } });
       return updated;
     }).catch(uniqueViolation(() => rbacErrors.roleKeyTaken(patch.RoleKey ?? '')));
-    return toDto(row, await this.templatesOf(orgId, roleId));
+    return toDto(row, await this.templatesOf(orgId, roleId, outer));
   }
 
   /**
    * Deletes a custom role nobody holds (its templates go with it).
    * @throws 404 `ROLE_NOT_FOUND`, 409 `PRESET_ROLE`, 409 `ROLE_IN_USE` (with `assignments`)
    */
-  async remove(orgId: string, roleId: string): Promise<void> {
-    await this.ensurePresets(orgId);
-    await this.db.transaction(async (trx) => {
+  async remove(orgId: string, roleId: string, outer?: Knex.Transaction): Promise<void> {
+    await this.ensurePresets(orgId, outer);
+    await this.inTransaction(outer, async (trx) => {
       const role = (await trx('rbac.roles').where({ orgId, id: roleId }).forUpdate().first()) as RoleRow | undefined;
       if (!role) throw rbacErrors.roleNotFound();
       if (role.isPreset) throw rbacErrors.presetRole(role.roleKey, 'existence');
@@ -247,6 +247,11 @@ export class RolesService implements RolesServiceApi {
       await trx('rbac.roles').where({ id: roleId }).update({ updatedAt: this.clock.now() });
       await this.audit.append(trx, { orgId, eventType: 'org.permission.deleted', businessData: { roleId, roleKey: role.roleKey, templateId, scope: template.scope } });
     });
+  }
+
+  /** Runs `fn` in the caller's transaction, or in one of its own. */
+  private inTransaction<T>(outer: Knex.Transaction | undefined, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return outer ? fn(outer) : this.db.transaction(fn);
   }
 
   private async templatesOf(orgId: string, roleId: string, trx?: Db): Promise<TemplateRow[]> {

@@ -40,19 +40,19 @@ export interface RolesService {
   /** The role's templates (canonical texts), oldest first. */
   templateScopes(orgId: string, roleId: string, trx?: Knex | Knex.Transaction): Promise<string[]>;
   /**
-   * Creates a custom role. @throws 400 `ROLE_KEY_RESERVED` (a preset key or `AGENT_…`), 409 `ROLE_KEY_TAKEN`
+   * Creates a custom role (in `trx` when given, else in a transaction of its own). @throws 400 `ROLE_KEY_RESERVED` (a preset key or `AGENT_…`), 409 `ROLE_KEY_TAKEN`
    */
-  create(orgId: string, input: { Name: string; RoleKey: string; Description?: string | null; RequiresApproval?: boolean }): Promise<RoleDto>;
+  create(orgId: string, input: { Name: string; RoleKey: string; Description?: string | null; RequiresApproval?: boolean }, trx?: Knex.Transaction): Promise<RoleDto>;
   /**
-   * Updates a role's fields. Presets keep their `RoleKey`.
+   * Updates a role's fields (in `trx` when given). Presets keep their `RoleKey`.
    * @throws 404 `ROLE_NOT_FOUND`, 409 `PRESET_ROLE`, 400 `ROLE_KEY_RESERVED`, 409 `ROLE_KEY_TAKEN`
    */
-  update(orgId: string, roleId: string, patch: { Name?: string; RoleKey?: string; Description?: string | null; RequiresApproval?: boolean; IsActive?: boolean }): Promise<RoleDto>;
+  update(orgId: string, roleId: string, patch: { Name?: string; RoleKey?: string; Description?: string | null; RequiresApproval?: boolean; IsActive?: boolean }, trx?: Knex.Transaction): Promise<RoleDto>;
   /**
-   * Deletes a custom role nobody holds (its templates go with it).
+   * Deletes a custom role nobody holds (its templates go with it; in `trx` when given).
    * @throws 404 `ROLE_NOT_FOUND`, 409 `PRESET_ROLE`, 409 `ROLE_IN_USE` (with `assignments`)
    */
-  remove(orgId: string, roleId: string): Promise<void>;
+  remove(orgId: string, roleId: string, trx?: Knex.Transaction): Promise<void>;
   /**
    * Adds a scope expression to a custom role, its base resolved from the catalog. Existing
    * assignments keep their snapshots (see docs/api/roles.md "Snapshots").
@@ -95,6 +95,21 @@ export interface AssignmentsService {
    *   a scope they do not hold), 403 `SOD_CONFLICT`
    */
   assign(trx: Knex.Transaction, input: { orgId: string; membershipId: string; roleId: string; variables?: Record<string, string>; assigner?: Assigner; member?: MembershipDto }): Promise<{ assignment: AssignmentDto; created: boolean; membershipType: MembershipType }>;
+  /**
+   * Gives role `roleId` (without variables) to every member of `membershipIds` not holding it yet,
+   * inside `trx` (SCIM group membership): every rule of {@link assign} is checked for all members
+   * before anything is written; members already holding the role are left as they are.
+   * @returns the membership ids newly assigned
+   * @throws 404 `ROLE_NOT_FOUND` / `MEMBER_NOT_FOUND`, 409 `ROLE_INACTIVE` / `MEMBER_NOT_ACTIVE`,
+   *   403 `SOD_CONFLICT` (one audit per blocked member, sealed by {@link withSodAudit})
+   */
+  assignMany(trx: Knex.Transaction, input: { orgId: string; roleId: string; membershipIds: readonly string[] }): Promise<{ added: string[] }>;
+  /**
+   * Takes every assignment of `roleId` away from `membershipIds` (all holders when omitted), inside
+   * `trx`; members not holding it are skipped. @returns the membership ids that lost the role
+   * @throws 404 `ROLE_NOT_FOUND`
+   */
+  unassignMany(trx: Knex.Transaction, input: { orgId: string; roleId: string; membershipIds?: readonly string[] }): Promise<{ removed: string[] }>;
   /**
    * Checks, before an invitation is sent, that `roleId` could be assigned to a new plain member by
    * `assigner`: the role exists and is active, the assigner holds what it grants, and it does not
