@@ -1,3 +1,4 @@
+import { GROUP_SCHEMA_URN } from './group-schema.ts';
 import { USER_SCHEMA_URN } from './user-schema.ts';
 import { MAX_PAGE } from './users.service.ts';
 
@@ -26,6 +27,32 @@ export function userSchema(base: string) {
   };
 }
 
+/** The Group schema (RFC 7643 §4.2): a role of the organization and the Users holding it. */
+export function groupSchema(base: string) {
+  return {
+    schemas: [SCHEMA_URN], id: GROUP_SCHEMA_URN, name: 'Group', description: 'A role of the organization; its members hold it',
+    attributes: [
+      attr('displayName', 'string', { required: true }),
+      attr('externalId', 'string', { caseExact: true }),
+      attr('members', 'complex', {
+        multiValued: true,
+        subAttributes: [
+          attr('value', 'string', { caseExact: true, mutability: 'immutable' }),
+          attr('display', 'string', { mutability: 'readOnly' }),
+          attr('$ref', 'reference', { caseExact: true, mutability: 'immutable', referenceTypes: ['User'] }),
+          attr('type', 'string', { mutability: 'immutable', canonicalValues: ['User'] }),
+        ],
+      }),
+    ],
+    meta: { resourceType: 'Schema', location: `${base}/Schemas/${GROUP_SCHEMA_URN}` },
+  };
+}
+
+/** Every schema Aerie serves, by id. */
+export function schemas(base: string) {
+  return [userSchema(base), groupSchema(base)];
+}
+
 /** `/ServiceProviderConfig` (RFC 7643 §5). */
 export function serviceProviderConfig(base: string) {
   return {
@@ -39,8 +66,14 @@ export function serviceProviderConfig(base: string) {
 
 /** `/ResourceTypes` entries (RFC 7643 §6). */
 export function resourceTypes(base: string) {
-  return [{
-    schemas: ['urn:ietf:params:scim:schemas:core:2.0:ResourceType'], id: 'User', name: 'User', endpoint: '/Users', schema: USER_SCHEMA_URN,
-    meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/User` },
-  }];
+  return [
+    {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:ResourceType'], id: 'User', name: 'User', endpoint: '/Users', schema: USER_SCHEMA_URN,
+      meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/User` },
+    },
+    {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:ResourceType'], id: 'Group', name: 'Group', endpoint: '/Groups', schema: GROUP_SCHEMA_URN,
+      description: "The organization's roles", meta: { resourceType: 'ResourceType', location: `${base}/ResourceTypes/Group` },
+    },
+  ];
 }

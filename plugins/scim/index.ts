@@ -7,18 +7,26 @@ import { ScimUsersService } from './users.service.ts';
 import { ScimUsersWriter } from './users-writer.service.ts';
 import { scimRoutes } from './routes/scim.route.ts';
 import { scimUserWriteRoutes } from './routes/scim-users-write.route.ts';
+import { scimGroupRoutes } from './routes/scim-groups.route.ts';
+import { ScimGroupsService } from './groups.service.ts';
+import { ScimGroupsWriter } from './groups-writer.service.ts';
 import { tokenRoutes } from './routes/tokens.route.ts';
 
 export default definePlugin({
   id: 'scim',
-  deps: { tokens: scimRefs.tokens, users: scimRefs.users, writer: scimRefs.writer, organizations: orgsRefs.organizations, config: coreRefs.config },
+  deps: {
+    tokens: scimRefs.tokens, users: scimRefs.users, writer: scimRefs.writer, groups: scimRefs.groups, groupsWriter: scimRefs.groupsWriter,
+    organizations: orgsRefs.organizations, config: coreRefs.config,
+  },
   register(reg) {
     reg.service(scimRefs.tokens, ScimTokensService);
     reg.service(scimRefs.users, ScimUsersService);
     reg.service(scimRefs.writer, ScimUsersWriter);
+    reg.service(scimRefs.groups, ScimGroupsService);
+    reg.service(scimRefs.groupsWriter, ScimGroupsWriter);
   },
-  init({ tokens, users, writer, organizations, config }, ctx) {
+  init({ tokens, users, writer, groups, groupsWriter, organizations, config }, ctx) {
     ctx.authScheme(scimTokenAuthScheme(tokens, organizations));
-    ctx.routes(...tokenRoutes(tokens), ...scimRoutes(users, config.baseUrl), ...scimUserWriteRoutes(writer));
+    ctx.routes(...tokenRoutes(tokens), ...scimRoutes(users, config.baseUrl), ...scimUserWriteRoutes(writer), ...scimGroupRoutes(groups, groupsWriter));
   },
 });

@@ -9,7 +9,7 @@ import type { ScimUser, ScimUsersService } from './users.service.ts';
 
 /** A refusal the routes answer as a SCIM error. */
 export class ScimConflict extends Error {
-  constructor(readonly status: 400 | 404 | 409, readonly detail: string, readonly scimType?: string) {
+  constructor(readonly status: 400 | 403 | 404 | 409, readonly detail: string, readonly scimType?: string) {
     super(detail);
   }
 }

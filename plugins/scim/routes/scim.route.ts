@@ -1,9 +1,9 @@
 import { route, type RouteDef } from '../../../core/index.ts';
 import { ScimFilterError } from '../filter/ast.ts';
-import { resourceTypes, serviceProviderConfig, userSchema } from '../discovery.ts';
+import { resourceTypes, schemas, serviceProviderConfig } from '../discovery.ts';
 import { scimError, scimReply } from '../scim-reply.ts';
 import { idParams, scimResource, slugParams } from '../schemas/scim.schemas.ts';
-import { LIST_RESPONSE_URN, USER_SCHEMA_URN } from '../user-schema.ts';
+import { LIST_RESPONSE_URN } from '../user-schema.ts';
 import { MAX_PAGE, type ScimUsersService } from '../users.service.ts';
 
 const common = { auth: 'scimToken' as const, org: true as const, tags: ['scim'], response: scimResource };
@@ -28,11 +28,17 @@ export function scimRoutes(users: ScimUsersService, baseUrl: string): RouteDef[]
     }),
     route({
       ...common, method: 'GET', path: '/scim/v2/{slug}/Schemas', params: slugParams, summary: 'SCIM schemas',
-      handler: ({ org }) => scimReply(200, { schemas: [LIST_RESPONSE_URN], totalResults: 1, startIndex: 1, itemsPerPage: 1, Resources: [userSchema(base(org.org.slug))] }),
+      handler: ({ org }) => {
+        const all = schemas(base(org.org.slug));
+        return scimReply(200, { schemas: [LIST_RESPONSE_URN], totalResults: all.length, startIndex: 1, itemsPerPage: all.length, Resources: all });
+      },
     }),
     route({
       ...common, method: 'GET', path: '/scim/v2/{slug}/Schemas/{id}', params: idParams, summary: 'One SCIM schema',
-      handler: ({ org, params }) => (params.id === USER_SCHEMA_URN ? scimReply(200, userSchema(base(org.org.slug))) : scimError(404, `No schema ${params.id}.`)),
+      handler: ({ org, params }) => {
+        const one = schemas(base(org.org.slug)).find((s) => s.id === params.id);
+        return one ? scimReply(200, one) : scimError(404, `No schema ${params.id}.`);
+      },
     }),
     route({
       ...common, method: 'GET', path: '/scim/v2/{slug}/Users', params: slugParams, summary: 'SCIM Users: list, filter, page',
@@ -58,7 +64,7 @@ export function scimRoutes(users: ScimUsersService, baseUrl: string): RouteDef[]
 }
 
 /** `filter`, `startIndex` (≥ 1, default 1) and `count` (≥ 0, at most 200, default 100); a message for anything else. */
-function paging(query: Record<string, unknown>): { filter?: string; startIndex: number; count: number } | string {
+export function paging(query: Record<string, unknown>): { filter?: string; startIndex: number; count: number } | string {
   const one = (name: string) => (Array.isArray(query[name]) ? undefined : (query[name] as string | undefined));
   for (const name of ['filter', 'startIndex', 'count']) if (Array.isArray(query[name])) return `${name} is given more than once.`;
   const int = (name: string, fallback: number, min: number) => {
