@@ -50,7 +50,10 @@ describe('SCIM 2.0: tokens, discovery and Users (read)', () => {
     expect(spc.status).toBe(200);
     expect(spc.headers.get('content-type')).toMatch(/^application\/scim\+json/);
     expect(spc.body).toMatchObject({ filter: { supported: true, maxResults: 200 }, patch: { supported: true }, authenticationSchemes: [{ type: 'oauthbearertoken' }] });
-    expect((await scim('/ResourceTypes')).body.Resources).toEqual([expect.objectContaining({ id: 'User', endpoint: '/Users', schema: USER })]);
+    expect((await scim('/ResourceTypes')).body.Resources).toEqual([
+      expect.objectContaining({ id: 'User', endpoint: '/Users', schema: USER }),
+      expect.objectContaining({ id: 'Group', endpoint: '/Groups', schema: 'urn:ietf:params:scim:schemas:core:2.0:Group' }),
+    ]);
     expect((await scim(`/Schemas/${USER}`)).body).toMatchObject({ id: USER, name: 'User' });
     const missing = await scim('/Schemas/urn:nope');
     expect(missing.status).toBe(404);
