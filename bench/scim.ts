@@ -91,6 +91,22 @@ try {
   console.log(`\nscim: PATCH /Groups/{id} adding ${GROUP_SIZE} members in one request (${ROUNDS} rounds, different members each): ${ms(adds)}   (target < 1 s)`);
   console.log(`scim: PATCH /Groups/{id} removing those ${GROUP_SIZE} members (path "members"): ${ms(removes)}`);
   console.log(`rounds (add, ms): ${adds.map((t) => t.toFixed(0)).join(', ')}`);
+
+  // Entra ID's membership check on a large Group: `id eq … and members[value eq …]`, members excluded.
+  const big = ids.slice(0, GROUP_SIZE * ROUNDS);
+  const filled = await aerie.request('PATCH', `/scim/v2/bench/Groups/${group}`, { token, body: { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: big.map((value) => ({ value })) }] } });
+  if (filled.status !== 204) throw new Error(`PATCH fill: ${filled.status}`);
+  const checks: number[] = [];
+  for (let i = 0; i < 120; i++) {
+    const member = big[(i * 7919) % big.length]!;
+    const filter = encodeURIComponent(`id eq "${group}" and members[value eq "${member}"]`);
+    const started = performance.now();
+    const res = await aerie.request('GET', `/scim/v2/bench/Groups?filter=${filter}&excludedAttributes=members`, { token });
+    if (i >= 20) checks.push(performance.now() - started);
+    if (res.status !== 200 || res.body.totalResults !== 1) throw new Error(`membership check: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+  }
+  checks.sort((a, b) => a - b);
+  console.log(`scim: GET /Groups?filter=id eq "…" and members[value eq "…"]&excludedAttributes=members on a ${big.length}-member Group, 100 requests: p50 ${checks[50]!.toFixed(1)} ms, p95 ${checks[95]!.toFixed(1)} ms`);
 } finally {
   await aerie.close();
 }

@@ -3,7 +3,8 @@ import { ScimFilterError } from '../filter/ast.ts';
 import { resourceTypes, schemas, serviceProviderConfig } from '../discovery.ts';
 import { scimError, scimReply } from '../scim-reply.ts';
 import { idParams, scimResource, slugParams } from '../schemas/scim.schemas.ts';
-import { LIST_RESPONSE_URN } from '../user-schema.ts';
+import { LIST_RESPONSE_URN, USER_SCHEMA_URN } from '../user-schema.ts';
+import { project, readProjection } from '../projection.ts';
 import { MAX_PAGE, type ScimUsersService } from '../users.service.ts';
 
 const common = { auth: 'scimToken' as const, org: true as const, tags: ['scim'], response: scimResource };
@@ -44,9 +45,11 @@ export function scimRoutes(users: ScimUsersService, baseUrl: string): RouteDef[]
       ...common, method: 'GET', path: '/scim/v2/{slug}/Users', params: slugParams, summary: 'SCIM Users: list, filter, page',
       handler: async ({ org, query }) => {
         const page = paging(query as Record<string, unknown>);
-        if (typeof page === 'string') return scimError(400, page, 'invalidValue');
+        const projection = readProjection(query as Record<string, unknown>, USER_SCHEMA_URN);
+        if (typeof page === 'string' || typeof projection === 'string') return scimError(400, typeof page === 'string' ? page : (projection as string), 'invalidValue');
         try {
-          return scimReply(200, await users.list(org.org.id, org.org.slug, page));
+          const list = await users.list(org.org.id, org.org.slug, page);
+          return scimReply(200, { ...list, Resources: list.Resources.map((u) => project(u, projection)) });
         } catch (err) {
           if (err instanceof ScimFilterError) return scimError(400, err.detail, err.scimType);
           throw err;
@@ -55,9 +58,11 @@ export function scimRoutes(users: ScimUsersService, baseUrl: string): RouteDef[]
     }),
     route({
       ...common, method: 'GET', path: '/scim/v2/{slug}/Users/{id}', params: idParams, summary: 'One SCIM User',
-      handler: async ({ org, params }) => {
+      handler: async ({ org, params, query }) => {
+        const projection = readProjection(query as Record<string, unknown>, USER_SCHEMA_URN);
+        if (typeof projection === 'string') return scimError(400, projection, 'invalidValue');
         const user = await users.get(org.org.id, org.org.slug, params.id);
-        return user ? scimReply(200, user) : scimError(404, `No User ${params.id}.`);
+        return user ? scimReply(200, project(user, projection)) : scimError(404, `No User ${params.id}.`);
       },
     }),
   ];

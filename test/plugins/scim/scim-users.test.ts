@@ -79,6 +79,14 @@ describe('SCIM 2.0: tokens, discovery and Users (read)', () => {
     expect((await scim(`/Users/${alice.id}`)).body).toEqual(alice);
   });
 
+  it('answers only the attributes asked for (attributes, excludedAttributes; schemas and id always)', async () => {
+    const only = await scim(`/Users?filter=${encodeURIComponent('userName eq "alice@acme.test"')}&attributes=userName,${USER}:active`);
+    expect(only.body.Resources).toEqual([{ schemas: [USER], id: expect.any(String), userName: expect.stringMatching(/^alice@/i), active: true }]);
+    const without = await scim(`/Users/${only.body.Resources[0].id}?excludedAttributes=emails,meta`);
+    expect(Object.keys(without.body).sort()).toEqual(['active', 'id', 'schemas', 'userName']);
+    expect((await scim('/Users?attributes=a&attributes=b')).status).toBe(400);
+  });
+
   it.each([
     ['userName eq "ALICE@acme.test"', ['alice@acme.test']],
     ['emails[type eq "work"].value eq "bob@acme.test"', ['bob@acme.test']],
