@@ -8,10 +8,15 @@ export const GROUP_ATTRIBUTES_JOIN = ['scim.group_attributes as ga', 'ga.role_id
 /** Role keys kept for agent badges: agents never appear in SCIM. */
 export const AGENT_ROLE_KEYS = 'AGENT\\_%';
 
-/** A Group's members as SQL: its holders (rbac's `role_holders`) that are Users (not revoked). */
-const MEMBERS_SQL = `(SELECT jsonb_agg(jsonb_build_object('value', h.membership_id::text, 'type', 'User'))
-  FROM rbac.role_holders h JOIN orgs.member_directory md ON md.membership_id = h.membership_id AND md.org_id = h.org_id
-  WHERE h.role_id = g.role_id AND h.org_id = g.org_id AND md.status <> 'revoked')`;
+/**
+ * A Group's members as rows: its holders (rbac's `role_holders`, through the `(role_id,
+ * membership_id)` index) that are Users (not revoked).
+ */
+const MEMBER_ROWS = {
+  sql: `SELECT 1 FROM rbac.role_holders h JOIN orgs.member_directory md ON md.membership_id = h.membership_id AND md.org_id = h.org_id
+    WHERE h.role_id = g.role_id AND h.org_id = g.org_id AND md.status <> 'revoked'`,
+  columns: { value: 'h.membership_id::text', type: "'User'::text" },
+};
 
 /**
  * SCIM Group attributes over `rbac.role_directory` (alias `g`) and `scim.group_attributes` (alias
@@ -25,7 +30,7 @@ export const groupFilterSchema: ResourceSchema = {
     id: { type: 'string', sql: 'g.role_id::text', caseExact: true },
     displayName: { type: 'string', sql: 'g.name' },
     externalId: { type: 'string', sql: 'ga.external_id', caseExact: true },
-    members: { type: 'multi', elements: MEMBERS_SQL, sub: { value: { type: 'string', caseExact: true }, type: { type: 'string' } } },
+    members: { type: 'multi', rows: MEMBER_ROWS, sub: { value: { type: 'string', caseExact: true }, type: { type: 'string' } } },
     meta: {
       type: 'complex',
       sub: { created: { type: 'dateTime', sql: 'g.created_at' }, lastModified: { type: 'dateTime', sql: 'g.updated_at' } },

@@ -36,11 +36,11 @@ function compileNode(node: FilterNode, schema: ResourceSchema, b: unknown[]): st
       const target = resolve(node.path, schema);
       if (target.kind === 'multi') {
         // `emails co "x"` / `emails.value eq "x"` / `emails pr`: some element.
-        if (node.kind === 'present' && !node.path.sub) return `(jsonb_array_length(COALESCE(${target.attr.elements}, '[]'::jsonb)) > 0)`;
+        if (node.kind === 'present' && !node.path.sub) return anyElement(target.attr, 'true');
         const sub = node.path.sub ?? 'value';
         const element = elementExpr(target.attr, sub, node.path.attr);
         const test = node.kind === 'present' ? present(element.sql, element.type) : compare(element.sql, element.type, element.caseExact, node.op, node.value, b);
-        return `EXISTS (SELECT 1 FROM jsonb_array_elements(COALESCE(${target.attr.elements}, '[]'::jsonb)) AS e(v) WHERE ${test})`;
+        return anyElement(target.attr, test);
       }
       return node.kind === 'present' ? present(target.sql, target.type) : compare(target.sql, target.type, target.caseExact, node.op, node.value, b);
     }
@@ -53,7 +53,7 @@ function compileNode(node: FilterNode, schema: ResourceSchema, b: unknown[]): st
         const element = elementExpr(target.attr, node.then.sub, node.path.attr);
         then = ` AND ${node.then.op === 'pr' ? present(element.sql, element.type) : compare(element.sql, element.type, element.caseExact, node.then.op, node.then.value ?? null, b)}`;
       }
-      return `EXISTS (SELECT 1 FROM jsonb_array_elements(COALESCE(${target.attr.elements}, '[]'::jsonb)) AS e(v) WHERE ${inner}${then})`;
+      return anyElement(target.attr, `${inner}${then}`);
     }
   }
 }
@@ -77,10 +77,17 @@ function compileElementFilter(node: FilterNode, attr: Extract<Attribute, { type:
   }
 }
 
+/** Some element of `attr` passes `test` (a condition over {@link elementExpr}s). */
+function anyElement(attr: Extract<Attribute, { type: 'multi' }>, test: string): string {
+  if (attr.rows) return `EXISTS (${attr.rows.sql} AND (${test}))`;
+  return `EXISTS (SELECT 1 FROM jsonb_array_elements(COALESCE(${attr.elements}, '[]'::jsonb)) AS e(v) WHERE ${test})`;
+}
+
 function elementExpr(attr: Extract<Attribute, { type: 'multi' }>, name: string, attrName: string): { sql: string; type: ScalarType; caseExact: boolean } {
   const key = Object.keys(attr.sub).find((k) => k.toLowerCase() === name.toLowerCase());
   if (!key) throw new ScimFilterError(`Unknown attribute ${attrName}.${name}.`);
   const def = attr.sub[key]!;
+  if (attr.rows) return { sql: attr.rows.columns[key]!, type: def.type, caseExact: def.caseExact ?? false };
   const raw = `(e.v->>'${key}')`;
   const sql = def.type === 'boolean' ? `${raw}::boolean` : def.type === 'integer' || def.type === 'decimal' ? `${raw}::numeric` : def.type === 'dateTime' ? `${raw}::timestamptz` : raw;
   return { sql, type: def.type, caseExact: def.caseExact ?? false };

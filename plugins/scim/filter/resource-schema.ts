@@ -18,12 +18,17 @@ export interface ComplexAttribute {
 }
 
 /**
- * A multi-valued complex attribute (`emails`): an SQL expression yielding a `jsonb` array of
- * objects, and the element members' types. A bare comparison on it (`emails co "x"`) tests `value`.
+ * A multi-valued complex attribute (`emails`, `members`) and the element members' types, its
+ * elements given one of two ways: `elements`, an SQL expression yielding a `jsonb` array of objects
+ * (small lists built on the fly), or `rows`, a correlated `SELECT 1 FROM … WHERE …` over the rows
+ * that are the elements with each member's SQL column — tests then become `EXISTS (rows AND test)`,
+ * which indexes serve (large lists such as a Group's members). A bare comparison on it
+ * (`emails co "x"`) tests `value`.
  */
 export interface MultiValuedAttribute {
   type: 'multi';
-  elements: string;
+  elements?: string;
+  rows?: { sql: string; columns: Record<string, string> };
   sub: Record<string, { type: ScalarType; caseExact?: boolean }>;
 }
 
