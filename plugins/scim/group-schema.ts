@@ -9,12 +9,12 @@ export const GROUP_ATTRIBUTES_JOIN = ['scim.group_attributes as ga', 'ga.role_id
 export const AGENT_ROLE_KEYS = 'AGENT\\_%';
 
 /**
- * A Group's members as rows: its holders (rbac's `role_holders`, through the `(role_id,
- * membership_id)` index) that are Users (not revoked).
+ * A Group's members as rows: its holders in rbac's `role_holders`, through the `(role_id,
+ * membership_id)` index. Revoking or deleting a membership drops its assignments in the same
+ * transaction (docs/api/members.md), so every holder is a User.
  */
 const MEMBER_ROWS = {
-  sql: `SELECT 1 FROM rbac.role_holders h JOIN orgs.member_directory md ON md.membership_id = h.membership_id AND md.org_id = h.org_id
-    WHERE h.role_id = g.role_id AND h.org_id = g.org_id AND md.status <> 'revoked'`,
+  sql: 'SELECT 1 FROM rbac.role_holders h WHERE h.role_id = g.role_id AND h.org_id = g.org_id',
   columns: { value: 'h.membership_id::text', type: "'User'::text" },
 };
 
