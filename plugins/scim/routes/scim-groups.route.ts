@@ -19,7 +19,6 @@ async function answer(run: () => Promise<unknown>, status: number, headers?: (bo
   try {
     const body = await run();
     if (status === 204) return scimReply(204, undefined);
-    if (body === undefined) return undefined;
     const reply = scimReply(status, body);
     Object.assign(reply.headers, headers?.(body) ?? {});
     return reply;
@@ -71,7 +70,9 @@ export function scimGroupRoutes(groups: ScimGroupsService, writer: ScimGroupsWri
         if (isProblem(input)) return scimError(400, input.detail, input.scimType);
         return answer(async () => {
           await writer.update(org.org.id, params.id, () => input, principal.id);
-          return groups.get(org.org.id, org.org.slug, params.id);
+          const group = await groups.get(org.org.id, org.org.slug, params.id);
+          if (!group) throw new ScimConflict(404, `No Group ${params.id}.`); // deleted since
+          return group;
         }, 200);
       },
     }),

@@ -232,23 +232,38 @@ describe('SCIM 2.0 Groups', () => {
       inviter = await customRole(aerie, acme.owner, 'acme', 'INVITER', ['org.member.invite']);
       const revoker = await customRole(aerie, acme.owner, 'acme', 'REVOKER', ['org.member.revoke']);
       revokers = revoker;
-      for (const m of [user.dee, user.owner]) {
+      for (const m of [user.dee, user.bob, user.owner]) {
         const res = await aerie.request('POST', `/api/org/acme/roles/${inviter}/members`, { token: acme.owner, body: { ConnectedIdId: m } });
         expect(res.status).toBe(201);
       }
     });
 
-    it('reports a member SoD refuses (403, naming the member and the pair), seals auth.sod.assignment_blocked, and adds nobody', async () => {
-      const res = await patch(revokers, [{ op: 'Add', path: 'members', value: [{ value: user.eve }, { value: user.dee }] }]);
+    it('reports every member SoD refuses (403, naming them and the pair), seals auth.sod.assignment_blocked for each, and adds nobody', async () => {
+      const res = await patch(revokers, [{ op: 'Add', path: 'members', value: [{ value: user.eve }, { value: user.dee }, { value: user.bob }] }]);
       expect(res.status).toBe(403);
       expect(res.body).toMatchObject({ schemas: [ERROR], status: '403' });
       expect(res.body.detail).toContain(user.dee);
+      expect(res.body.detail).toContain(user.bob);
       expect(res.body.detail).toContain('org.member.invite and org.member.revoke');
       expect(res.body.detail).not.toContain(user.eve);
       expect(await holders(revokers)).toEqual([]); // eve was not added either: one transaction
       const blocked = (await auditEvents(aerie, acme, 'auth.sod.assignment_blocked')).filter((e) => e.businessData.roleId === revokers);
-      expect(blocked).toEqual([expect.objectContaining({ actorType: 'system', businessData: expect.objectContaining({ connectedIdId: user.dee, pairs: [{ a: 'org.member.invite', b: 'org.member.revoke', introduced: true }] }) })]);
+      const pairs = [{ a: 'org.member.invite', b: 'org.member.revoke', introduced: true }];
+      expect(blocked).toEqual([user.dee, user.bob].map((id) => expect.objectContaining({ actorType: 'system', businessData: expect.objectContaining({ connectedIdId: id, pairs }) })));
       expect((await auditEvents(aerie, acme, 'org.role.assigned')).filter((e) => e.businessData.roleId === revokers)).toEqual([]);
+      // The same refusal through POST /Groups: no role is left behind.
+      const created = await send('POST', '/Groups', { schemas: [GROUP], displayName: 'Revokers too', members: [{ value: user.dee }] });
+      expect(created.status).toBe(201); // an empty role grants nothing: no conflict
+      expect((await send('PUT', `/Groups/${revokers}`, { schemas: [GROUP], displayName: 'REVOKER', members: [{ value: user.dee }] })).status).toBe(403);
+      expect(await holders(revokers)).toEqual([]);
+    });
+
+    it('serialises concurrent PATCHes on one Group (each sees the others)', async () => {
+      const group = (await send('POST', '/Groups', { schemas: [GROUP], displayName: 'Concurrent' })).body.id;
+      const names = ['ann', 'bob', 'dee', 'eve'];
+      const answers = await Promise.all(names.map((n) => patch(group, [{ op: 'Add', path: 'members', value: [{ value: user[n] }] }])));
+      expect(answers.map((a) => a.status)).toEqual([204, 204, 204, 204]);
+      expect(await holders(group)).toEqual(ids(...names));
     });
 
     it('exempts the Owner (spec: Owner and Admin are exempt), and never makes anyone Owner or Admin', async () => {
