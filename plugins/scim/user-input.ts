@@ -94,8 +94,9 @@ export function readUser(body: unknown): UserInput | InputProblem {
  * @returns the members the operations set.
  */
 export function applyPatch(body: unknown): UserInput | InputProblem {
-  if (!body || typeof body !== 'object' || !Array.isArray((body as { Operations?: unknown }).Operations)) return problem('invalidSyntax', 'The body is a PatchOp with Operations.');
-  const ops = (body as { Operations: unknown[] }).Operations;
+  const found = body && typeof body === 'object' ? Object.entries(body as Record<string, unknown>).find(([k]) => k.toLowerCase() === 'operations')?.[1] : undefined;
+  if (!Array.isArray(found)) return problem('invalidSyntax', 'The body is a PatchOp with Operations.');
+  const ops: unknown[] = found;
   if (ops.length === 0 || ops.length > 100) return problem('invalidSyntax', 'Operations holds 1 to 100 operations.');
   const input: UserInput = {};
   for (const raw of ops) {

@@ -309,6 +309,14 @@ describe('SCIM 2.0 Groups', () => {
     });
   });
 
+  it('drops a deleted User from every Group (revocation clears the assignments)', async () => {
+    const zed = (await send('POST', '/Users', { schemas: [USER], userName: 'zed@acme.test' })).body.id;
+    const group = (await send('POST', '/Groups', { schemas: [GROUP], displayName: 'Zed and Ann', members: [{ value: zed }, { value: user.ann }] })).body.id;
+    expect((await send('DELETE', `/Users/${zed}`)).status).toBe(204);
+    expect(await membersOf(group)).toEqual([user.ann]);
+    expect((await send('GET', `/Groups?filter=${encodeURIComponent(`members[value eq "${zed}"]`)}`)).body.totalResults).toBe(0);
+  });
+
   describe('DELETE', () => {
     it('takes the role from every member and deletes it; presets are not deleted', async () => {
       const created = (await send('POST', '/Groups', { schemas: [GROUP], displayName: 'Temp', externalId: 'tmp', members: [{ value: user.ann }] })).body;
