@@ -143,7 +143,8 @@ export class RolesService implements RolesServiceApi {
   }
 
   /**
-   * Creates a custom role. @throws 400 `ROLE_KEY_RESERVED` (a preset key or `AGENT_…`), 409 `ROLE_KEY_TAKEN`
+   * Creates a custom role (in `outer` when given, else in a transaction of its own).
+   * @throws 400 `ROLE_KEY_RESERVED` (a preset key or `AGENT_…`), 409 `ROLE_KEY_TAKEN`
    */
   async create(orgId: string, input: { Name: string; RoleKey: string; Description?: string | null; RequiresApproval?: boolean }, outer?: Knex.Transaction): Promise<RoleDto> {
     if (isPresetKey(input.RoleKey) || input.RoleKey.startsWith(RESERVED_PREFIX)) throw rbacErrors.roleKeyReserved(input.RoleKey);
@@ -163,7 +164,7 @@ export class RolesService implements RolesServiceApi {
   }
 
   /**
-   * Updates a role's fields. Presets keep their `RoleKey`.
+   * Updates a role's fields (in `outer` when given). Presets keep their `RoleKey`.
    * @throws 404 `ROLE_NOT_FOUND`, 409 `PRESET_ROLE`, 400 `ROLE_KEY_RESERVED`, 409 `ROLE_KEY_TAKEN`
    */
   async update(orgId: string, roleId: string, patch: { Name?: string; RoleKey?: string; Description?: string | null; RequiresApproval?: boolean; IsActive?: boolean }, outer?: Knex.Transaction): Promise<RoleDto> {
@@ -190,7 +191,7 @@ export class RolesService implements RolesServiceApi {
   }
 
   /**
-   * Deletes a custom role nobody holds (its templates go with it).
+   * Deletes a custom role nobody holds (its templates go with it; in `outer` when given).
    * @throws 404 `ROLE_NOT_FOUND`, 409 `PRESET_ROLE`, 409 `ROLE_IN_USE` (with `assignments`)
    */
   async remove(orgId: string, roleId: string, outer?: Knex.Transaction): Promise<void> {
