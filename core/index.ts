@@ -42,7 +42,7 @@ export type { JobDefinition, JobsService, SendJobOptions } from './jobs/jobs.typ
 export { BlobTooLargeError, BlobKeyError } from './blob/blob.types.ts';
 export type { BlobStore, BlobInfo, PutOptions, PresignOptions } from './blob/blob.types.ts';
 export { EgressError } from './egress/egress.types.ts';
-export type { Egress, EgressFailureClass, EgressPostOptions, EgressResponse } from './egress/egress.types.ts';
+export type { Egress, EgressFailureClass, EgressFetch, EgressPostOptions, EgressResponse, FetchOptions } from './egress/egress.types.ts';
 export { AUDIT_SEALED_EVENT, type AuditSealedPayload } from './audit/audit-sealed-event.ts';
 export type { RateLimitService, RateLimiter, RateLimitSpec, RateLimitState } from './rate-limit/rate-limits.ts';
 /** core.authz: scope expressions, permission sets, narrowing, separation of duties. */

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Agent, errors, request, type Dispatcher } from 'undici';
-import { EgressError, type Egress, type EgressPostOptions, type EgressResponse } from './egress.types.ts';
+import { EgressError, type Egress, type EgressFetch, type EgressPostOptions, type EgressResponse, type FetchOptions } from './egress.types.ts';
+import { toFetch } from './egress-fetch.ts';
 import { guardedConnector, resolveChecked, systemResolver, type Resolver } from './guarded-connector.ts';
 
 /** Options of {@link EgressClient}: the test switch for loopback, extra trusted CAs, the resolver. */
@@ -46,6 +47,10 @@ export class EgressClient implements Egress {
     return this.send(url, 'GET', options);
   }
 
+  fetch(options: FetchOptions): EgressFetch {
+    return toFetch(this, options);
+  }
+
   async close(): Promise<void> {
     await this.agent.close();
   }
@@ -60,7 +65,7 @@ export class EgressClient implements Egress {
         headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs,
       });
       const body = await readCapped(res.body, options.maxResponseBytes ?? DEFAULT_RESPONSE_CAP);
-      return { status: res.statusCode, body, latencyMs: performance.now() - started };
+      return { status: res.statusCode, headers: plainHeaders(res.headers), body, latencyMs: performance.now() - started };
     })();
     // A request undici has queued but not yet dispatched does not see its signal: the caller's
     // wait is bounded here whatever the pool does.
@@ -96,6 +101,12 @@ export function parseTarget(url: string): URL {
   if (parsed.hash) throw new EgressError('invalid_url', 'a fragment is not accepted');
   if (parsed.hostname.endsWith('.')) parsed.hostname = parsed.hostname.replace(/\.+$/, '');
   return parsed;
+}
+
+function plainHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name.toLowerCase()] = value;
+  return out;
 }
 
 async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<Buffer> {

@@ -23,9 +23,11 @@ export interface EgressPostOptions {
   maxResponseBytes?: number;
 }
 
-/** What came back: the status (redirects are not followed), the capped body and the time taken. */
+/** What came back: the status (redirects are not followed), its headers, the capped body and the time taken. */
 export interface EgressResponse {
   status: number;
+  /** Response headers, names lower-case (a repeated header, such as `set-cookie`, as an array). */
+  headers: Record<string, string | string[]>;
   /** The first `maxResponseBytes` of the body. */
   body: Buffer;
   /** Milliseconds from sending to the end of the (capped) body. */
@@ -49,5 +51,21 @@ export interface Egress {
   post(url: string, options: EgressPostOptions): Promise<EgressResponse>;
   /** GETs `url` (discovery and metadata documents) the same way. @throws EgressError */
   get(url: string, options: Omit<EgressPostOptions, 'body'>): Promise<EgressResponse>;
+  /**
+   * A WHATWG `fetch` over this client, for libraries that take one (openid-client's `customFetch`):
+   * GET and POST only, every request guarded, capped and timed out as `get`/`post` with `options`;
+   * the answer is a `Response` (status, headers, the capped body). Refused and failed requests
+   * reject with the `EgressError`. @see toFetch
+   */
+  fetch(options: FetchOptions): EgressFetch;
   close(): Promise<void>;
 }
+
+/** Limits of {@link Egress.fetch}: per-request time-out (ms) and response cap (bytes). */
+export interface FetchOptions {
+  timeoutMs: number;
+  maxResponseBytes?: number;
+}
+
+/** The `fetch` subset {@link Egress.fetch} answers: a URL string and `{method, headers, body}`. */
+export type EgressFetch = (url: string, init?: { method?: string; headers?: unknown; body?: unknown }) => Promise<Response>;

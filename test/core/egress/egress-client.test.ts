@@ -114,6 +114,38 @@ describe.skipIf(!hasOpenssl)('core.egress: sending (local HTTPS receiver, needs 
     expect(res.body.length).toBe(1024);
   });
 
+  it('answers the response headers, names lower-case, a repeated header as an array', async () => {
+    receiver.handler = (_q, res) => res.writeHead(200, { 'Content-Type': 'application/json', 'Set-Cookie': ['a=1', 'b=2'] }).end('{}');
+    const res = await open.get(receiver.url('/headers'), { headers: {}, timeoutMs: 5_000 });
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.headers['set-cookie']).toEqual(['a=1', 'b=2']);
+  });
+
+  it('fetch(): a WHATWG Response over the guarded client (form body posted, headers and capped body answered)', async () => {
+    receiver.handler = (q, res) => res.writeHead(201, { 'content-type': 'application/json', 'x-echo': q.headers['x-test'] as string }).end(JSON.stringify({ got: q.body }));
+    const fetch = open.fetch({ timeoutMs: 5_000 });
+    const res = await fetch(receiver.url('/token'), { method: 'POST', headers: new Headers({ 'x-test': 'yes', 'content-type': 'application/x-www-form-urlencoded' }), body: new URLSearchParams({ code: 'abc', x: 'y z' }) });
+    expect(res).toBeInstanceOf(Response);
+    expect(res.status).toBe(201);
+    expect(res.headers.get('x-echo')).toBe('yes');
+    expect(await res.json()).toEqual({ got: 'code=abc&x=y+z' });
+    expect(receiver.received.at(-1)).toMatchObject({ method: 'POST', url: '/token' });
+    receiver.handler = (_q, res) => res.writeHead(204).end();
+    expect((await fetch(receiver.url('/empty'))).status).toBe(204);
+    const capped = open.fetch({ timeoutMs: 5_000, maxResponseBytes: 10 });
+    receiver.handler = (_q, res) => res.end('z'.repeat(100));
+    expect(await (await capped(receiver.url('/big'))).text()).toBe('z'.repeat(10));
+  });
+
+  it('fetch(): the same guard — a loopback target without the switch, http, and other methods are refused', async () => {
+    const before = receiver.received.length;
+    const guardedFetch = guarded.fetch({ timeoutMs: 5_000 });
+    expect((await refusal(guardedFetch(receiver.url('/x')))).failureClass).toBe('blocked');
+    expect((await refusal(guardedFetch(`http://localhost:${receiver.port}/x`))).failureClass).toBe('invalid_url');
+    expect((await refusal(open.fetch({ timeoutMs: 5_000 })(receiver.url('/x'), { method: 'DELETE' }))).failureClass).toBe('invalid_url');
+    expect(receiver.received.length).toBe(before);
+  });
+
   it('refuses a certificate it does not trust', async () => {
     const untrusting = new EgressClient({ resolve, allowLoopback: true });
     try {
