@@ -36,6 +36,14 @@ export const accountsExtensions = {
   me: createExtensionPoint<MeContributor>('accounts.me'),
 };
 
+/**
+ * The cookie session: `setSessionCookie(config, token, maxAgeSeconds)` is the `Set-Cookie` value a
+ * sign-in answers with (open the session with `sessions.create(…, { csrf: true })`), as passkey and
+ * email-code sign-in do in cookie mode; the federation plugin's IdP callbacks use it too.
+ * @see docs/api/accounts.md
+ */
+export { setSessionCookie } from './cookie-session.auth.ts';
+
 /** Shared response schema other plugins reference (`schemaRef`): an account as answered to its owner. */
 export { account as accountSchema } from './schemas/responses.ts';
 

@@ -25,6 +25,12 @@ interface ConnectionRow {
   createdAt: Date;
 }
 
+/** An active connection as sign-in uses it (secret decrypted; never answered). */
+export type SigninConnection = { id: string; orgId: string; provider: string; allowJit: boolean } & (
+  | { protocol: 'oidc'; oidc: NonNullable<StoredConfig['oidc']> & { clientSecret: string | null } }
+  | { protocol: 'saml'; saml: NonNullable<StoredConfig['saml']> }
+);
+
 /** An IdP connection as the API shows it (snake_case, secrets redacted). @see docs/api/federation.md */
 export type ConnectionDto = Record<string, unknown>;
 
@@ -46,6 +52,22 @@ export class ConnectionsService {
     @inject(coreRefs.clock.id) private readonly clock: Clock,
     @inject(coreRefs.egress.id) private readonly egress: Egress,
   ) {}
+
+  /**
+   * The active connection as sign-in needs it — protocol settings with the client secret decrypted
+   * (never answered to a client) — or null with native login. @see docs/api/federation.md "Signing in"
+   */
+  async signinConfig(orgId: string): Promise<SigninConnection | null> {
+    const row = await this.db.knex<ConnectionRow>(TABLE).where({ orgId, isActive: true }).first();
+    if (!row) return null;
+    const { oidc, saml, allowJit } = row.config;
+    const base = { id: row.id, orgId, provider: row.provider, allowJit };
+    if (oidc) {
+      const clientSecret = row.clientSecretCiphertext ? this.crypto.envelope.decryptText(row.clientSecretCiphertext, 'federation.client_secret') : null;
+      return { ...base, protocol: 'oidc', oidc: { ...oidc, clientSecret } };
+    }
+    return { ...base, protocol: 'saml', saml: saml! };
+  }
 
   async active(orgId: string): Promise<ConnectionDto | null> {
     const row = await this.db.knex<ConnectionRow>(TABLE).where({ orgId, isActive: true }).first();

@@ -6,6 +6,7 @@ export const federationErrorCodes = defineErrorCodes('federation', {
   IDP_DISCOVERY_FAILED: { status: 400, description: "the discovery document or SAML metadata could not be fetched or read (the reason is given)" },
   IDP_SWITCH_REQUIRES_DEACTIVATION: { status: 409, description: 'another provider is active: deactivate it first, then configure the new one' },
   IDP_NOT_CONFIGURED: { status: 404, description: 'the organization has no active IdP connection' },
+  IDP_SIGNIN_FAILED: { status: 401, description: 'a sign-in through the IdP connection was refused (the reason is given)' },
 });
 
 type FederationErrorCodes = typeof federationErrorCodes;
@@ -19,4 +20,5 @@ export const federationErrors = {
   discovery: (field: string, reason: string) => aerieError('IDP_DISCOVERY_FAILED', `The ${field === 'saml_metadata_url' ? 'SAML metadata' : 'discovery document'} could not be used: ${reason}.`, { field, reason }),
   switchProvider: (active: string) => aerieError('IDP_SWITCH_REQUIRES_DEACTIVATION', `${active} is the active provider: deactivate it first, then configure the new one.`, { activeProvider: active }),
   notConfigured: () => aerieError('IDP_NOT_CONFIGURED', 'The organization has no active IdP connection.'),
+  signinFailed: (reason: string) => aerieError('IDP_SIGNIN_FAILED', 'The sign-in through the identity provider was refused.', { reason }),
 };

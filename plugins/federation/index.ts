@@ -1,17 +1,19 @@
-import { createServiceRef, definePlugin } from '../../core/index.ts';
+import { definePlugin } from '../../core/index.ts';
 import { ConnectionsService } from './connections.service.ts';
+import { federationRefs } from './refs.ts';
 import { connectionRoutes } from './routes/connections.route.ts';
+import { signinRoutes } from './routes/signin.route.ts';
+import { SigninService } from './signin.service.ts';
 import './errors.ts';
-
-const connectionsRef = createServiceRef<ConnectionsService>('federation.connections');
 
 export default definePlugin({
   id: 'federation',
-  deps: { connections: connectionsRef },
+  deps: { connections: federationRefs.connections, signin: federationRefs.signin },
   register(reg) {
-    reg.service(connectionsRef, ConnectionsService);
+    reg.service(federationRefs.connections, ConnectionsService);
+    reg.service(federationRefs.signin, SigninService);
   },
-  init({ connections }, ctx) {
-    ctx.routes(...connectionRoutes(connections));
+  init({ connections, signin }, ctx) {
+    ctx.routes(...connectionRoutes(connections), ...signinRoutes(signin));
   },
 });

@@ -1,0 +1,108 @@
+import * as client from 'openid-client';
+import { EgressError, type EgressFetch } from '../../core/index.ts';
+
+/** The OpenID side of an active connection, with its decrypted client secret. */
+export interface OidcSigninConfig {
+  issuer: string;
+  authorizationEndpoint: string;
+  tokenEndpoint: string;
+  jwksUri: string | null;
+  clientId: string;
+  clientSecret: string | null;
+}
+
+/** The identity an IdP vouched for. */
+export interface IdpIdentity {
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  name: string | null;
+}
+
+/** A sign-in refused for `reason` (a fixed word, safe to record and show; never a token). */
+export class SigninRefused extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'SigninRefused';
+  }
+}
+
+const SCOPE = 'openid email profile';
+
+/**
+ * The openid-client configuration of a connection: every request to the IdP goes through `fetch`
+ * (`core.egress`); the client authenticates with `client_secret_basic` when it has a secret, else
+ * as a public client (PKCE). A manual configuration without a JWKS URL reads it from the issuer's
+ * discovery document (which must name the same issuer).
+ */
+async function configuration(c: OidcSigninConfig, fetch: EgressFetch): Promise<client.Configuration> {
+  const auth = c.clientSecret ? client.ClientSecretBasic(c.clientSecret) : client.None();
+  let jwksUri = c.jwksUri;
+  if (!jwksUri) {
+    const found = await client.discovery(new URL(c.issuer), c.clientId, undefined, auth, { [client.customFetch]: fetch as never });
+    jwksUri = found.serverMetadata().jwks_uri ?? null;
+    if (!jwksUri) throw new SigninRefused('jwks_missing');
+  }
+  const config = new client.Configuration(
+    { issuer: c.issuer, authorization_endpoint: c.authorizationEndpoint, token_endpoint: c.tokenEndpoint, jwks_uri: jwksUri }, c.clientId, undefined, auth,
+  );
+  config[client.customFetch] = fetch as never;
+  return config;
+}
+
+/**
+ * Starts an authorization-code flow with PKCE (S256), `state` and `nonce`: answers the URL to send
+ * the browser to and the values to keep server-side.
+ */
+export async function startOidc(c: OidcSigninConfig, fetch: EgressFetch, redirectUri: string): Promise<{ url: string; state: string; nonce: string; codeVerifier: string }> {
+  const codeVerifier = client.randomPKCECodeVerifier();
+  const state = client.randomState();
+  const nonce = client.randomNonce();
+  const config = new client.Configuration(
+    { issuer: c.issuer, authorization_endpoint: c.authorizationEndpoint, token_endpoint: c.tokenEndpoint }, c.clientId,
+  );
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri, scope: SCOPE, response_type: 'code', state, nonce,
+    code_challenge: await client.calculatePKCECodeChallenge(codeVerifier), code_challenge_method: 'S256',
+  });
+  return { url: url.href, state, nonce, codeVerifier };
+}
+
+/**
+ * Finishes the flow at the callback: checks `state`, exchanges the code (with the PKCE verifier)
+ * and validates the ID token — signature against the IdP's JWKS, `iss`, `aud`, `nonce`, `exp`.
+ * @param callbackUrl - `{base_url}/idp/{slug}/callback?…` as the browser reached it.
+ * @throws SigninRefused (`state_mismatch`, `iss_mismatch`, `nonce_mismatch`, `aud_mismatch`,
+ *   `idp_error`, `idp_unreachable`, `id_token_invalid`, `jwks_missing`)
+ */
+export async function finishOidc(
+  c: OidcSigninConfig, fetch: EgressFetch, callbackUrl: URL, checks: { state: string; nonce: string; codeVerifier: string },
+): Promise<IdpIdentity> {
+  let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+  try {
+    const config = await configuration(c, fetch);
+    tokens = await client.authorizationCodeGrant(config, callbackUrl, {
+      pkceCodeVerifier: checks.codeVerifier, expectedState: checks.state, expectedNonce: checks.nonce, idTokenExpected: true,
+    });
+  } catch (err) {
+    throw new SigninRefused(reasonOf(err));
+  }
+  const claims = tokens.claims();
+  if (!claims) throw new SigninRefused('id_token_invalid');
+  const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : null;
+  const verified = claims.email_verified === true || claims.email_verified === 'true';
+  return { subject: claims.sub, email, emailVerified: verified, name: typeof claims.name === 'string' ? claims.name.slice(0, 200) : null };
+}
+
+/** A fixed reason word for an openid-client failure (its message may quote IdP text; never stored). */
+function reasonOf(err: unknown): string {
+  if (err instanceof SigninRefused) return err.reason;
+  if (err instanceof EgressError || (err as { cause?: unknown }).cause instanceof EgressError) return 'idp_unreachable';
+  const e = err as { code?: string; message?: string; cause?: { claim?: string } };
+  if (e.code === 'OAUTH_JWT_CLAIM_COMPARISON_FAILED' && typeof e.cause?.claim === 'string' && /^(iss|aud|nonce|azp)$/.test(e.cause.claim)) return `${e.cause.claim}_mismatch`;
+  const message = String(e.message ?? '');
+  if (/"state"/.test(message)) return 'state_mismatch';
+  if (/"iss"/.test(message)) return 'iss_mismatch';
+  if (e.code === 'OAUTH_RESPONSE_BODY_ERROR' || e.code === 'OAUTH_AUTHORIZATION_RESPONSE_ERROR') return 'idp_error';
+  return 'id_token_invalid';
+}
