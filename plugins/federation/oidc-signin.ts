@@ -94,15 +94,20 @@ export async function finishOidc(
   return { subject: claims.sub, email, emailVerified: verified, name: typeof claims.name === 'string' ? claims.name.slice(0, 200) : null };
 }
 
-/** A fixed reason word for an openid-client failure (its message may quote IdP text; never stored). */
+/**
+ * A fixed reason word for an openid-client failure (its message may quote IdP text; never stored).
+ * openid-client wraps oauth4webapi's error, whose `cause` names the claim compared.
+ */
 function reasonOf(err: unknown): string {
   if (err instanceof SigninRefused) return err.reason;
   if (err instanceof EgressError || (err as { cause?: unknown }).cause instanceof EgressError) return 'idp_unreachable';
-  const e = err as { code?: string; message?: string; cause?: { claim?: string } };
-  if (e.code === 'OAUTH_JWT_CLAIM_COMPARISON_FAILED' && typeof e.cause?.claim === 'string' && /^(iss|aud|nonce|azp)$/.test(e.cause.claim)) return `${e.cause.claim}_mismatch`;
-  const message = String(e.message ?? '');
+  const outer = err as { code?: string; message?: string; cause?: { code?: string; message?: string; cause?: { claim?: string } } };
+  const inner = outer.cause && typeof outer.cause === 'object' && 'message' in outer.cause ? outer.cause : outer;
+  const claim = (inner as { cause?: { claim?: unknown } }).cause?.claim;
+  if (typeof claim === 'string' && /^(iss|aud|nonce|azp)$/.test(claim)) return `${claim}_mismatch`;
+  const message = String(inner.message ?? '');
   if (/"state"/.test(message)) return 'state_mismatch';
   if (/"iss"/.test(message)) return 'iss_mismatch';
-  if (e.code === 'OAUTH_RESPONSE_BODY_ERROR' || e.code === 'OAUTH_AUTHORIZATION_RESPONSE_ERROR') return 'idp_error';
+  if (outer.code === 'OAUTH_RESPONSE_BODY_ERROR' || outer.code === 'OAUTH_AUTHORIZATION_RESPONSE_ERROR') return 'idp_error';
   return 'id_token_invalid';
 }
