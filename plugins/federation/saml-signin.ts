@@ -60,7 +60,8 @@ export async function startSaml(c: SamlSigninConfig): Promise<{ url: string; req
 export async function finishSaml(c: SamlSigninConfig, samlResponse: string, expectedRequestId: string): Promise<IdpIdentity> {
   const known: CacheProvider = {
     saveAsync: async () => null,
-    getAsync: async (key) => (key === expectedRequestId ? String(Date.now()) : null),
+    // node-saml reads the value as the request's issue time; the flow row's expiry already bounds it.
+    getAsync: async (key) => (key === expectedRequestId ? new Date().toISOString() : null),
     removeAsync: async () => null,
   };
   let profile: Profile | null;
@@ -99,7 +100,8 @@ function reasonOf(err: unknown): string {
   const message = String((err as Error)?.message ?? '');
   if (/InResponseTo/i.test(message)) return 'saml_in_response_to_mismatch';
   if (/audience/i.test(message)) return 'saml_audience_mismatch';
-  if (/expired|NotOnOrAfter|NotBefore|not yet valid|too old/i.test(message)) return 'saml_expired';
+  // "No valid subject confirmation": none of the bearer confirmations is within its time window.
+  if (/expired|NotOnOrAfter|NotBefore|not yet valid|too old|no valid subject confirmation/i.test(message)) return 'saml_expired';
   if (/issuer/i.test(message)) return 'saml_issuer_mismatch';
   if (/signature/i.test(message)) return 'saml_signature_invalid';
   return 'saml_invalid';
