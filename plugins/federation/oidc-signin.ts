@@ -90,7 +90,8 @@ export async function finishOidc(
   const claims = tokens.claims();
   if (!claims) throw new SigninRefused('id_token_invalid');
   const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : null;
-  const verified = claims.email_verified === true || claims.email_verified === 'true';
+  // Entra ID sends no `email_verified`: its `xms_edov` (email domain owner verified) stands in for it.
+  const verified = claims.email_verified === undefined ? [true, 'true', '1', 1].includes(claims.xms_edov as never) : claims.email_verified === true || claims.email_verified === 'true';
   return { subject: claims.sub, email, emailVerified: verified, name: typeof claims.name === 'string' ? claims.name.slice(0, 200) : null };
 }
 

@@ -11,7 +11,9 @@ import { Agent, fetch as undiciFetch } from 'undici';
 /** A person the local IdP signs in. */
 export interface IdpUser {
   email: string;
-  email_verified: boolean;
+  email_verified?: boolean;
+  /** Entra ID's "email domain owner verified" claim. */
+  xms_edov?: boolean;
   name?: string;
 }
 
@@ -60,7 +62,7 @@ export class LocalOidcProvider {
     provider = new Provider(`https://localhost:${port}`, {
       clients: [{ client_id: 'aerie', client_secret: 'idp-secret', redirect_uris: redirectUris, response_types: ['code'], grant_types: ['authorization_code'] }],
       findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub, ...idp.user }) }),
-      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+      claims: { openid: ['sub'], email: ['email', 'email_verified', 'xms_edov'], profile: ['name'] },
       conformIdTokenClaims: false,
       features: { devInteractions: { enabled: false } },
       interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },

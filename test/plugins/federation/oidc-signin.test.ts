@@ -137,6 +137,12 @@ describe.skipIf(!hasOpenssl)('federation: OpenID Connect sign-in (/idp/{slug}/lo
     expect((await sessions('member@acme.test')).length).toBe(before);
   });
 
+  it('takes Entra ID’s xms_edov in place of a missing email_verified; neither present is unverified', async () => {
+    expect((await signInAs({ email: 'member@acme.test', xms_edov: true } as never)).status).toBe(303);
+    await refused(await signInAs({ email: 'member@acme.test' } as never), 'email_unverified');
+    await refused(await signInAs({ email: 'member@acme.test', email_verified: false, xms_edov: true } as never), 'email_unverified');
+  });
+
   it('refuses a person who is not a member while just-in-time membership is off (account or not); nothing is created', async () => {
     await refused(await signInAs({ email: 'outsider@acme.test', email_verified: true }), 'not_a_member');
     await refused(await signInAs({ email: 'stranger@acme.test', email_verified: true }), 'not_a_member');
