@@ -1,6 +1,6 @@
 import {
   coreRefs, inject, injectable, reply,
-  type AerieConfig, type AuditService, type Clock, type CryptoService, type Database, type Egress, type EgressFetch, type Reply,
+  type AerieConfig, type AuditService, type Clock, type CryptoService, type Database, type Egress, type EgressFetch, type RateLimiter, type RateLimitService, type Reply,
 } from '../../core/index.ts';
 import { accountsRefs, setSessionCookie, type AccountRecord, type AccountsService, type SessionsService } from '../accounts/api.ts';
 import { orgsRefs, type MembershipsService, type OrganizationsService } from '../orgs/api.ts';
@@ -10,6 +10,9 @@ import { finishOidc, SigninRefused, startOidc, type IdpIdentity } from './oidc-s
 import { federationRefs } from './refs.ts';
 import { finishSaml, startSaml, type SamlSigninConfig } from './saml-signin.ts';
 import { FLOW_TTL_SECONDS, SigninFlows, type SigninFlow } from './signin-flows.ts';
+
+/** Sign-ins started per client IP address: each writes a flow row, so a flood is cut off. */
+export const LOGIN_STARTS_PER_IP = { points: 60, durationSeconds: 600 };
 
 /** What a browser sent to a callback: the query (OpenID) or the form (SAML), and its flow cookie. */
 export interface CallbackInput {
@@ -36,6 +39,7 @@ export interface CallbackInput {
 export class SigninService {
   private readonly flows: SigninFlows;
   private readonly fetch: EgressFetch;
+  private readonly startsPerIp: RateLimiter;
 
   constructor(
     @inject(coreRefs.db.id) private readonly db: Database,
@@ -44,6 +48,7 @@ export class SigninService {
     @inject(coreRefs.crypto.id) crypto: CryptoService,
     @inject(coreRefs.clock.id) clock: Clock,
     @inject(coreRefs.egress.id) egress: Egress,
+    @inject(coreRefs.rateLimits.id) rateLimits: RateLimitService,
     @inject(accountsRefs.accounts.id) private readonly accounts: AccountsService,
     @inject(accountsRefs.sessions.id) private readonly sessions: SessionsService,
     @inject(orgsRefs.organizations.id) private readonly orgs: OrganizationsService,
@@ -52,6 +57,7 @@ export class SigninService {
   ) {
     this.flows = new SigninFlows(crypto, clock);
     this.fetch = egress.fetch({ timeoutMs: 10_000, maxResponseBytes: 256 * 1024 });
+    this.startsPerIp = rateLimits.limiter({ name: 'federation.login-starts', ...LOGIN_STARTS_PER_IP });
   }
 
   /** The flow cookie's name: `__Host-` prefixed (and `Secure`) when the base URL is https. */
@@ -61,10 +67,12 @@ export class SigninService {
 
   /**
    * `GET /idp/{slug}/login`: a 302 to the IdP with the flow cookie set.
-   * @throws 404 `IDP_NOT_CONFIGURED` (unknown organization or no active connection)
+   * @throws 404 `IDP_NOT_CONFIGURED` (unknown organization or no active connection); 429
+   *   `RATE_LIMITED` past {@link LOGIN_STARTS_PER_IP} from one address
    */
-  async start(slug: string): Promise<Reply> {
+  async start(slug: string, ip: string): Promise<Reply> {
     const connection = await this.active(slug);
+    await this.startsPerIp.consume(ip);
     let location: string;
     let flow: Omit<SigninFlow, 'id' | 'createdAt'>;
     const base = { orgId: connection.orgId, connectionId: connection.id, state: null, nonce: null, codeVerifier: null, samlRequestId: null };

@@ -30,7 +30,7 @@ export function signinRoutes(signin: SigninService): RouteDef[] {
     route({
       method: 'GET', path: '/idp/{slug}/login', auth: 'public', params: slugParams, response: { 302: null },
       summary: "Start signing in through the organization's IdP (302 to it, flow cookie set)", tags: ['federation'],
-      handler: ({ params }) => signin.start(params.slug),
+      handler: ({ params, request }) => signin.start(params.slug, request.ip),
     }),
     route({
       method: 'GET', path: '/idp/{slug}/callback', auth: 'public', params: slugParams, query: oidcCallbackQuery, response: { 303: null },

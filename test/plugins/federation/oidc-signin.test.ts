@@ -185,4 +185,19 @@ describe.skipIf(!hasOpenssl)('federation: OpenID Connect sign-in (/idp/{slug}/lo
       expect(await jsonOf(res)).toEqual({ error: 'IDP_NOT_CONFIGURED', message: expect.any(String) });
     }
   });
+
+  it('cuts off a flood of sign-in starts from one address: 429 RATE_LIMITED with Retry-After (runs last: it spends this address’s window)', async () => {
+    const before = Number((await aerie.sql('select count(*)::int as n from federation.signin_flows'))[0].n);
+    let res: Response | undefined;
+    for (let i = 0; i < 61; i++) {
+      res = await get('/idp/acme/login');
+      if (res.status === 429) break;
+      expect(res.status).toBe(302);
+    }
+    expect(res!.status).toBe(429);
+    expect((await jsonOf(res!)).error).toBe('RATE_LIMITED');
+    expect(Number(res!.headers.get('retry-after'))).toBeGreaterThan(0);
+    const after = Number((await aerie.sql('select count(*)::int as n from federation.signin_flows'))[0].n);
+    expect(after - before).toBeLessThanOrEqual(60);
+  });
 });
