@@ -74,6 +74,7 @@ export class LocalOidcProvider {
       },
       jwks: { keys: [{ ...jwk, kid: 'test-key', use: 'sig', alg: 'RS256' } as never] },
       cookies: { keys: ['local-idp-cookie-key'] },
+      ttl: { AccessToken: 600, AuthorizationCode: 60, Grant: 600, IdToken: 600, Interaction: 600, Session: 600 },
     });
     idp = new LocalOidcProvider(server, tls.cert, tls.dir, port);
     return idp;
