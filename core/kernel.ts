@@ -71,6 +71,9 @@ export interface KernelOptions extends LoadConfigOptions {
  * A booted Aerie: configuration, database, plugins initialised, HTTP app built.
  * Boot order (docs/plugins.md): config → manifests → database + migrations → plugins → HTTP.
  */
+/** How long an idle keep-alive connection stays open (milliseconds). */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 export class Kernel {
   private server?: Server;
   private readonly shutdownHooks: Array<() => Promise<void> | void> = [];
@@ -225,6 +228,11 @@ export class Kernel {
       });
       server.once('error', reject);
       server.on('clientError', answerClientError);
+      // Idle keep-alive connections stay open longer than clients (undici: 4 s) and load balancers
+      // (commonly 60 s) keep them, so a client never sends on a connection the server is closing at
+      // that moment (ECONNRESET on a busy machine).
+      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+      server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
       this.server = server;
     });
   }
