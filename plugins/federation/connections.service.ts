@@ -122,10 +122,14 @@ export class ConnectionsService {
     return config;
   }
 
-  /** Back to native login. @throws 404 `IDP_NOT_CONFIGURED` when nothing is active. */
-  async deactivate(orgId: string): Promise<void> {
+  /**
+   * Back to native login; with `provider`, only when the active connection is that provider's.
+   * @throws 404 `IDP_NOT_CONFIGURED` when nothing (of that provider) is active.
+   */
+  async deactivate(orgId: string, provider?: string): Promise<void> {
     await this.db.transaction(async (trx) => {
-      const [row] = await trx(TABLE).where({ orgId, isActive: true }).update({ isActive: false, deactivatedAt: this.clock.now() }).returning(['id', 'provider']);
+      const [row] = await trx(TABLE).where({ orgId, isActive: true, ...(provider ? { provider } : {}) })
+        .update({ isActive: false, deactivatedAt: this.clock.now() }).returning(['id', 'provider']);
       if (!row) throw federationErrors.notConfigured();
       await this.audit.append(trx, { orgId, eventType: 'org.idp_connection.deactivated', businessData: { connectionId: row.id, provider: row.provider } });
     });

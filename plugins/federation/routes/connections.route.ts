@@ -1,6 +1,6 @@
 import { permissionDenied, reply, route, type OrgContext, type RouteDef } from '../../../core/index.ts';
 import type { ConnectionsService } from '../connections.service.ts';
-import { activeConnectionResponse, connection, createConnectionBody, slugParams, testResponse } from '../schemas/connection.schemas.ts';
+import { activeConnectionResponse, connection, createConnectionBody, providerParams, slugParams, testResponse } from '../schemas/connection.schemas.ts';
 
 const PERSON = "changes how every member signs in: an Owner's or Admin's decision";
 
@@ -12,9 +12,15 @@ function ownerOrAdmin(org: OrgContext, scope: string): void {
 
 /**
  * IdP connections under `/api/org/{slug}/idp-connections`: the active one, create (replacing the
- * same provider's), deactivate. @see docs/api/federation.md
+ * same provider's), deactivate; and the settings page's routes over the same records
+ * (`POST /settings/federation`, `DELETE /settings/federation/{providerId}`, `/test`).
+ * @see docs/api/federation.md
  */
 export function connectionRoutes(connections: ConnectionsService): RouteDef[] {
+  const save = async ({ org, body, principal }: { org: OrgContext; body: Parameters<ConnectionsService['create']>[2]; principal: { accountId?: string } }) => {
+    ownerOrAdmin(org, 'org.idp_connection.create');
+    return reply(201, await connections.create(org.org.id, principal.accountId!, body));
+  };
   return [
     route({
       method: 'GET', path: '/api/org/{slug}/idp-connections', auth: 'session', org: true, scope: 'org.idp_connection.read', params: slugParams,
@@ -25,9 +31,20 @@ export function connectionRoutes(connections: ConnectionsService): RouteDef[] {
       method: 'POST', path: '/api/org/{slug}/idp-connections', auth: 'session', org: true, scope: 'org.idp_connection.create', params: slugParams,
       body: createConnectionBody, status: 201, response: { 201: connection }, personOnly: PERSON,
       summary: 'Configure the IdP connection (replaces the same provider’s active one)', tags: ['federation'],
-      handler: async ({ org, body, principal }) => {
-        ownerOrAdmin(org, 'org.idp_connection.create');
-        return reply(201, await connections.create(org.org.id, principal.accountId!, body));
+      handler: save,
+    }),
+    route({
+      method: 'POST', path: '/api/org/{slug}/settings/federation', auth: 'session', org: true, scope: 'org.idp_connection.create', params: slugParams,
+      body: createConnectionBody, status: 201, response: { 201: connection }, personOnly: PERSON,
+      summary: 'The settings page’s save: the same as POST /idp-connections', tags: ['federation'],
+      handler: save,
+    }),
+    route({
+      method: 'DELETE', path: '/api/org/{slug}/settings/federation/{providerId}', auth: 'session', org: true, scope: 'org.idp_connection.deactivate', params: providerParams,
+      response: { 204: null }, personOnly: PERSON, summary: 'The settings page’s removal: deactivates the active connection when it is this provider’s', tags: ['federation'],
+      handler: async ({ org, params }) => {
+        ownerOrAdmin(org, 'org.idp_connection.deactivate');
+        await connections.deactivate(org.org.id, params.providerId);
       },
     }),
     route({

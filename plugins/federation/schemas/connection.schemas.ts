@@ -12,6 +12,14 @@ export const slugParams = {
   properties: { slug: { type: 'string', maxLength: 39 } },
 } as const satisfies RouteSchema;
 
+/** JSON Schema `federation/provider.params`. */
+export const providerParams = {
+  $id: 'federation/provider.params',
+  type: 'object',
+  required: ['slug', 'providerId'],
+  properties: { slug: { type: 'string', maxLength: 39 }, providerId: { type: 'string', maxLength: 40 } },
+} as const satisfies RouteSchema;
+
 /** JSON Schema `federation/create-connection.body`. @see docs/api/federation.md */
 export const createConnectionBody = {
   $id: 'federation/create-connection.body',

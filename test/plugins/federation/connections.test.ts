@@ -155,4 +155,16 @@ describe.skipIf(!hasOpenssl)('federation: IdP connections (/api/org/{slug}/idp-c
     expect((await aerie.request('GET', BASE('globex'), { token: globex.owner })).body).toEqual({ connection: null });
     expect((await aerie.request('GET', BASE('acme'), { token: globex.owner })).status).toBe(404);
   });
+
+  it('serves the settings page over the same records: POST /settings/federation saves, DELETE /settings/federation/{providerId} removes only that provider', async () => {
+    const settings = `/api/org/globex/settings/federation`;
+    const saved = await aerie.request('POST', settings, { token: globex.owner, body: { provider: 'custom-saml', saml_sso_url: 'https://idp.example/sso', saml_entity_id: 'https://idp.example/e', saml_certificate: certBase64 } });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+    expect((await aerie.request('GET', BASE('globex'), { token: globex.owner })).body.connection).toEqual(saved.body);
+    const other = await aerie.request('DELETE', `${settings}/custom-oidc`, { token: globex.owner });
+    expect(other).toMatchObject({ status: 404, body: { error: 'IDP_NOT_CONFIGURED' } });
+    expect((await aerie.request('DELETE', `${settings}/custom-saml`, { token: acme.owner })).status).toBe(404);
+    expect((await aerie.request('DELETE', `${settings}/custom-saml`, { token: globex.owner })).status).toBe(204);
+    expect((await aerie.request('GET', BASE('globex'), { token: globex.owner })).body).toEqual({ connection: null });
+  });
 });
