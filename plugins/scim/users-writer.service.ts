@@ -73,7 +73,11 @@ export class ScimUsersWriter {
     if (input.active === false && target.role === 'Owner') throw new ScimConflict(400, 'The organization Owner cannot be deactivated by provisioning.', 'mutability');
     const wantsActive = input.active ?? target.status === 'active';
     await this.db.transaction(async (trx) => {
-      await this.writeAttributes(trx, orgId, id, input, mode === 'replace');
+      const changed = await this.writeAttributes(trx, orgId, id, input, mode === 'replace');
+      if (changed.length > 0) {
+        // Names of what changed, never values (they may be personal data the chain keeps for years).
+        await this.audit.append(trx, { orgId, eventType: 'org.scim_user.updated', businessData: { connectedIdId: id, accountId: target.accountId, changed, scimTokenId: tokenId } });
+      }
       if (wantsActive && target.status === 'suspended') {
         await this.memberships.setStatus(orgId, id, 'active', trx);
         await this.audit.append(trx, { orgId, eventType: 'org.member.reactivated', businessData: { connectedIdId: id, accountId: target.accountId, via: 'scim', scimTokenId: tokenId } });
@@ -92,8 +96,11 @@ export class ScimUsersWriter {
     await this.members.revoke(orgId, id, SCIM_ACTOR);
   }
 
-  /** Upserts what the identity provider set; `replace` clears what the input leaves out. */
-  private async writeAttributes(trx: Knex.Transaction, orgId: string, membershipId: string, input: UserInput, replace: boolean): Promise<void> {
+  /**
+   * Upserts what the identity provider set; `replace` clears what the input leaves out.
+   * @returns the attributes whose stored value changed (`externalId`, `displayName`, `givenName`, `familyName`)
+   */
+  private async writeAttributes(trx: Knex.Transaction, orgId: string, membershipId: string, input: UserInput, replace: boolean): Promise<string[]> {
     const pick = (v: string | null | undefined) => (replace ? (v ?? null) : v);
     const values = { externalId: pick(input.externalId), displayName: pick(input.displayName), givenName: pick(input.givenName), familyName: pick(input.familyName) };
     const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
@@ -101,8 +108,11 @@ export class ScimUsersWriter {
       const taken = await trx('scim.user_attributes').where({ orgId, externalId: input.externalId }).whereNot({ membershipId }).first('membershipId');
       if (taken) throw new ScimConflict(409, `externalId ${input.externalId} belongs to another User.`, 'uniqueness');
     }
+    const before = (await trx('scim.user_attributes').where({ orgId, membershipId }).forUpdate().first('externalId', 'displayName', 'givenName', 'familyName')) as
+      Record<string, string | null> | undefined;
     const now = this.clock.now();
     await trx('scim.user_attributes').insert({ membershipId, orgId, externalId: null, displayName: null, givenName: null, familyName: null, ...set, updatedAt: now })
       .onConflict('membershipId').merge({ ...set, updatedAt: now });
+    return Object.entries(set).filter(([key, value]) => (before?.[key] ?? null) !== value).map(([key]) => key);
   }
 }
