@@ -6,29 +6,64 @@
  */
 import { Transform, pipeline, type TransformCallback } from 'node:stream';
 import busboy from 'busboy';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Context } from 'koa';
 import { aerieError } from '../errors.ts';
 import type { UploadedFile, UploadSpec } from './route.ts';
 
-/** An upload being read: the file part, and `discard()` to drop whatever the handler left unread. */
+/** An upload being read: the file part, and `discard()` to drop whatever the handler left unread (up to 16 MiB). */
 export interface UploadReading {
   file: UploadedFile;
   discard(): void;
 }
 
+/** Bytes of a refused upload read and dropped after the answer before the connection is cut. */
+const DISCARD_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The answer to a refused upload goes out at once, but node closes a `Connection: close` socket as
+ * soon as the answer is written: under a client still sending, that is a reset, and the client loses
+ * the answer. So the close waits until the rest of the body has been read and dropped.
+ */
+function holdCloseUntilEnd(req: IncomingMessage): void {
+  const socket = req.socket as Socket & { destroySoon?: () => void };
+  const closeSoon = socket.destroySoon?.bind(socket);
+  if (!closeSoon) return;
+  let ended = false;
+  let asked = false;
+  socket.destroySoon = () => (ended ? closeSoon() : void (asked = true));
+  req.once('end', () => {
+    ended = true;
+    if (asked) closeSoon();
+  });
+}
+
 const invalid = (message: string, field: string) => aerieError('MULTIPART_INVALID', message, { field });
 
-/** Passes at most `maxBytes`; one byte more fails the stream with 413 `PAYLOAD_TOO_LARGE`. */
+/** The error of each upload failure: the route's own (`spec.errors`) or the kernel's. */
+function failures(spec: UploadSpec) {
+  const own = spec.errors ?? {};
+  return {
+    notMultipart: own.notMultipart ?? (() => invalid('Send the file as multipart/form-data.', spec.field)),
+    noBoundary: own.notMultipart ?? (() => invalid('The multipart/form-data body has no usable boundary.', spec.field)),
+    malformed: own.malformed ?? (() => invalid('The multipart/form-data body is malformed.', spec.field)),
+    missingPart: own.missingPart ?? (() => invalid(`The body has no part named "${spec.field}".`, spec.field)),
+    tooLarge: own.tooLarge ?? ((maxBytes: number) => aerieError('PAYLOAD_TOO_LARGE', `The file is limited to ${maxBytes} bytes.`, { limitBytes: maxBytes })),
+  };
+}
+
+/** Passes at most `maxBytes`; one byte more fails the stream with `tooLarge(maxBytes)`. */
 class SizeLimit extends Transform {
   private size = 0;
 
-  constructor(private readonly maxBytes: number) {
+  constructor(private readonly maxBytes: number, private readonly tooLarge: (maxBytes: number) => Error) {
     super();
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     this.size += chunk.length;
-    if (this.size > this.maxBytes) return done(aerieError('PAYLOAD_TOO_LARGE', `The file is limited to ${this.maxBytes} bytes.`, { limitBytes: this.maxBytes }));
+    if (this.size > this.maxBytes) return done(this.tooLarge(this.maxBytes));
     done(null, chunk);
   }
 }
@@ -36,45 +71,54 @@ class SizeLimit extends Transform {
 /**
  * Reads the body of `ctx` up to the part named `spec.field` (other parts are skipped) and answers it.
  * @throws AerieError 400 `MULTIPART_INVALID` (`field`) when the body is not multipart/form-data,
- *   is malformed, or ends without that part; 415 `UNSUPPORTED_MEDIA_TYPE` for a `Content-Encoding`.
+ *   is malformed, or ends without that part (or the route's own errors for these, `spec.errors`);
+ *   415 `UNSUPPORTED_MEDIA_TYPE` for a `Content-Encoding`.
  */
 export function readUpload(ctx: Context, spec: UploadSpec): Promise<UploadReading> {
-  if (ctx.request.body !== undefined || !ctx.is('multipart/form-data')) throw invalid('Send the file as multipart/form-data.', spec.field);
+  const fail = failures(spec);
+  let discarding = false;
+  if (ctx.request.body !== undefined || !ctx.is('multipart/form-data')) throw fail.notMultipart();
   const encoding = ctx.get('content-encoding').toLowerCase();
   if (encoding && encoding !== 'identity') throw aerieError('UNSUPPORTED_MEDIA_TYPE', 'Send the body without Content-Encoding.');
   let parser: busboy.Busboy;
   try {
     parser = busboy({ headers: ctx.req.headers, defParamCharset: 'utf8', limits: { fields: 20, fieldSize: 4096, parts: 30 } });
   } catch {
-    throw invalid('The multipart/form-data body has no usable boundary.', spec.field);
+    throw fail.noBoundary();
   }
   const discard = () => {
-    if (ctx.req.complete) return;
-    // A refused upload's rest is dropped as it arrives until the answer is out; then the connection closes.
+    if (ctx.req.complete || discarding) return;
+    discarding = true;
     ctx.set('Connection', 'close');
     ctx.req.unpipe(parser);
+    holdCloseUntilEnd(ctx.req);
+    let dropped = 0;
+    ctx.req.on('data', (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > DISCARD_MAX_BYTES) ctx.req.socket.destroy();
+    });
     ctx.req.resume();
   };
   return new Promise((resolve, reject) => {
     let limited: SizeLimit | undefined;
     parser.on('file', (name, stream, info) => {
       if (name !== spec.field || limited) return void stream.resume();
-      limited = new SizeLimit(spec.maxBytes);
+      limited = new SizeLimit(spec.maxBytes, fail.tooLarge);
       pipeline(stream, limited, () => {});
       resolve({ file: { fileName: info.filename ?? 'file', contentType: info.mimeType || 'application/octet-stream', stream: limited }, discard });
     });
     // The handler's stream fails instead of waiting for bytes that will not come.
-    const fail = (error: Error) => {
+    const failWith = (error: Error) => {
       if (limited) limited.destroy(error);
       else reject(error);
     };
     parser.on('error', () => {
-      fail(invalid('The multipart/form-data body is malformed.', spec.field));
+      failWith(fail.malformed());
       discard();
     });
-    parser.on('close', () => reject(invalid(`The body has no part named "${spec.field}".`, spec.field)));
+    parser.on('close', () => reject(fail.missingPart()));
     ctx.req.once('close', () => {
-      if (!ctx.req.complete) fail(aerieError('BAD_REQUEST', 'The upload was interrupted.'));
+      if (!ctx.req.complete) failWith(aerieError('BAD_REQUEST', 'The upload was interrupted.'));
     });
     ctx.req.pipe(parser);
   });

@@ -134,7 +134,6 @@ export function buildOpenApi(routes: RouteDef[], schemas: SchemaRegistry, info: 
       op.requestBody = { required: true, content: { 'multipart/form-data': { schema: { type: 'object', required: [def.upload.field], properties: { [def.upload.field]: file } } } } };
     }
     if (def.rawBody) op.requestBody = { required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary', maxLength: def.rawBody.maxBytes } } } };
-    if (def.streamBody) op.requestBody = { required: true, content: { [def.streamBody.contentType]: { schema: (def.streamBody.schema ?? { type: 'string', format: 'binary' }) as Json } } };
     (paths[def.path] ??= {})[def.method.toLowerCase()] = op;
   }
   const securitySchemes: Record<string, Json> = {};

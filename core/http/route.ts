@@ -68,8 +68,6 @@ export interface HandlerInput<B = any, Q = any, P = any, Pr extends Principal | 
   rawBody?: Buffer;
   /** The uploaded file as a stream, on routes that declare `upload`. */
   upload?: UploadedFile;
-  /** The unread request body, on routes that declare `streamBody`. */
-  bodyStream?: Readable;
 }
 
 /**
@@ -84,10 +82,26 @@ export interface RawBodySpec {
  * `upload` of a route: the body is `multipart/form-data` and the handler gets the part named `field`
  * as a stream, never buffered; the stream fails with 413 `PAYLOAD_TOO_LARGE` once more than
  * `maxBytes` have passed. Not multipart, malformed, or without that part: 400 `MULTIPART_INVALID`.
+ * `errors` replaces any of these with the route's own (a contract that names its own codes).
  */
 export interface UploadSpec {
   readonly field: string;
   readonly maxBytes: number;
+  readonly errors?: UploadErrors;
+}
+
+/**
+ * The errors an `upload` route answers instead of the kernel's, each optional:
+ * `notMultipart` (no `multipart/form-data` body, or no usable boundary), `malformed` (the form does
+ * not parse), `missingPart` (the form ends without the part `field`), `tooLarge` (the part passed
+ * `maxBytes`; the handler's stream fails with it). Build them with `aerieError` from registered codes.
+ * @example errors: { notMultipart: () => aerieError('multipart_form_required', '…'), tooLarge: (limitBytes) => aerieError('file_too_large', '…', { limitBytes }) }
+ */
+export interface UploadErrors {
+  readonly notMultipart?: () => Error;
+  readonly malformed?: () => Error;
+  readonly missingPart?: () => Error;
+  readonly tooLarge?: (maxBytes: number) => Error;
 }
 
 /** The file part of an `upload` route: its name and type as the client sent them, and its bytes. */
@@ -95,19 +109,6 @@ export interface UploadedFile {
   fileName: string;
   contentType: string;
   stream: Readable;
-}
-
-/**
- * `streamBody` of a route: the handler reads the request body itself from `bodyStream` (uploads it
- * parses as it streams, such as `multipart/form-data`), after every other check. The kernel only
- * publishes `contentType` (with `schema`, an inline JSON Schema of the form, when given); the handler
- * enforces its own limits. A JSON body was already parsed by then (`bodyStream` is drained): check
- * `Content-Type`. What the handler leaves unread is read and dropped (up to 16 MiB, else the
- * connection is cut) before the answer, and the connection is closed after it.
- */
-export interface StreamBodySpec {
-  readonly contentType: string;
-  readonly schema?: Readonly<Record<string, unknown>>;
 }
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -174,13 +175,12 @@ export type PrincipalOf<A> = A extends 'public' ? null : string extends A ? Prin
 export type PathParams<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? { [K in Name | keyof PathParams<Rest>]: string } : {};
 
 /**
- * The handler input a definition implies (`rawBody: Buffer`, `upload: UploadedFile`, `bodyStream: Readable`
- * when the route declares them).
+ * The handler input a definition implies (`rawBody: Buffer`, `upload: UploadedFile` when the route
+ * declares them).
  */
-export type InputOf<A, O, B, Q, P, Path extends string, R = undefined, U = undefined, S = undefined> = HandlerInput<
+export type InputOf<A, O, B, Q, P, Path extends string, R = undefined, U = undefined> = HandlerInput<
   SchemaType<B>, SchemaType<Q>, P extends SchemaRef ? SchemaType<P> : PathParams<Path>, PrincipalOf<A>, O extends true ? OrgContext : null>
-  & (R extends RawBodySpec ? { rawBody: Buffer } : unknown) & (U extends UploadSpec ? { upload: UploadedFile } : unknown)
-  & (S extends StreamBodySpec ? { bodyStream: Readable } : unknown);
+  & (R extends RawBodySpec ? { rawBody: Buffer } : unknown) & (U extends UploadSpec ? { upload: UploadedFile } : unknown);
 
 /** A route definition as the kernel stores it (types erased). */
 export interface RouteDef {
@@ -196,7 +196,6 @@ export interface RouteDef {
   body?: SchemaRef;
   rawBody?: RawBodySpec;
   upload?: UploadSpec;
-  streamBody?: StreamBodySpec;
   query?: SchemaRef;
   params?: SchemaRef;
   guard?: (input: HandlerInput) => void | Promise<void>;
@@ -209,7 +208,7 @@ export interface RouteDef {
 }
 
 /** A route definition as a plugin writes it, with the handler's input narrowed from the rest. */
-export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P, Path extends string = string, R = undefined, U = undefined, S = undefined> {
+export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P, Path extends string = string, R = undefined, U = undefined> {
   method: HttpMethod;
   /** Path with `{param}` placeholders, as the spec writes them: `/api/org/{slug}/roles`. Write it as one literal. */
   path: Path;
@@ -240,24 +239,22 @@ export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P,
   rawBody?: R;
   /** A multipart file upload, streamed (no `body` or `rawBody` then); see {@link UploadSpec}. */
   upload?: U;
-  /** The body as a stream the handler reads itself (no `body` or `rawBody` then); see {@link StreamBodySpec}. */
-  streamBody?: S;
   query?: Q;
   params?: P;
   /**
    * Checks that run after validation and before the seal (e.g. "Owner only", request rules with
    * their own error codes), so a caller who could never succeed is not asked for a passkey first.
    */
-  guard?: (input: InputOf<A, O, B, Q, P, Path, R, U, S>) => void | Promise<void>;
+  guard?: (input: InputOf<A, O, B, Q, P, Path, R, U>) => void | Promise<void>;
   /** Passkey step-up required before the handler runs. @see core/seals/seal-service.types.ts */
-  seal?: RouteSeal<InputOf<A, O, B, Q, P, Path, R, U, S>>;
+  seal?: RouteSeal<InputOf<A, O, B, Q, P, Path, R, U>>;
   /** Status for a plain return value. Default 200. */
   status?: number;
   /** Schema of the success body (or one per success status); see {@link ResponseSpec}. */
   response?: ResponseSpec;
   summary?: string;
   tags?: string[];
-  handler: (input: InputOf<A, O, B, Q, P, Path, R, U, S>) => unknown | Promise<unknown>;
+  handler: (input: InputOf<A, O, B, Q, P, Path, R, U>) => unknown | Promise<unknown>;
 }
 
 /**
@@ -278,8 +275,7 @@ export function route<
   const Path extends string = string,
   const R extends RawBodySpec | undefined = undefined,
   const U extends UploadSpec | undefined = undefined,
-  const S extends StreamBodySpec | undefined = undefined,
->(def: RouteDefinition<A, O, B, Q, P, Path, R, U, S>): RouteDef {
+>(def: RouteDefinition<A, O, B, Q, P, Path, R, U>): RouteDef {
   return def as unknown as RouteDef;
 }
 

@@ -70,8 +70,8 @@ export function buildRouter(deps: RouterDeps): Router {
         throw new BootError(`plugin ${pluginId}: route ${def.method} ${def.path}: ${(err as Error).message}`);
       }
     };
-    if ([def.body, def.rawBody, def.upload, def.streamBody].filter(Boolean).length > 1) {
-      throw new BootError(`plugin ${pluginId}: route ${def.method} ${def.path} declares more than one of body, rawBody, upload and streamBody`);
+    if ([def.body, def.rawBody, def.upload].filter(Boolean).length > 1) {
+      throw new BootError(`plugin ${pluginId}: route ${def.method} ${def.path} declares more than one of body, rawBody and upload`);
     }
     const validateBody = check(def.body, 'body');
     const validateQuery = check(def.query, 'query');
@@ -114,7 +114,6 @@ export function buildRouter(deps: RouterDeps): Router {
       if (def.rawBody) input.rawBody = await readRawBody(ctx, def.rawBody.maxBytes);
       const upload = def.upload ? await readUpload(ctx, def.upload) : undefined;
       if (upload) input.upload = upload.file;
-      if (def.streamBody) input.bodyStream = ctx.req;
       let result: unknown;
       try {
         await def.guard?.(input);
@@ -125,7 +124,6 @@ export function buildRouter(deps: RouterDeps): Router {
       } finally {
         // What the handler left unread (a refused upload's rest) is read and dropped, so the client gets its answer.
         upload?.discard();
-        if (def.streamBody && !ctx.req.complete) await discardRest(ctx);
       }
       if (result instanceof Delegation) return handOver(ctx, result);
       render(ctx, result, def.status ?? 200);
@@ -209,31 +207,6 @@ async function verifySeal(seal: NonNullable<RouteDef['seal']>, input: HandlerInp
     throw stepUpRequired(seal.purpose);
   }
   return seals.verify({ accountId, purpose: seal.purpose, subject: seal.subject(input), assertion: raw, inputs: seal.inputs?.(input) });
-}
-
-/** Bytes of a streamed body left unread that are read and dropped before answering. */
-const DISCARD_MAX_BYTES = 16 * 1024 * 1024;
-
-/**
- * A handler that stopped reading a streamed body (a limit, a refusal) leaves bytes behind. Closing at
- * once would reset the connection under a client still sending, which then loses the answer: so read
- * and drop up to {@link DISCARD_MAX_BYTES} more, then answer and close. A body longer still gets its
- * connection destroyed without an answer.
- */
-async function discardRest(ctx: Context): Promise<void> {
-  ctx.set('Connection', 'close');
-  const req = ctx.req;
-  req.unpipe();
-  let dropped = 0;
-  await new Promise<void>((done) => {
-    req.on('data', (chunk: Buffer) => {
-      dropped += chunk.length;
-      if (dropped > DISCARD_MAX_BYTES) req.socket.destroy();
-    });
-    req.once('end', done);
-    req.once('close', done);
-    req.resume();
-  });
 }
 
 /**

@@ -32,6 +32,4 @@ export const filesErrors = {
   shareNotFound: () => notFound('This share link does not exist.'),
   /** The token is the file's, but the file is not shared now. */
   shareClosed: () => permissionDenied(undefined, 'This file is not shared.'),
-  /** The multipart body broke off or does not parse. */
-  malformedForm: () => aerieError('BAD_REQUEST', 'The multipart body is malformed or incomplete.'),
 };

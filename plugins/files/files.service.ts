@@ -1,13 +1,13 @@
 import { fileTypeStream } from 'file-type';
 import { randomUUID } from 'node:crypto';
+import { PassThrough, pipeline } from 'node:stream';
 import {
-  BlobTooLargeError, coreRefs, inject, injectable, type AuditService, type BlobStore, type Clock, type Database, type JobsService, isUuid,
+  BlobTooLargeError, coreRefs, inject, injectable, type AuditService, type BlobStore, type Clock, type Database, type JobsService, type UploadedFile, isUuid,
 } from '../../core/index.ts';
 import { filesErrors } from './errors.ts';
 import { storedContentType } from './content-type.ts';
 import { sanitizeFileName } from './file-name.ts';
 import { FILES_TABLE, fileBlobKey, toFileDto, type FileDto, type FileRow } from './file-row.ts';
-import type { FilePart } from './multipart.ts';
 import { MAX_FILE_BYTES } from './plans.ts';
 import { PURGE_JOB } from './purge.ts';
 import { filesRefs } from './internal-refs.ts';
@@ -46,14 +46,16 @@ export class FilesService {
   ) {}
 
   /**
-   * Stores an uploaded file as it streams.
+   * Stores an uploaded file as it streams (`part.stream` fails past 10 MiB with `file_too_large`,
+   * as the route's `upload` declares; the blob limit stands behind it).
    * @throws 400 `file_too_large` (`limitBytes`) past 10 MiB; 403 `storage_quota_exceeded`; nothing is kept either way.
    */
-  async upload(orgId: string, uploadedBy: string, part: FilePart): Promise<FileDto> {
+  async upload(orgId: string, uploadedBy: string, part: UploadedFile): Promise<FileDto> {
     const id = randomUUID();
     const key = fileBlobKey(orgId, id);
-    const sniffing = await fileTypeStream(part.stream, { sampleSize: SNIFF_BYTES });
-    const contentType = storedContentType(sniffing.fileType?.mime, part.declaredType);
+    // Through a fresh stream: file-type waits for 'readable', which a part that already ended empty never emits again.
+    const sniffing = await fileTypeStream(pipeline(part.stream, new PassThrough(), () => {}), { sampleSize: SNIFF_BYTES });
+    const contentType = storedContentType(sniffing.fileType?.mime, part.contentType);
     const stored = await this.blob.put(key, sniffing, { maxBytes: MAX_FILE_BYTES, contentType }).catch((err: unknown) => {
       throw err instanceof BlobTooLargeError ? filesErrors.fileTooLarge(MAX_FILE_BYTES) : err;
     });

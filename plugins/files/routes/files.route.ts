@@ -1,9 +1,16 @@
-import { route, type RouteDef } from '../../../core/index.ts';
+import { route, type RouteDef, type UploadSpec } from '../../../core/index.ts';
 import type { FilesService } from '../files.service.ts';
-import { receiveFile } from '../multipart.ts';
-import { fileIdParams, listQuery, uploadForm } from '../schemas/requests.ts';
+import { filesErrors } from '../errors.ts';
+import { MAX_FILE_BYTES } from '../plans.ts';
+import { fileIdParams, listQuery } from '../schemas/requests.ts';
 import { download, file, filePage, trashed } from '../schemas/responses.ts';
 import { keyOrg } from './org-key.ts';
+
+/** The multipart part `file`, at most 10 MiB, refused with the file box's own codes. @see docs/api/files.md "Errors" */
+export const FILE_UPLOAD = {
+  field: 'file', maxBytes: MAX_FILE_BYTES,
+  errors: { notMultipart: filesErrors.multipartFormRequired, malformed: filesErrors.multipartFormRequired, missingPart: filesErrors.noFile, tooLarge: filesErrors.fileTooLarge },
+} as const satisfies UploadSpec;
 
 /**
  * The file box on the public API (`X-Api-Key`, organization-wide keys): list, upload (multipart,
@@ -18,13 +25,9 @@ export function fileRoutes(files: FilesService): RouteDef[] {
       handler: ({ principal, query }) => files.list(keyOrg(principal), query),
     }),
     route({
-      method: 'POST', path: '/api/public/v1/files', auth: 'apiKey', streamBody: { contentType: 'multipart/form-data', schema: uploadForm },
-      status: 201, response: file,
+      method: 'POST', path: '/api/public/v1/files', auth: 'apiKey', upload: FILE_UPLOAD, status: 201, response: file,
       summary: 'Upload a file (multipart part `file`, at most 10 MiB)', tags: ['files'],
-      handler: ({ principal, bodyStream, request }) => {
-        const orgId = keyOrg(principal);
-        return receiveFile(bodyStream, request.headers, (part) => files.upload(orgId, principal.id, part));
-      },
+      handler: ({ principal, upload }) => files.upload(keyOrg(principal), principal.id, upload),
     }),
     route({
       method: 'GET', path: '/api/public/v1/files/{id}/download', auth: 'apiKey', params: fileIdParams, response: download,

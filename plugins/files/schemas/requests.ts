@@ -37,9 +37,3 @@ export const shareBody = {
   properties: { mode: { type: 'string', maxLength: 32, description: '`restricted` or `link_anyone`.' } },
 } as const satisfies RouteSchema;
 
-/** The multipart form of `POST /files`, as published. */
-export const uploadForm = {
-  type: 'object',
-  required: ['file'],
-  properties: { file: { type: 'string', format: 'binary', description: 'The file, at most 10 MiB.' } },
-} as const;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import { chunkedFlood, FLOOD_MAX } from '../../helpers/chunked-flood.ts';
 import { createHash } from 'node:crypto';
 import { request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import pino from 'pino';
 import { createHttpApp } from '../../../core/http/app.ts';
 import { answerClientError } from '../../../core/http/client-error.ts';
@@ -74,6 +74,37 @@ describe('http: multipart uploads (upload)', () => {
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toMatchObject({ error: 'PAYLOAD_TOO_LARGE', limitBytes: LIMIT });
     expect(answer.sent).toBeLessThan(FLOOD_MAX);
+  });
+
+  it('answers at once and drops the rest of a refused upload, closing after it; a sender that goes on past 16 MiB more is cut off', async () => {
+    /** On a raw socket, sends `total` bytes of the part whatever the answer; answers what came back and whether the connection was reset. */
+    const sendAll = (total: number) => new Promise<{ answer: string; sent: number; reset: boolean }>((resolve) => {
+      let sent = 0;
+      let answer = '';
+      let reset = false;
+      const socket = connect(port, '127.0.0.1');
+      socket.on('data', (c) => (answer += c));
+      socket.on('error', () => (reset = true));
+      socket.on('close', () => resolve({ answer, sent, reset }));
+      socket.write('POST /api/files HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=XyZ\r\nTransfer-Encoding: chunked\r\n\r\n');
+      const chunk = (data: string | Buffer) => Buffer.concat([Buffer.from(`${Buffer.byteLength(data).toString(16)}\r\n`), Buffer.from(data), Buffer.from('\r\n')]);
+      socket.write(chunk('--XyZ\r\ncontent-disposition: form-data; name="file"; filename="big.bin"\r\n\r\n'));
+      const zeros = chunk(Buffer.alloc(64 * 1024));
+      const pump = () => {
+        while (sent < total && !socket.destroyed) {
+          sent += 64 * 1024;
+          if (!socket.write(zeros)) return void socket.once('drain', pump);
+        }
+        if (!socket.destroyed) socket.write('0\r\n\r\n');
+      };
+      pump();
+    });
+    const drained = await sendAll(8 * 1024 * 1024);
+    expect(drained).toMatchObject({ sent: 8 * 1024 * 1024, reset: false });
+    expect(drained.answer).toMatch(/^HTTP\/1.1 413 [^]*connection: close[^]*"PAYLOAD_TOO_LARGE"/i);
+    const flood = await sendAll(256 * 1024 * 1024);
+    expect(flood.answer).toMatch(/^HTTP\/1.1 413 /);
+    expect(flood.sent).toBeLessThan(256 * 1024 * 1024);
   });
 
   it("fails the handler's stream when the client goes away mid-upload, instead of leaving it waiting", async () => {

@@ -222,7 +222,7 @@ describe.each(['file', 's3'] as const)('files: the file box on the %s driver', (
       await aerie.sql("delete from files.files where file_name = 'empty'");
     }));
 
-    it('cuts off a file part that streams 20 MB: 400 file_too_large before the body ends, the connection closed', () => unchanged(async () => {
+    it('cuts off a file part that streams 20 MB: 400 file_too_large reaches a client that keeps sending, the connection closed', () => unchanged(async () => {
       const url = new URL(aerie.url);
       const boundary = 'xBOUNDARYx';
       const answer = await new Promise<{ status: number; body: string; sent: number; connection?: string }>((resolve, reject) => {
