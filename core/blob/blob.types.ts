@@ -10,6 +10,8 @@ export interface BlobInfo {
   size: number;
   sha256?: string;
   contentType: string;
+  /** The storage class, when the driver reports one (`STANDARD`, `STANDARD_IA`, …). */
+  storageClass?: string;
 }
 
 /** Options of {@link BlobStore.put}. */
@@ -18,7 +20,7 @@ export interface PutOptions {
   maxBytes: number;
   /** Stored and answered on reads; default `application/octet-stream`. */
   contentType?: string;
-  /** S3 storage class (`STANDARD`, `STANDARD_IA`, `GLACIER_IR`, …); the file driver ignores it. */
+  /** S3 storage class (`STANDARD`, `STANDARD_IA`, `GLACIER_IR`, …); the file driver records it. */
   storageClass?: string;
 }
 
@@ -50,6 +52,13 @@ export interface BlobStore {
   get(key: string): Promise<(BlobInfo & { body: Readable }) | undefined>;
   /** Removes the object; removing a missing object is not an error. */
   delete(key: string): Promise<void>;
+  /**
+   * Moves a stored object to another storage class (`STANDARD_IA` for infrequent access), keeping its
+   * key, bytes and content type, so URLs to it stay the same: S3 copies the object onto itself with
+   * the new class; the file driver records the class in its description.
+   * @throws Error when there is no such object.
+   */
+  setStorageClass(key: string, storageClass: string): Promise<void>;
   /** A URL anyone can GET until it expires, with `Content-Disposition` as asked. */
   presignGet(key: string, options: PresignOptions): Promise<string>;
 }

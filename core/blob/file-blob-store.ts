@@ -36,7 +36,7 @@ export class FileBlobStore implements BlobStore {
       const info = { key, size: measure.size, sha256: measure.sha256(), contentType: options.contentType ?? 'application/octet-stream' };
       await rename(temp, file);
       // The description last: an object without it does not exist for readers.
-      await writeFile(`${file}.meta.json`, JSON.stringify(info), { mode: 0o600 });
+      await writeFile(`${file}.meta.json`, JSON.stringify({ ...info, storageClass: options.storageClass ?? 'STANDARD' }), { mode: 0o600 });
       return info;
     } catch (err) {
       await rm(temp, { force: true });
@@ -63,11 +63,20 @@ export class FileBlobStore implements BlobStore {
     return `${this.baseUrl}/api/blobs/${grant}`;
   }
 
+  async setStorageClass(key: string, storageClass: string): Promise<void> {
+    assertBlobKey(key);
+    const info = await this.info(key);
+    if (!info) throw new Error(`no blob ${key}`);
+    const temp = `${this.path(key)}.meta.${randomUUID()}.part`;
+    await writeFile(temp, JSON.stringify({ ...info, storageClass }), { mode: 0o600 });
+    await rename(temp, `${this.path(key)}.meta.json`);
+  }
+
   /** The stored object's description, or undefined (also while a half-written body is in flight). */
   async info(key: string): Promise<BlobInfo | undefined> {
     try {
       const info = JSON.parse(await readFile(`${this.path(key)}.meta.json`, 'utf8')) as BlobInfo;
-      return info.key === key ? info : undefined;
+      return info.key === key ? { storageClass: 'STANDARD', ...info } : undefined;
     } catch {
       return undefined;
     }

@@ -1,4 +1,4 @@
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { create as contentDisposition } from 'content-disposition';
@@ -76,7 +76,7 @@ export class S3BlobStore implements BlobStore {
       const res = await this.s3.send(new GetObjectCommand({ Bucket: this.options.bucket, Key: key }));
       return {
         key, size: Number(res.ContentLength ?? 0), contentType: res.ContentType ?? 'application/octet-stream',
-        body: res.Body as Readable,
+        storageClass: res.StorageClass ?? 'STANDARD', body: res.Body as Readable,
       };
     } catch (err) {
       if ((err as { name?: string }).name === 'NoSuchKey' || (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return undefined;
@@ -87,6 +87,18 @@ export class S3BlobStore implements BlobStore {
   async delete(key: string): Promise<void> {
     assertBlobKey(key);
     await this.s3.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: key }));
+  }
+
+  async setStorageClass(key: string, storageClass: string): Promise<void> {
+    assertBlobKey(key);
+    const head = await this.s3.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: key }));
+    const source = `${this.options.bucket}/${key.split('/').map(encodeURIComponent).join('/')}`;
+    // REPLACE with the object's own type and metadata: a copy onto itself must change something, and
+    // some S3-compatible servers do not count the storage class.
+    await this.s3.send(new CopyObjectCommand({
+      Bucket: this.options.bucket, Key: key, CopySource: source, StorageClass: storageClass as never,
+      MetadataDirective: 'REPLACE', ContentType: head.ContentType, Metadata: head.Metadata,
+    }));
   }
 
   async presignGet(key: string, options: PresignOptions): Promise<string> {

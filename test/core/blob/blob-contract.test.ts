@@ -115,6 +115,21 @@ describe.each(drivers)('core.blob contract: $name', (driver) => {
     expect((await fetchUrl(url)).status).toBeGreaterThanOrEqual(400);
   });
 
+  it('moves an object to infrequent-access storage keeping its bytes, type and URL', async () => {
+    const store = driver.store();
+    const body = bytes(2000);
+    await store.put('org/o1/files/cold.bin', body, { maxBytes: 10_000, contentType: 'application/pdf' });
+    const url = await store.presignGet('org/o1/files/cold.bin', { expiresInSeconds: 600 });
+    expect((await store.get('org/o1/files/cold.bin'))).toMatchObject({ storageClass: 'STANDARD' });
+    await store.setStorageClass('org/o1/files/cold.bin', 'STANDARD_IA');
+    const got = await store.get('org/o1/files/cold.bin');
+    expect(got).toMatchObject({ size: 2000, contentType: 'application/pdf', storageClass: 'STANDARD_IA' });
+    expect((await read(got!.body)).equals(body)).toBe(true);
+    const res = await fetchUrl(url);
+    expect(Buffer.from(await res.arrayBuffer()).equals(body)).toBe(true);
+    await expect(store.setStorageClass('org/o1/files/none.bin', 'STANDARD_IA')).rejects.toThrow();
+  });
+
   it.each(['', '/abs', 'a//b', 'a/../b', 'a/./b', 'sp ace', 'x'.repeat(513), 'nul\u0000'])('refuses the key %j', async (key) => {
     await expect(driver.store().put(key, Buffer.from('x'), { maxBytes: 10 })).rejects.toBeInstanceOf(BlobKeyError);
   });
