@@ -9,6 +9,10 @@ export const filesErrorCodes = defineErrorCodes('files', {
   invalid_mode: { status: 400, description: 'a share mode other than `restricted` or `link_anyone`' },
   external_sharing_disabled: { status: 409, description: 'the organization blocks link sharing' },
   sealed_attachment: { status: 409, description: 'the file is an attachment of a sealed approval document and cannot be trashed' },
+  plan_upgrade_required: { status: 403, description: 'a lifecycle rule write the plan does not allow; `feature` (`lifecycle`, `lifecycle_rules` with `limit` and `used`, `lifecycle_custom`)' },
+  invalid_action: { status: 400, description: 'a lifecycle rule action other than `transition_ia` or `trash`' },
+  invalid_days: { status: 400, description: 'a lifecycle rule `unaccessedDays` that is not an integer from 30 to 3650' },
+  invalid_scope: { status: 400, description: 'a lifecycle rule scope other than all files, `free`, `notification` or `project:{id}`' },
 });
 
 type FilesErrorCodes = typeof filesErrorCodes;
@@ -26,6 +30,15 @@ export const filesErrors = {
   invalidMode: () => aerieError('invalid_mode', 'mode must be "restricted" or "link_anyone".'),
   externalSharingDisabled: () => aerieError('external_sharing_disabled', 'This organization does not allow link sharing.'),
   sealedAttachment: () => aerieError('sealed_attachment', 'This file is attached to a sealed approval document and cannot be trashed.'),
+  planUpgradeRequired: (feature: 'lifecycle' | 'lifecycle_custom') =>
+    aerieError('plan_upgrade_required', feature === 'lifecycle' ? "Lifecycle rules are not part of this organization's plan." : 'This plan allows only the preset rule (transition_ia after 90 days, all files).', { feature }),
+  tooManyRules: (limit: number, used: number) =>
+    aerieError('plan_upgrade_required', `An organization has at most ${limit} lifecycle rules.`, { feature: 'lifecycle_rules', limit, used }),
+  invalidAction: () => aerieError('invalid_action', 'action must be "transition_ia" or "trash".'),
+  invalidDays: () => aerieError('invalid_days', 'unaccessedDays must be an integer from 30 to 3650.'),
+  invalidScope: () => aerieError('invalid_scope', 'scope must be omitted (all files), "free", "notification" or "project:{id}".'),
+  /** A lifecycle rule id the organization does not have. */
+  ruleNotFound: () => notFound('Lifecycle rule not found.'),
   /** Unknown, another organization's, or trashed where a live file is needed (or live where trashed is). */
   fileNotFound: () => notFound('File not found.'),
   /** A share token no file has (never issued, rotated away, or the file is trashed or gone). */

@@ -19,6 +19,10 @@ export interface FileRow {
   uploadedBy: string;
   uploadedAt: Date;
   deletedAt: Date | null;
+  /** Upload, download link or share view, whichever was last (null: never since upload); lifecycle rules count from it. */
+  lastAccessedAt?: Date | null;
+  /** `STANDARD`, or `STANDARD_IA` once a `transition_ia` rule moved it. */
+  storageClass?: string;
 }
 
 /** A file as the API answers it. @see docs/api/files.md "File" */

@@ -103,6 +103,7 @@ export class FilesService {
     const file = await this.live(orgId, fileId);
     const url = await this.blob.presignGet(file.blobKey, { expiresInSeconds: DOWNLOAD_URL_SECONDS, fileName: file.fileName, disposition: 'attachment' });
     await this.audit.append(this.db.knex, { orgId, eventType: 'org.file.download_link_issued', businessData: { fileId, fileName: file.fileName } });
+    await this.db.knex(FILES_TABLE).where({ orgId, id: fileId }).update({ lastAccessedAt: this.clock.now() });
     return { url, fileName: file.fileName, expiresInMinutes: DOWNLOAD_URL_SECONDS / 60 };
   }
 

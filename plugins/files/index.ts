@@ -1,7 +1,10 @@
 import { coreRefs, definePlugin } from '../../core/index.ts';
 import { FilesService } from './files.service.ts';
 import { filesRefs } from './internal-refs.ts';
+import { lifecycleJob } from './lifecycle-job.ts';
+import { LifecycleService } from './lifecycle.service.ts';
 import { purgeJob } from './purge.ts';
+import { lifecycleRoutes } from './routes/lifecycle.route.ts';
 import { fileRoutes } from './routes/files.route.ts';
 import { SHARE_OPENS_PER_IP, shareRoutes } from './routes/share.route.ts';
 import { storageRoutes } from './routes/storage.route.ts';
@@ -12,16 +15,18 @@ import './errors.ts';
 export default definePlugin({
   id: 'files',
   deps: {
-    files: filesRefs.files, shares: filesRefs.shares, storage: filesRefs.storage,
+    files: filesRefs.files, lifecycle: filesRefs.lifecycle, shares: filesRefs.shares, storage: filesRefs.storage,
     db: coreRefs.db, blob: coreRefs.blob, clock: coreRefs.clock, audit: coreRefs.audit, jobs: coreRefs.jobs, rateLimits: coreRefs.rateLimits,
   },
   register(reg) {
     reg.service(filesRefs.storage, StorageService);
     reg.service(filesRefs.files, FilesService);
     reg.service(filesRefs.shares, SharesService);
+    reg.service(filesRefs.lifecycle, LifecycleService);
   },
-  init({ files, shares, storage, db, blob, clock, audit, jobs, rateLimits }, ctx) {
+  init({ files, lifecycle, shares, storage, db, blob, clock, audit, jobs, rateLimits }, ctx) {
     jobs.define(purgeJob({ db, blob, clock, audit, jobs, storage }));
-    ctx.routes(...fileRoutes(files), ...storageRoutes(storage), ...shareRoutes(shares, rateLimits.limiter({ name: 'files.share-open', ...SHARE_OPENS_PER_IP })));
+    jobs.define(lifecycleJob({ db, clock, jobs, lifecycle }));
+    ctx.routes(...fileRoutes(files), ...storageRoutes(storage), ...lifecycleRoutes(lifecycle), ...shareRoutes(shares, rateLimits.limiter({ name: 'files.share-open', ...SHARE_OPENS_PER_IP })));
   },
 });

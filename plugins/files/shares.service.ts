@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { coreRefs, inject, injectable, type AerieConfig, type AuditService, type BlobStore, type CryptoService, type Database, type RequestInfo, isUuid } from '../../core/index.ts';
+import { coreRefs, inject, injectable, type AerieConfig, type AuditService, type BlobStore, type Clock, type CryptoService, type Database, type RequestInfo, isUuid } from '../../core/index.ts';
 import { isInlineViewable } from './content-type.ts';
 import { filesErrors } from './errors.ts';
 import { FILES_TABLE, type FileRow, type ShareMode } from './file-row.ts';
@@ -49,6 +49,7 @@ export class SharesService {
   constructor(
     @inject(coreRefs.audit.id) private readonly audit: AuditService,
     @inject(coreRefs.blob.id) private readonly blob: BlobStore,
+    @inject(coreRefs.clock.id) private readonly clock: Clock,
     @inject(coreRefs.config.id) private readonly config: AerieConfig,
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(filesRefs.files.id) private readonly files: FilesService,
@@ -98,6 +99,7 @@ export class SharesService {
     if (row.shareMode !== 'link_anyone') throw filesErrors.shareClosed();
     const disposition = isInlineViewable(row.contentType) ? 'inline' : 'attachment';
     const contentUrl = await this.blob.presignGet(row.blobKey, { expiresInSeconds: SHARE_CONTENT_SECONDS, fileName: row.fileName, disposition });
+    await this.db.knex(FILES_TABLE).where({ orgId: row.orgId, id: row.id }).update({ lastAccessedAt: this.clock.now() });
     const agent = String(request.headers['user-agent'] ?? '');
     await this.audit.append(this.db.knex, {
       orgId: row.orgId, eventType: 'org.file.share_viewed', actor: { type: 'system', id: 'share-link' },

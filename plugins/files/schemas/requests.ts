@@ -37,3 +37,33 @@ export const shareBody = {
   properties: { mode: { type: 'string', maxLength: 32, description: '`restricted` or `link_anyone`.' } },
 } as const satisfies RouteSchema;
 
+
+const RULE_FIELDS = {
+  action: { description: '`transition_ia` or `trash` (checked by the handler: `invalid_action`).' },
+  unaccessedDays: { description: 'Days without access, an integer from 30 to 3650 (`invalid_days`).' },
+  scope: { description: 'Omit (or null) for all files; `free`, `notification` or `project:{id}` (`invalid_scope`).' },
+} as const;
+
+/** JSON Schema `files/lifecycle-rule.body` (`POST /storage/lifecycle/rules`): fields checked by the handler so each answers its own code. */
+export const ruleBody = {
+  $id: 'files/lifecycle-rule.body',
+  type: 'object',
+  additionalProperties: false,
+  properties: RULE_FIELDS,
+} as const satisfies RouteSchema;
+
+/** JSON Schema `files/lifecycle-rule-update.body` (`PUT /storage/lifecycle/rules/{id}`): only `{enabled:false}` pauses on any plan. */
+export const ruleUpdateBody = {
+  $id: 'files/lifecycle-rule-update.body',
+  type: 'object',
+  additionalProperties: false,
+  properties: { ...RULE_FIELDS, enabled: { type: 'boolean' } },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `files/rule-id.params`. */
+export const ruleIdParams = {
+  $id: 'files/rule-id.params',
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', maxLength: 64 } },
+} as const satisfies RouteSchema;

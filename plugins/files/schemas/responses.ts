@@ -104,3 +104,40 @@ export const sharedFile = {
     expiresInMinutes: { const: 10 },
   },
 } as const satisfies RouteSchema;
+
+/** Shared schema `files/LifecycleRule`. @see docs/api/files.md "Lifecycle rules" */
+export const lifecycleRule = {
+  $id: 'files/LifecycleRule',
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'action', 'unaccessedDays', 'scope', 'enabled', 'planAllows', 'lastRunAt', 'lastRunCount', 'lastRunBytes', 'createdAt'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    action: { enum: ['transition_ia', 'trash'] },
+    unaccessedDays: { type: 'integer', minimum: 30, maximum: 3650 },
+    scope: { type: ['string', 'null'], description: 'null: all files.' },
+    enabled: { type: 'boolean' },
+    planAllows: { type: 'boolean', description: 'false after a downgrade: the rule is kept but not run.' },
+    lastRunAt: NULLABLE_DATE_TIME,
+    lastRunCount: { type: ['integer', 'null'], minimum: 0 },
+    lastRunBytes: NULLABLE_BYTES,
+    createdAt: DATE_TIME,
+  },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `files/lifecycle-rules.response`. */
+export const lifecycleRules = {
+  $id: 'files/lifecycle-rules.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['rules', 'maxRules', 'canCustomize', 'canTrash', 'presetDays', 'minDays', 'maxDays'],
+  properties: {
+    rules: { type: 'array', items: schemaRef(lifecycleRule) },
+    maxRules: { type: 'integer' },
+    canCustomize: { type: 'boolean' },
+    canTrash: { type: 'boolean' },
+    presetDays: { type: 'integer' },
+    minDays: { type: 'integer' },
+    maxDays: { type: 'integer' },
+  },
+} as const satisfies RouteSchema;
