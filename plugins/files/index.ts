@@ -9,13 +9,15 @@ import { fileRoutes } from './routes/files.route.ts';
 import { SHARE_OPENS_PER_IP, shareRoutes } from './routes/share.route.ts';
 import { storageRoutes } from './routes/storage.route.ts';
 import { SharesService } from './shares.service.ts';
+import { SharingPolicyService } from './sharing-policy.service.ts';
+import { sharingPolicyRoutes } from './routes/sharing-policy.route.ts';
 import { StorageService } from './storage.service.ts';
 import './errors.ts';
 
 export default definePlugin({
   id: 'files',
   deps: {
-    files: filesRefs.files, lifecycle: filesRefs.lifecycle, shares: filesRefs.shares, storage: filesRefs.storage,
+    files: filesRefs.files, lifecycle: filesRefs.lifecycle, shares: filesRefs.shares, sharingPolicy: filesRefs.sharingPolicy, storage: filesRefs.storage,
     db: coreRefs.db, blob: coreRefs.blob, clock: coreRefs.clock, audit: coreRefs.audit, jobs: coreRefs.jobs, rateLimits: coreRefs.rateLimits,
   },
   register(reg) {
@@ -23,10 +25,11 @@ export default definePlugin({
     reg.service(filesRefs.files, FilesService);
     reg.service(filesRefs.shares, SharesService);
     reg.service(filesRefs.lifecycle, LifecycleService);
+    reg.service(filesRefs.sharingPolicy, SharingPolicyService);
   },
-  init({ files, lifecycle, shares, storage, db, blob, clock, audit, jobs, rateLimits }, ctx) {
+  init({ files, lifecycle, shares, sharingPolicy, storage, db, blob, clock, audit, jobs, rateLimits }, ctx) {
     jobs.define(purgeJob({ db, blob, clock, audit, jobs, storage }));
     jobs.define(lifecycleJob({ db, clock, jobs, lifecycle }));
-    ctx.routes(...fileRoutes(files), ...storageRoutes(storage), ...lifecycleRoutes(lifecycle), ...shareRoutes(shares, rateLimits.limiter({ name: 'files.share-open', ...SHARE_OPENS_PER_IP })));
+    ctx.routes(...fileRoutes(files), ...storageRoutes(storage), ...lifecycleRoutes(lifecycle), ...sharingPolicyRoutes(sharingPolicy), ...shareRoutes(shares, rateLimits.limiter({ name: 'files.share-open', ...SHARE_OPENS_PER_IP })));
   },
 });

@@ -51,9 +51,12 @@ export class StorageService {
     await trx(STORAGE_TABLE).where({ orgId }).decrement('usedBytes', bytes);
   }
 
-  /** Whether the organization blocks link sharing. */
-  async sharingBlocked(trx: Knex.Transaction | Knex, orgId: string): Promise<boolean> {
-    const row = await trx(STORAGE_TABLE).where({ orgId }).first('blockExternalSharing');
+  /**
+   * Whether the organization blocks link sharing, read `FOR SHARE` in `trx`: a policy switch that
+   * closes every link (it locks the row for update) waits for this share to commit, or this one for it.
+   */
+  async sharingBlocked(trx: Knex.Transaction, orgId: string): Promise<boolean> {
+    const row = await trx(STORAGE_TABLE).where({ orgId }).forShare().first('blockExternalSharing');
     return row?.blockExternalSharing === true;
   }
 

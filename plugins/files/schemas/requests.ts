@@ -67,3 +67,12 @@ export const ruleIdParams = {
   required: ['id'],
   properties: { id: { type: 'string', maxLength: 64 } },
 } as const satisfies RouteSchema;
+
+/** JSON Schema `files/sharing-policy.body`. */
+export const sharingPolicyBody = {
+  $id: 'files/sharing-policy.body',
+  type: 'object',
+  additionalProperties: false,
+  required: ['blockExternalSharing'],
+  properties: { blockExternalSharing: { type: 'boolean', description: 'true closes every open share link and refuses new ones.' } },
+} as const satisfies RouteSchema;

@@ -141,3 +141,21 @@ export const lifecycleRules = {
     maxDays: { type: 'integer' },
   },
 } as const satisfies RouteSchema;
+
+/** JSON Schema `files/sharing-policy.response`. */
+export const sharingPolicy = {
+  $id: 'files/sharing-policy.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['blockExternalSharing'],
+  properties: { blockExternalSharing: { type: 'boolean' } },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `files/sharing-policy-set.response`: the policy and how many open links it closed now. */
+export const sharingPolicySet = {
+  $id: 'files/sharing-policy-set.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['blockExternalSharing', 'closedShares'],
+  properties: { blockExternalSharing: { type: 'boolean' }, closedShares: { type: 'integer', minimum: 0 } },
+} as const satisfies RouteSchema;
