@@ -21,6 +21,8 @@ const SNIFF_BYTES = 4100;
 
 /** `GET /files` query. */
 export interface ListQuery {
+  /** Only files this principal uploaded (the console's own view). */
+  uploadedBy?: string;
   trashed?: boolean;
   q?: string;
   page?: number;
@@ -85,6 +87,7 @@ export class FilesService {
     const page = query.page ?? 1;
     const pageSize = query.pageSize ?? 50;
     const filter = this.db.knex<FileRow>(FILES_TABLE).where({ orgId });
+    if (query.uploadedBy !== undefined) filter.where({ uploadedBy: query.uploadedBy });
     if (query.trashed) filter.whereNotNull('deletedAt');
     else filter.whereNull('deletedAt');
     if (query.q) filter.whereILike('fileName', `%${query.q.replace(/[\\%_]/g, '\\$&')}%`);
@@ -142,6 +145,11 @@ export class FilesService {
       await this.audit.append(trx, { orgId, eventType: 'org.file.restored', businessData: { fileId, fileName: row.fileName, sizeBytes: Number(row.sizeBytes) } });
       return toFileDto(row as FileRow);
     });
+  }
+
+  /** A file of the organization, live or trashed, or undefined. */
+  async find(orgId: string, fileId: string): Promise<FileRow | undefined> {
+    return isUuid(fileId) ? this.db.knex<FileRow>(FILES_TABLE).where({ orgId, id: fileId }).first() : undefined;
   }
 
   /** A live file of the organization. @throws 404 otherwise */

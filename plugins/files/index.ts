@@ -1,10 +1,11 @@
-import { coreRefs, definePlugin } from '../../core/index.ts';
+import { coreExtensions, coreRefs, definePlugin } from '../../core/index.ts';
 import { FilesService } from './files.service.ts';
 import { filesRefs } from './internal-refs.ts';
 import { lifecycleJob } from './lifecycle-job.ts';
 import { LifecycleService } from './lifecycle.service.ts';
 import { purgeJob } from './purge.ts';
 import { lifecycleRoutes } from './routes/lifecycle.route.ts';
+import { consoleRoutes } from './routes/console.route.ts';
 import { fileRoutes } from './routes/files.route.ts';
 import { SHARE_OPENS_PER_IP, shareRoutes } from './routes/share.route.ts';
 import { storageRoutes } from './routes/storage.route.ts';
@@ -30,6 +31,7 @@ export default definePlugin({
   init({ files, lifecycle, shares, sharingPolicy, storage, db, blob, clock, audit, jobs, rateLimits }, ctx) {
     jobs.define(purgeJob({ db, blob, clock, audit, jobs, storage }));
     jobs.define(lifecycleJob({ db, clock, jobs, lifecycle }));
-    ctx.routes(...fileRoutes(files), ...storageRoutes(storage), ...lifecycleRoutes(lifecycle), ...sharingPolicyRoutes(sharingPolicy), ...shareRoutes(shares, rateLimits.limiter({ name: 'files.share-open', ...SHARE_OPENS_PER_IP })));
+    const grants = ctx.extensions(coreExtensions.grants);
+    ctx.routes(...consoleRoutes(files, shares, () => grants.at(-1)), ...fileRoutes(files), ...storageRoutes(storage), ...lifecycleRoutes(lifecycle), ...sharingPolicyRoutes(sharingPolicy), ...shareRoutes(shares, rateLimits.limiter({ name: 'files.share-open', ...SHARE_OPENS_PER_IP })));
   },
 });

@@ -76,3 +76,14 @@ export const sharingPolicyBody = {
   required: ['blockExternalSharing'],
   properties: { blockExternalSharing: { type: 'boolean', description: 'true closes every open share link and refuses new ones.' } },
 } as const satisfies RouteSchema;
+
+/** JSON Schema `files/console-list.query`: the public list's query plus `view`. */
+export const consoleListQuery = {
+  $id: 'files/console-list.query',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    ...listQuery.properties,
+    view: { enum: ['mine', 'all'], default: 'mine', description: '`mine` (default): the files you uploaded; `all`: everyone\'s (needs `org.org_file.list`).' },
+  },
+} as const satisfies RouteSchema;
