@@ -45,9 +45,14 @@ export class FileBlobStore implements BlobStore {
   }
 
   async get(key: string): Promise<(BlobInfo & { body: Readable }) | undefined> {
+    return this.getRange(key);
+  }
+
+  /** As {@link get}, the body cut to bytes `start`–`end` (inclusive) when a range is given (the download route's `Range`). */
+  async getRange(key: string, range?: { start: number; end: number }): Promise<(BlobInfo & { body: Readable }) | undefined> {
     assertBlobKey(key);
     const info = await this.info(key);
-    return info ? { ...info, body: createReadStream(this.path(key)) } : undefined;
+    return info ? { ...info, body: createReadStream(this.path(key), range) } : undefined;
   }
 
   async delete(key: string): Promise<void> {
