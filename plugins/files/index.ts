@@ -9,6 +9,7 @@ import { consoleRoutes } from './routes/console.route.ts';
 import { fileRoutes } from './routes/files.route.ts';
 import { SHARE_OPENS_PER_IP, shareRoutes } from './routes/share.route.ts';
 import { storageRoutes } from './routes/storage.route.ts';
+import { viewerRoutes } from './routes/viewer.route.ts';
 import { SharesService } from './shares.service.ts';
 import { SharingPolicyService } from './sharing-policy.service.ts';
 import { sharingPolicyRoutes } from './routes/sharing-policy.route.ts';
@@ -32,6 +33,8 @@ export default definePlugin({
     jobs.define(purgeJob({ db, blob, clock, audit, jobs, storage }));
     jobs.define(lifecycleJob({ db, clock, jobs, lifecycle }));
     const grants = ctx.extensions(coreExtensions.grants);
-    ctx.routes(...consoleRoutes(files, shares, () => grants.at(-1)), ...fileRoutes(files), ...storageRoutes(storage), ...lifecycleRoutes(lifecycle), ...sharingPolicyRoutes(sharingPolicy), ...shareRoutes(shares, rateLimits.limiter({ name: 'files.share-open', ...SHARE_OPENS_PER_IP })));
+    // One budget for both ways of opening a link: the JSON route and the viewer page.
+    const shareOpens = rateLimits.limiter({ name: 'files.share-open', ...SHARE_OPENS_PER_IP });
+    ctx.routes(...consoleRoutes(files, shares, () => grants.at(-1)), ...fileRoutes(files), ...storageRoutes(storage), ...lifecycleRoutes(lifecycle), ...sharingPolicyRoutes(sharingPolicy), ...shareRoutes(shares, shareOpens), ...viewerRoutes(shares, shareOpens));
   },
 });

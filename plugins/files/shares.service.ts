@@ -119,7 +119,7 @@ export class SharesService {
   private dto(row: FileRow): ShareDto {
     return {
       id: row.id, fileName: row.fileName, mode: row.shareMode, shareToken: row.shareToken,
-      shareUrl: row.shareMode === 'link_anyone' ? `${this.config.baseUrl}/f/${row.shareToken}` : null,
+      shareUrl: row.shareMode === 'link_anyone' ? `${this.config.shareUrl}/f/${row.shareToken}` : null,
     };
   }
 }

@@ -132,7 +132,7 @@ describe.each(['file', 's3'] as const)('files: the file box on the %s driver', (
     const file = await uploaded(aerie, acme.key, PNG, 'pixel.png');
     const open = await call(aerie, acme.key, 'PATCH', `/files/${file.id}/share`, { mode: 'link_anyone' });
     expect(open.status).toBe(200);
-    expect(open.body).toEqual({ id: file.id, fileName: 'pixel.png', mode: 'link_anyone', shareToken: file.shareToken, shareUrl: `${aerie.kernel.config.baseUrl}/f/${file.shareToken}` });
+    expect(open.body).toEqual({ id: file.id, fileName: 'pixel.png', mode: 'link_anyone', shareToken: file.shareToken, shareUrl: `${aerie.kernel.config.shareUrl}/f/${file.shareToken}` });
     const viewed = await aerie.request('GET', `/api/public/share/${file.shareToken}`, { headers: { 'user-agent': 'agent/1' } });
     expect(viewed.status).toBe(200);
     expect(viewed.body).toMatchObject({ fileName: 'pixel.png', contentType: 'image/png', sizeBytes: PNG.length, disposition: 'inline', expiresInMinutes: 10 });
