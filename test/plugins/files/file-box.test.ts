@@ -71,11 +71,14 @@ describe.each(['file', 's3'] as const)('files: the file box on the %s driver', (
     const part = await fetchPresigned(aerie, res.body.url, { headers: { range: 'bytes=10-19' } });
     expect([part.status, part.headers.get('content-range')]).toEqual([206, `bytes 10-19/${bytes.length}`]);
     expect(Buffer.from(await part.arrayBuffer()).equals(bytes.subarray(10, 20))).toBe(true);
-    const tail = await fetchPresigned(aerie, res.body.url, { headers: { range: 'bytes=-5' } });
-    expect(Buffer.from(await tail.arrayBuffer()).equals(bytes.subarray(-5))).toBe(true);
-    const past = await fetchPresigned(aerie, res.body.url, { headers: { range: `bytes=${bytes.length}-` } });
-    expect(past.status).toBe(416);
-    await past.arrayBuffer();
+    if (driver === 'file') {
+      // Suffix ranges and 416 are the embedded route's own; s3rver does not implement suffix ranges (S3 does).
+      const tail = await fetchPresigned(aerie, res.body.url, { headers: { range: 'bytes=-5' } });
+      expect(Buffer.from(await tail.arrayBuffer()).equals(bytes.subarray(-5))).toBe(true);
+      const past = await fetchPresigned(aerie, res.body.url, { headers: { range: `bytes=${bytes.length}-` } });
+      expect([past.status, past.headers.get('content-range')]).toEqual([416, `bytes */${bytes.length}`]);
+      await past.arrayBuffer();
+    }
     // Flip one character of the signature (S3's `X-Amz-Signature`, the embedded driver's grant MAC after the dot).
     const at = driver === 's3' ? res.body.url.indexOf('X-Amz-Signature=') + 16 : res.body.url.lastIndexOf('.') + 1;
     const tampered = res.body.url.slice(0, at) + (res.body.url[at] === 'a' ? 'b' : 'a') + res.body.url.slice(at + 1);
