@@ -4,8 +4,6 @@ import type { FileRow } from './file-row.ts';
 
 /** Everyone's files in the console (Owner and Admin hold it). */
 export const LIST_ALL = 'org.org_file.list';
-/** The caller's own files (every member holds it). */
-export const LIST_OWN = 'org.org_file.list:creator=self';
 
 /** Whose files a console caller reaches: `all`, or only those `self` uploaded. */
 export interface FileVisibility {
@@ -16,18 +14,15 @@ export interface FileVisibility {
 
 /**
  * Resolves a console caller's reach: `all` when it holds `org.org_file.list` unconstrained; else its
- * own files, which every member reaches (members hold `org.org_file.list:creator=self`) and a
- * credential without membership (a machine token) only when it holds that scope.
+ * own uploads, which every caller reaches (members hold `org.org_file.list:creator=self`; a machine
+ * token reaches what it uploaded itself).
  * @param grants - the kernel's grants provider (rbac when enabled, else orgs: Owner/Admin = all)
- * @throws 403 `PERMISSION_DENIED` (`required`) for a credential holding neither
  * @see docs/api/files.md "Console"
  */
 export async function fileVisibility(principal: Principal, org: OrgContext, grants: GrantsProvider | undefined): Promise<FileVisibility> {
   const role = org.member?.role;
   const held = grants ? await grants(principal, org) : principal.scopes ?? (role === 'Owner' || role === 'Admin' ? 'all' : []);
-  const set = held === 'all' ? undefined : new PermissionSet(held);
-  const all = held === 'all' || set!.has(LIST_ALL);
-  if (!all && !org.member && !set!.has(LIST_OWN)) throw permissionDenied(LIST_OWN);
+  const all = held === 'all' || new PermissionSet(held).has(LIST_ALL);
   return { all, self: principal.accountId ?? principal.id };
 }
 
