@@ -1,0 +1,32 @@
+import { APPROVAL_STAMP_PURPOSE, coreRefs, createServiceRef, definePlugin, type SealPurposeContext } from '../../core/index.ts';
+import { FormsService } from './forms.service.ts';
+import { InstancesService } from './instances.service.ts';
+import { LineResolver } from './line-resolver.ts';
+import { StampBinding } from './stamp-binding.ts';
+import { StampsService } from './stamps.service.ts';
+import { formRoutes } from './routes/forms.route.ts';
+import { instanceRoutes } from './routes/instances.route.ts';
+import './errors.ts';
+
+const formsRef = createServiceRef<FormsService>('approvals.forms');
+const resolverRef = createServiceRef<LineResolver>('approvals.lineResolver');
+const instancesRef = createServiceRef<InstancesService>('approvals.instances');
+const stampsRef = createServiceRef<StampsService>('approvals.stamps');
+const bindingRef = createServiceRef<StampBinding>('approvals.stampBinding');
+
+export default definePlugin({
+  id: 'approvals',
+  deps: { forms: formsRef, instances: instancesRef, stamps: stampsRef, binding: bindingRef, seals: coreRefs.seals },
+  register(reg) {
+    reg.service(formsRef, FormsService);
+    reg.service(resolverRef, LineResolver);
+    reg.service(instancesRef, InstancesService);
+    reg.service(stampsRef, StampsService);
+    reg.service(bindingRef, StampBinding);
+  },
+  init({ forms, instances, stamps, binding, seals }, ctx) {
+    // The content-bound purpose: the kernel fixes its key order; this plugin reads the fields.
+    seals.purposes.register<SealPurposeContext>({ ...APPROVAL_STAMP_PURPOSE, buildFields: (input) => binding.fields(input) });
+    ctx.routes(...formRoutes(forms, instances), ...instanceRoutes(forms, instances, stamps));
+  },
+});
