@@ -24,5 +24,5 @@ export const approvalsErrors = {
     aerieError('STEP_NOT_PENDING', 'No step of this document awaits your stamp.', { instanceStatus }),
   reportNotStamped: () => aerieError('REPORT_NOT_STAMPED', 'A report is sent to its recipients and takes no stamps.'),
   ownerOrAdmin: () => permissionDenied(undefined, 'Only the Owner or an Admin may change forms and approval lines.'),
-  invalidLine: (message: string, field: string) => validationFailed(message, field),
+  invalid: (message: string, field: string) => validationFailed(message, field),
 };

@@ -49,8 +49,8 @@ export class FormsService {
    */
   async create(orgId: string, accountId: string, input: { docType: DocType; title: string; description?: string | null; linkedRoleId?: string | null }): Promise<FormDto> {
     const linkedRoleId = input.linkedRoleId ?? null;
-    if (input.docType === 'permission' && !linkedRoleId) throw approvalsErrors.invalidLine('A permission form names the role it grants.', 'linkedRoleId');
-    if (input.docType !== 'permission' && linkedRoleId) throw approvalsErrors.invalidLine('Only permission forms grant a role.', 'linkedRoleId');
+    if (input.docType === 'permission' && !linkedRoleId) throw approvalsErrors.invalid('A permission form names the role it grants.', 'linkedRoleId');
+    if (input.docType !== 'permission' && linkedRoleId) throw approvalsErrors.invalid('Only permission forms grant a role.', 'linkedRoleId');
     return this.db.transaction(async (trx) => {
       if (linkedRoleId && !(await this.roles.find(orgId, linkedRoleId, trx))) throw approvalsErrors.roleNotFound('linkedRoleId');
       const now = this.clock.now();
@@ -131,9 +131,9 @@ export class FormsService {
 function checkShape(p: PositionInput, i: number): void {
   const field = (name: string) => `positions[${i}].${name}`;
   if (p.resolveType === 'drafter' && (p.resolveRoleId || p.resolveMemberConnectedId)) {
-    throw approvalsErrors.invalidLine('A drafter position names no role or member.', field(p.resolveRoleId ? 'resolveRoleId' : 'resolveMemberConnectedId'));
+    throw approvalsErrors.invalid('A drafter position names no role or member.', field(p.resolveRoleId ? 'resolveRoleId' : 'resolveMemberConnectedId'));
   }
-  if (p.resolveType === 'role' && !p.resolveRoleId) throw approvalsErrors.invalidLine('A role position names resolveRoleId.', field('resolveRoleId'));
-  if (p.resolveType === 'member' && !p.resolveMemberConnectedId) throw approvalsErrors.invalidLine('A member position names resolveMemberConnectedId.', field('resolveMemberConnectedId'));
-  if (p.resolveType === 'member' && p.resolveRoleId) throw approvalsErrors.invalidLine('A member position names no role.', field('resolveRoleId'));
+  if (p.resolveType === 'role' && !p.resolveRoleId) throw approvalsErrors.invalid('A role position names resolveRoleId.', field('resolveRoleId'));
+  if (p.resolveType === 'member' && !p.resolveMemberConnectedId) throw approvalsErrors.invalid('A member position names resolveMemberConnectedId.', field('resolveMemberConnectedId'));
+  if (p.resolveType === 'member' && p.resolveRoleId) throw approvalsErrors.invalid('A member position names no role.', field('resolveRoleId'));
 }

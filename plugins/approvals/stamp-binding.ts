@@ -66,6 +66,7 @@ export class StampBinding {
     ];
   }
 
+  /** Whether the account holds an approver step of the instance (through its membership in the instance's organization). */
   async isApprover(row: InstanceRow, accountId: string): Promise<boolean> {
     const hit = await this.db.knex('approvals.steps as s')
       .join('orgs.member_directory as m', (j) => j.on('m.membership_id', '=', 's.approver_connected_id').andOn('m.org_id', '=', 's.org_id'))
