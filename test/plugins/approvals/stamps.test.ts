@@ -1,6 +1,11 @@
+import { Command } from 'commander';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySealProof } from '../../../core/seals/seal-proof.ts';
+import { registerSealCommands } from '../../../core/seals/verify-proof.command.ts';
 import { TestAerie } from '../../helpers/harness.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
 import { mailsTo } from '../../helpers/mail.ts';
@@ -99,6 +104,39 @@ describe('approvals: content-bound stamps, rules 2–6 (docs/api/approvals.md)',
       { ...sp, signature: flip(sp.signature, Buffer.from(sp.signature, 'base64url').length - 1) },
     ];
     for (const proof of broken) expect(verifySealProof(proof, key).ok).toBe(false);
+  });
+
+  it('rule 6: `aerie seal verify` verifies the stamp record offline; its canonical line is the document rebuilt from the instance', async () => {
+    const doc = await newDoc();
+    const bob = await signStamp(aerie, acme.tokens.bob, auth.bob, doc.InstanceId);
+    expect((await stamp(aerie, 'acme', acme.tokens.bob, doc.InstanceId, { Decision: 'approve', SealAssertionJson: JSON.stringify(bob.assertion) })).status).toBe(200);
+    const [record] = (await auditEvents(aerie, acme, 'approval.stamp.approved')).filter((e) => e.businessData.instanceId === doc.InstanceId);
+    const dir = mkdtempSync(join(tmpdir(), 'aerie-approval-'));
+    try {
+      writeFileSync(join(dir, 'record.json'), JSON.stringify(record));
+      writeFileSync(join(dir, 'key.jwk.json'), JSON.stringify(auth.bob.publicKeyJwk(bob.assertion.id)));
+      let out = '';
+      const program = new Command('aerie').exitOverride();
+      registerSealCommands(program, { out: (t) => { out += t; }, err: (t) => { out += t; } });
+      await program.parseAsync(['seal', 'verify', join(dir, 'record.json'), '--public-key', join(dir, 'key.jwk.json'), '--rp-id', aerie.kernel.config.webauthn.rpId], { from: 'user' });
+      expect(process.exitCode ?? 0).toBe(0);
+      expect(out.trimEnd().endsWith('VALID')).toBe(true);
+    } finally {
+      process.exitCode = undefined;
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // Rebuild the signed line from what an export shows of the instance (and the nonce in the proof).
+    const shown = (await aerie.request('GET', `/api/org/acme/approvals/instances/by-number/${doc.DocumentNumber}`, { token: acme.tokens.bob })).body;
+    const nonce = /\|nonce=64:([0-9a-f]{64})/.exec(record.businessData.sp.canonical)![1];
+    const rebuilt = canonical({
+      nonce, purpose: 'approval.stamp', subject: `${shown.InstanceId}|approve|reject`,
+      fields: [
+        { key: 'org', value: 'acme' }, { key: 'instance', value: shown.InstanceId }, { key: 'number', value: shown.DocumentNumber },
+        { key: 'title', value: shown.Title }, { key: 'decision', value: 'approve' }, { key: 'requester', value: shown.RequesterConnectedId },
+        { key: 'body.sha256', value: sha256(shown.Body).toString('hex') }, { key: 'attachments.sha256', value: sha256(JSON.stringify(shown.Attachments.map((a: any) => ({ Name: a.Name, Sha256: a.Sha256, Size: a.Size })))).toString('hex') },
+      ],
+    });
+    expect(record.businessData.sp.canonical).toBe(rebuilt);
   });
 
   it('rejects with the typed reason: later steps are skipped; RPT032 carries the reason and sp', async () => {
