@@ -1,18 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
-import { reply, route, type RouteDef, type RouteSchema } from '../../../core/index.ts';
+import { PAGE_HEADERS, reply, route, type RouteDef, type RouteSchema } from '../../../core/index.ts';
 import { doorPrompt, safeReturnUrl } from '../return-url.ts';
 
 const PAGE_DIR = fileURLToPath(new URL('../page/', import.meta.url));
 
-/** Same-origin script, style and requests only; no framing; nothing sent on as a referrer. */
-const PAGE_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-};
 
 /** JSON Schema `accounts/door.query`: the dashboard door's parameters (anything else is ignored). */
 const doorQuery = {

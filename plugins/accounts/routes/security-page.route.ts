@@ -1,18 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { reply, route, type RouteDef } from '../../../core/index.ts';
+import { PAGE_HEADERS, reply, route, type RouteDef } from '../../../core/index.ts';
 import { webauthnBundlePath } from '../relying-party.ts';
 
 const PAGE_DIR = fileURLToPath(new URL('../page', import.meta.url));
 
 
-/** Only same-origin scripts and requests; no framing; nothing inline but the stylesheet link. */
-const PAGE_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
+/** Aerie's page headers, except that this page's forms post to its own origin and it keeps a same-origin referrer. */
+const SECURITY_PAGE_HEADERS = {
+  ...PAGE_HEADERS,
+  'content-security-policy': PAGE_HEADERS['content-security-policy'].replace("form-action 'none'", "form-action 'self'"),
   'referrer-policy': 'same-origin',
-  'x-frame-options': 'DENY',
 };
 
 /**
@@ -28,7 +27,7 @@ export function securityPageRoutes(): RouteDef[] {
     return route({
       method: 'GET', path, auth: 'public', tags: ['pages'], summary: `Asset of /account/security (${type.split(';')[0]})`,
       response: { contentType: type.split(';')[0], description: 'The file' },
-      handler: () => reply(200, body, { ...PAGE_HEADERS, 'content-type': type, 'cache-control': cache }),
+      handler: () => reply(200, body, { ...SECURITY_PAGE_HEADERS, 'content-type': type, 'cache-control': cache }),
     });
   };
   return [

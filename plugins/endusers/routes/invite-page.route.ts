@@ -1,16 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { reply, route, type RouteDef } from '../../../core/index.ts';
+import { PAGE_HEADERS, reply, route, type RouteDef } from '../../../core/index.ts';
 
 const PAGE_DIR = fileURLToPath(new URL('../page/', import.meta.url));
 
-/** Same-origin script and requests only; no framing; the token in the address is not sent on as a referrer. */
-const PAGE_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-};
 
 /**
  * `GET /enduser/invite?token=…` — the page the invite mail links to (`{login_url}/enduser/invite`):

@@ -1,19 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
-import { reply, route, type RouteDef } from '../../../core/index.ts';
+import { PAGE_HEADERS, reply, route, type RouteDef } from '../../../core/index.ts';
 import type { InvitationPreviewService } from '../invitation-preview.service.ts';
 import { invitationPageQuery } from '../schemas/invitation-page.query.ts';
 
 const PAGE_DIR = fileURLToPath(new URL('../page/', import.meta.url));
 
-/** Same-origin script, style and requests only; no framing; the token is not sent on as a referrer. */
-const PAGE_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-};
 
 const EXPIRY_FORMAT = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeStyle: 'long', timeZone: 'UTC' });
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { Eta } from 'eta';
-import { reply, route, type AerieConfig, type RouteDef } from '../../../core/index.ts';
+import { PAGE_HEADERS, reply, route, type AerieConfig, type RouteDef } from '../../../core/index.ts';
 import { webauthnBundlePath } from '../../accounts/api.ts';
 import type { HostedLogin } from '../hosted-login.ts';
 import { emailCodeBody, emailCodeVerifyBody, passkeyBody } from '../schemas/bodies.ts';
@@ -10,14 +10,6 @@ import { applicationParams } from '../schemas/params.ts';
 import { emailCodeResponse, loginMethodsResponse, passkeyOptionsResponse, redirectResponse } from '../schemas/responses.ts';
 
 const PAGE_DIR = fileURLToPath(new URL('../page/', import.meta.url));
-
-/** Same-origin script, style, requests and images only; no framing; nothing sent on as a referrer. */
-export const LOGIN_PAGE_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-};
 
 const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 
@@ -41,7 +33,7 @@ export function loginRoutes(login: HostedLogin, config: AerieConfig): RouteDef[]
     return route({
       method: 'GET', path, auth: 'public', tags: ['pages'], summary: `Asset of the hosted login page (${type.split(';')[0]})`,
       response: { contentType: type.split(';')[0], description: 'The file' },
-      handler: () => reply(200, body, { ...LOGIN_PAGE_HEADERS, 'content-type': type, 'cache-control': 'no-cache' }),
+      handler: () => reply(200, body, { ...PAGE_HEADERS, 'content-type': type, 'cache-control': 'no-cache' }),
     });
   };
   return [
@@ -57,7 +49,7 @@ export function loginRoutes(login: HostedLogin, config: AerieConfig): RouteDef[]
           iconUrl: group.iconUrl?.startsWith('/') ? group.iconUrl : null, inProgress: current !== undefined, methods: login.methods(group),
           loginHint: typeof current?.interaction.params.login_hint === 'string' ? current.interaction.params.login_hint : '',
         });
-        return reply(current ? 200 : 404, html, { ...LOGIN_PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8' });
+        return reply(current ? 200 : 404, html, { ...PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8' });
       },
     }),
     route({
@@ -70,7 +62,7 @@ export function loginRoutes(login: HostedLogin, config: AerieConfig): RouteDef[]
         const html = eta.renderString(aerieTemplate, {
           applicationKey: params.applicationKey, groupName: group.name, inProgress: current !== undefined, enabled: login.methods(group).aerieAccount,
         });
-        return reply(current ? 200 : 404, html, { ...LOGIN_PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8' });
+        return reply(current ? 200 : 404, html, { ...PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8' });
       },
     }),
     route({
@@ -80,7 +72,7 @@ export function loginRoutes(login: HostedLogin, config: AerieConfig): RouteDef[]
         const { group } = await login.application(params.applicationKey);
         const vars = [['--aerie-primary', group.branding.primaryColor ?? group.brandColor], ['--aerie-background', group.branding.backgroundColor]]
           .filter(([, v]) => typeof v === 'string' && HEX_COLOR.test(v)).map(([k, v]) => `${k}: ${v};`).join(' ');
-        return reply(200, `:root { ${vars} }\n`, { ...LOGIN_PAGE_HEADERS, 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache' });
+        return reply(200, `:root { ${vars} }\n`, { ...PAGE_HEADERS, 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache' });
       },
     }),
     route({
