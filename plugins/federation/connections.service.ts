@@ -124,7 +124,7 @@ export class ConnectionsService {
 
   /**
    * Back to native login; with `provider`, only when the active connection is that provider's.
-   * @throws 404 `IDP_NOT_CONFIGURED` when nothing (of that provider) is active.
+   * @throws 404 `idp_not_configured` when nothing (of that provider) is active.
    */
   async deactivate(orgId: string, provider?: string): Promise<void> {
     await this.db.transaction(async (trx) => {

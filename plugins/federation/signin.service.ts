@@ -67,7 +67,7 @@ export class SigninService {
 
   /**
    * `GET /idp/{slug}/login`: a 302 to the IdP with the flow cookie set.
-   * @throws 404 `IDP_NOT_CONFIGURED` (unknown organization or no active connection); 429
+   * @throws 404 `idp_not_configured` (unknown organization or no active connection); 429
    *   `RATE_LIMITED` past {@link LOGIN_STARTS_PER_IP} from one address
    */
   async start(slug: string, ip: string): Promise<Reply> {
@@ -95,7 +95,7 @@ export class SigninService {
   /**
    * A callback (`GET /idp/{slug}/callback`, `POST /idp/{slug}/saml/acs`): a 303 to the dashboard
    * with the session cookie.
-   * @throws 404 `IDP_NOT_CONFIGURED`; 401 `IDP_SIGNIN_FAILED` with `reason` (recorded on the audit chain)
+   * @throws 404 `idp_not_configured`; 401 `IDP_SIGNIN_FAILED` with `reason` (recorded on the audit chain)
    */
   async finish(input: CallbackInput): Promise<Reply> {
     const connection = await this.active(input.slug);

@@ -84,12 +84,12 @@ describe.skipIf(!hasOpenssl)('federation: IdP connections (/api/org/{slug}/idp-c
     await expect(aerie.sql("update federation.connections set is_active = true where org_id = ?", [acme.id])).rejects.toThrow(/connections_one_active|duplicate key/);
   });
 
-  it('deactivates back to native login; a second deactivation is 404 IDP_NOT_CONFIGURED', async () => {
+  it('deactivates back to native login; a second deactivation is 404 idp_not_configured', async () => {
     expect((await aerie.request('POST', `${BASE('acme')}/deactivate`, { token: acme.owner })).status).toBe(204);
     expect((await aerie.request('GET', BASE('acme'), { token: acme.owner })).body).toEqual({ connection: null });
     const again = await aerie.request('POST', `${BASE('acme')}/deactivate`, { token: acme.owner });
     expect(again.status).toBe(404);
-    expect(again.body.error).toBe('IDP_NOT_CONFIGURED');
+    expect(again.body.error).toBe('idp_not_configured');
     expect((await auditEvents(aerie, acme, 'org.idp_connection.deactivated')).length).toBe(1);
   });
 
@@ -162,7 +162,7 @@ describe.skipIf(!hasOpenssl)('federation: IdP connections (/api/org/{slug}/idp-c
     expect(saved.status, JSON.stringify(saved.body)).toBe(201);
     expect((await aerie.request('GET', BASE('globex'), { token: globex.owner })).body.connection).toEqual(saved.body);
     const other = await aerie.request('DELETE', `${settings}/custom-oidc`, { token: globex.owner });
-    expect(other).toMatchObject({ status: 404, body: { error: 'IDP_NOT_CONFIGURED' } });
+    expect(other).toMatchObject({ status: 404, body: { error: 'idp_not_configured' } });
     expect((await aerie.request('DELETE', `${settings}/custom-saml`, { token: acme.owner })).status).toBe(404);
     expect((await aerie.request('DELETE', `${settings}/custom-saml`, { token: globex.owner })).status).toBe(204);
     expect((await aerie.request('GET', BASE('globex'), { token: globex.owner })).body).toEqual({ connection: null });

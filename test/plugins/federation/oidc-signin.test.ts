@@ -177,12 +177,12 @@ describe.skipIf(!hasOpenssl)('federation: OpenID Connect sign-in (/idp/{slug}/lo
     await refused(await signInAs({ email: 'suspended@acme.test', email_verified: true }), 'membership_inactive');
   });
 
-  it('after deactivation, login and callback answer 404 IDP_NOT_CONFIGURED; an unknown organization too', async () => {
+  it('after deactivation, login and callback answer 404 idp_not_configured; an unknown organization too', async () => {
     const { cookie, callback } = await toCallback('globex');
     expect((await aerie.request('POST', '/api/org/globex/idp-connections/deactivate', { token: globex.owner })).status).toBe(204);
     for (const res of [await get('/idp/globex/login'), await get(callback, cookie), await get('/idp/nowhere/login')]) {
       expect(res.status).toBe(404);
-      expect(await jsonOf(res)).toEqual({ error: 'IDP_NOT_CONFIGURED', message: expect.any(String) });
+      expect(await jsonOf(res)).toEqual({ error: 'idp_not_configured', message: expect.any(String) });
     }
   });
 

@@ -134,12 +134,12 @@ describe.skipIf(!hasOpenssl)('federation: SAML sign-in (/idp/{slug}/login, /idp/
     expect(await auditEvents(aerie, globex, 'org.idp_signin.succeeded')).toEqual([]);
   });
 
-  it('after deactivation the ACS and login answer 404 IDP_NOT_CONFIGURED', async () => {
+  it('after deactivation the ACS and login answer 404 idp_not_configured', async () => {
     const { cookie, requestId } = await login('globex');
     expect((await aerie.request('POST', '/api/org/globex/idp-connections/deactivate', { token: globex.owner })).status).toBe(204);
     for (const res of [await get('/idp/globex/login'), await post(idp.signedResponse(answer(requestId)), cookie, 'globex')]) {
       expect(res.status).toBe(404);
-      expect((await jsonOf(res)).error).toBe('IDP_NOT_CONFIGURED');
+      expect((await jsonOf(res)).error).toBe('idp_not_configured');
     }
   });
 });
