@@ -24,6 +24,21 @@ export interface DirectorAccepted {
   invitedBy: string | null;
 }
 
+/**
+ * A member's reporting manager was set, changed or cleared: on accepting an invitation that named
+ * one, or on `PATCH /members/{id}` with `ReportingManagerId`. Ids are membership ids.
+ * @see docs/api/members.md
+ */
+export interface ManagerChanged {
+  orgId: string;
+  connectedIdId: string;
+  managerId: string | null;
+  previousManagerId: string | null;
+}
+
+/** A `managerChanged` contribution. */
+export type ManagerChangedHook = (event: ManagerChanged, trx: Knex.Transaction) => Promise<void>;
+
 export const membersRefs = {
   invitations: createServiceRef<InvitationsService>('members.invitations'),
   members: createServiceRef<MembersService>('members.members'),
@@ -41,4 +56,9 @@ export const membersExtensions = {
    * here; a throw aborts the acceptance). The bus event `org.member.director_accepted` follows the commit.
    */
   directorAccepted: createExtensionPoint<(event: DirectorAccepted, trx: Knex.Transaction) => Promise<void>>('members.directorAccepted'),
+  /**
+   * Runs inside the transaction that sets a member's reporting manager (the teams plugin keeps the
+   * matching `reporting` edge here; a throw, such as a reporting cycle, aborts the whole change).
+   */
+  managerChanged: createExtensionPoint<ManagerChangedHook>('members.managerChanged'),
 };

@@ -20,6 +20,7 @@ export default definePlugin({
   register(reg) {
     reg.extensionPoint(membersExtensions.companyDomains);
     reg.extensionPoint(membersExtensions.directorAccepted);
+    reg.extensionPoint(membersExtensions.managerChanged);
     reg.service(membersRefs.invitations, InvitationsService);
     reg.service(membersRefs.members, MembersService);
     reg.service(responsesRef, InvitationResponseService);

@@ -5,7 +5,7 @@ import {
 import { accountsRefs, type AccountDto, type AccountsService, type SessionsService } from '../accounts/api.ts';
 import { orgsRefs, type MembershipDto, type MembershipsService, type OrganizationsService } from '../orgs/api.ts';
 import { isDirectorRoleKey, rbacRefs, type AssignmentDto, type AssignmentsService, type MembershipType } from '../rbac/api.ts';
-import { membersExtensions, type DirectorAccepted } from './api.ts';
+import { membersExtensions, type DirectorAccepted, type ManagerChangedHook } from './api.ts';
 import { effectiveStatus, type InvitationRow } from './invitation-record.ts';
 import { membersErrors } from './errors.ts';
 
@@ -42,6 +42,7 @@ export class InvitationResponseService {
     @inject(orgsRefs.memberships.id) private readonly memberships: MembershipsService,
     @inject(rbacRefs.assignments.id) private readonly assignments: AssignmentsService,
     @inject(membersExtensions.directorAccepted.id) private readonly directorHooks: readonly DirectorHook[],
+    @inject(membersExtensions.managerChanged.id) private readonly managerHooks: readonly ManagerChangedHook[],
   ) {}
 
   /**
@@ -139,7 +140,13 @@ export class InvitationResponseService {
       orgId: row.orgId, reportingManagerId: manager?.status === 'active' ? manager.id : null,
       boardChairman: row.boardChairman, boardSharePercent: row.boardSharePercent, updatedAt: now,
     };
+    const before = (await trx('members.profiles').where({ orgId: row.orgId, membershipId: member.id }).first('reportingManagerId')) as { reportingManagerId: string | null } | undefined;
     await trx('members.profiles').insert({ membershipId: member.id, title: null, ...profile }).onConflict('membership_id').merge(profile);
+    const previousManagerId = before?.reportingManagerId ?? null;
+    if (previousManagerId !== profile.reportingManagerId) {
+      const changed = { orgId: row.orgId, connectedIdId: member.id, managerId: profile.reportingManagerId, previousManagerId };
+      for (const hook of this.managerHooks) await hook(changed, trx);
+    }
     await trx('members.invitations').where({ id: row.id }).update({ status: 'accepted', respondedAt: now, membershipId: member.id, updatedAt: now });
     const isDirector = isDirectorRoleKey(row.roleKey);
     await this.audit.append(trx, {

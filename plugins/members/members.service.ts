@@ -3,6 +3,7 @@ import { coreRefs, inject, injectable, type AuditService, type Clock, type Datab
 import { accountsRefs, type AccountsService } from '../accounts/api.ts';
 import { orgsRefs, type MembershipDto, type MembershipRole, type MembershipsService } from '../orgs/api.ts';
 import { rbacRefs, type AssignmentDto, type AssignmentsService, type MembershipType } from '../rbac/api.ts';
+import { membersExtensions, type ManagerChangedHook } from './api.ts';
 import { membersErrors } from './errors.ts';
 import type { MembersService as MembersServiceApi } from './service-interfaces.ts';
 
@@ -73,6 +74,7 @@ export class MembersService implements MembersServiceApi {
     @inject(accountsRefs.accounts.id) private readonly accounts: AccountsService,
     @inject(orgsRefs.memberships.id) private readonly memberships: MembershipsService,
     @inject(rbacRefs.assignments.id) private readonly assignments: AssignmentsService,
+    @inject(membersExtensions.managerChanged.id) private readonly managerHooks: readonly ManagerChangedHook[],
   ) {}
 
 
@@ -123,6 +125,12 @@ export class MembersService implements MembersServiceApi {
       if (patch.BoardSharePercent !== undefined) profile.boardSharePercent = patch.BoardSharePercent;
       if (Object.keys(profile).length > 0) {
         const now = this.clock.now();
+        const before = (await trx('members.profiles').where({ orgId, membershipId: id }).first('reportingManagerId')) as { reportingManagerId: string | null } | undefined;
+        const previousManagerId = before?.reportingManagerId ?? null;
+        if (profile.reportingManagerId !== undefined && profile.reportingManagerId !== previousManagerId) {
+          const changed = { orgId, connectedIdId: id, managerId: profile.reportingManagerId, previousManagerId };
+          for (const hook of this.managerHooks) await hook(changed, trx);
+        }
         await trx('members.profiles').insert({ membershipId: id, orgId, reportingManagerId: null, title: null, boardChairman: null, boardSharePercent: null, ...profile, updatedAt: now })
           .onConflict('membership_id').merge({ ...profile, updatedAt: now });
         changes.push(...Object.keys(profile));

@@ -31,5 +31,7 @@ export default definePlugin({
     ctx.routes(...teamRoutes(teams, members), ...reportingRoutes(reporting), ...boardRoutes(board));
     // A director invitation seats its invitee on the board, inside the acceptance transaction.
     ctx.extend(membersExtensions.directorAccepted, (event, trx) => board.seatDirector(event, trx));
+    // A reporting manager set on a member (invitation or member edit) is a manual reporting edge.
+    ctx.extend(membersExtensions.managerChanged, (event, trx) => reporting.followManager(event, trx));
   },
 });

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { coreRefs, inject, injectable, type AuditService, type Clock, type Database } from '../../core/index.ts';
+import type { ManagerChanged } from '../members/api.ts';
 import type { ManagerInChain, ReportingLines } from './api.ts';
 import { teamsErrors } from './errors.ts';
 import { insertEdge } from './graph-writes.ts';
@@ -91,6 +92,34 @@ export class ReportingService implements ReportingLines {
       await this.audit.append(trx, {
         orgId, eventType: 'reporting.relationship.deleted', businessData: { sourceConnectedId: input.sourceId, targetConnectedId: input.targetId, type: input.type },
       });
+    });
+  }
+
+  /**
+   * Keeps a member's manual `reporting` edge in step with the reporting manager on their member
+   * profile (set by an invitation or `PATCH /members/{id}`), inside the members plugin's
+   * transaction: the edge to the previous manager goes, one to the new manager comes (unless a
+   * manual one is already there). Audited like `POST|DELETE /relationships`, with `via: 'member_profile'`.
+   * @throws 409 `REPORTING_CYCLE` with `path` (the member change is refused as a whole)
+   * @see docs/api/teams.md "A manager set on a member"
+   */
+  async followManager(event: ManagerChanged, trx: Knex.Transaction): Promise<void> {
+    const { orgId, connectedIdId: sourceId } = event;
+    await lockOrgGraph(trx, orgId);
+    const manual = { orgId, sourceId, type: 'reporting' as const };
+    if (event.previousManagerId) {
+      const gone = await trx('teams.edges').where({ ...manual, targetId: event.previousManagerId }).whereNull('derivedFromTeamId').delete().returning('id');
+      if (gone.length > 0) {
+        await this.audit.append(trx, {
+          orgId, eventType: 'reporting.relationship.deleted', businessData: { sourceConnectedId: sourceId, targetConnectedId: event.previousManagerId, type: 'reporting', via: 'member_profile' },
+        });
+      }
+    }
+    if (!event.managerId) return;
+    if (await trx('teams.edges').where({ ...manual, targetId: event.managerId }).whereNull('derivedFromTeamId').first()) return;
+    await insertEdge(trx, this.clock.now(), { ...manual, targetId: event.managerId });
+    await this.audit.append(trx, {
+      orgId, eventType: 'reporting.relationship.created', businessData: { sourceConnectedId: sourceId, targetConnectedId: event.managerId, type: 'reporting', via: 'member_profile' },
     });
   }
 
