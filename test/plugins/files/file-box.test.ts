@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import type { TestAerie } from '../../helpers/harness.ts';
 import { createKey } from '../../helpers/api-keys.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
@@ -254,6 +255,39 @@ describe.each(['file', 's3'] as const)('files: the file box on the %s driver', (
       expect(answer.status).toBe(400);
       expect(JSON.parse(answer.body)).toMatchObject({ error: 'file_too_large', limitBytes: MAX });
       expect(answer.connection).toBe('close');
+    }));
+
+    it('answers a body declared as 1 KB that streams 20 MB with 400 on the declared bytes, reads no further and closes', () => unchanged(async () => {
+      const url = new URL(aerie.url);
+      const boundary = 'xLIARx';
+      const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="liar.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+      const answer = await new Promise<{ text: string; sent: number }>((resolve, reject) => {
+        const socket = connect(Number(url.port), url.hostname);
+        let text = '';
+        let sent = 0;
+        let open = true;
+        socket.on('data', (c) => (text += c));
+        socket.on('error', () => { open = false; });
+        socket.on('close', () => { open = false; resolve({ text, sent }); });
+        socket.write(`POST /api/public/v1/files HTTP/1.1\r\nHost: ${url.host}\r\nx-api-key: ${acme.key}\r\ncontent-type: multipart/form-data; boundary=${boundary}\r\ncontent-length: 1024\r\n\r\n`);
+        socket.write(head);
+        const chunk = Buffer.alloc(64 * 1024, 7);
+        const pump = () => {
+          while (open && sent < 20 * 1024 * 1024) {
+            sent += chunk.length;
+            if (!socket.write(chunk)) return void socket.once('drain', pump);
+          }
+        };
+        pump();
+        setTimeout(() => reject(new Error('the server kept the connection open')), 20_000);
+      });
+      // The declared 1 KB is a form cut off before its end (multipart_form_required); the bytes past it
+      // are no valid request (the kernel's BAD_REQUEST). Whichever the server answers first, it is a 400
+      // envelope, the connection is closed, and it ends well before 20 MB were taken.
+      expect(answer.text).toMatch(/^HTTP\/1\.1 400 /);
+      expect(answer.text).toMatch(/\r\nConnection: close\r\n/i);
+      expect(answer.text).toMatch(/"error":"(multipart_form_required|BAD_REQUEST)"/);
+      expect(answer.sent).toBeLessThan(20 * 1024 * 1024);
     }));
 
     it('403 storage_quota_exceeded with usedBytes and limitBytes', () => unchanged(async () => {
