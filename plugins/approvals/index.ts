@@ -1,3 +1,4 @@
+import { approvalsExtensions } from './api.ts';
 import { APPROVAL_STAMP_PURPOSE, coreRefs, createServiceRef, definePlugin, type SealPurposeContext } from '../../core/index.ts';
 import { FormsService } from './forms.service.ts';
 import { InstancesService } from './instances.service.ts';
@@ -18,6 +19,7 @@ export default definePlugin({
   id: 'approvals',
   deps: { forms: formsRef, instances: instancesRef, stamps: stampsRef, binding: bindingRef, seals: coreRefs.seals },
   register(reg) {
+    reg.extensionPoint(approvalsExtensions.attachmentStore);
     reg.service(formsRef, FormsService);
     reg.service(resolverRef, LineResolver);
     reg.service(instancesRef, InstancesService);

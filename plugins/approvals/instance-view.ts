@@ -30,7 +30,7 @@ export async function renderInstances(db: Knex | Knex.Transaction, orgId: string
     const my = mine.find((s) => s.approverConnectedId === viewerId);
     return {
       InstanceId: r.id, DocumentNumber: r.documentNumber, WorkItemId: r.workItemId, DocType: r.docType, Title: r.title, Body: r.body,
-      Attachments: r.attachments.map((a) => ({ Name: a.Name, Sha256: a.Sha256, Size: a.Size })), Status: r.status, RequesterConnectedId: r.requesterConnectedId, CreatorName: name(r.requesterConnectedId),
+      Attachments: r.attachments.map((a) => ({ Name: a.Name, Sha256: a.Sha256, Size: a.Size, ...(a.FileId ? { FileId: a.FileId } : {}) })), Status: r.status, RequesterConnectedId: r.requesterConnectedId, CreatorName: name(r.requesterConnectedId),
       IsRequester: r.requesterConnectedId === viewerId, IsReceiver: my?.kind === 'receiver', MyStepStatus: my?.status ?? null,
       LinkedRoleId: r.linkedRoleId,
       Steps: mine.map((s) => ({

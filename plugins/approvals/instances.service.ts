@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { coreRefs, inject, injectable, type AerieConfig, type AuditService, type Clock, type Database, type Mailer } from '../../core/index.ts';
 import type { Logger } from 'pino';
 import { rbacRefs, type AssignmentsService } from '../rbac/api.ts';
+import { approvalsExtensions, type AttachmentStore } from './api.ts';
 import { approvalMail } from './approval-mail.ts';
 import { approvalsErrors } from './errors.ts';
 import { FormsService } from './forms.service.ts';
@@ -14,8 +15,11 @@ import { peopleOf, type Attachment, type InstanceRow } from './records.ts';
 /** The organization as approvals need it. */
 export interface ApprovalOrg { id: string; slug: string; name: string }
 
+/** An attachment in a submit: a manifest entry, or a file box file by id. */
+export type AttachmentInput = Attachment | { FileId: string };
+
 /** What a submit carries. @see docs/api/approvals.md "Submitting" */
-export interface SubmitInput { WorkItemId: string; Title: string; Body: string; Attachments?: Attachment[] }
+export interface SubmitInput { WorkItemId: string; Title: string; Body: string; Attachments?: AttachmentInput[] }
 
 /**
  * `approvals.instances`: submitting documents on a form (line derived, dual roles deduplicated,
@@ -35,6 +39,7 @@ export class InstancesService {
     @inject(rbacRefs.assignments.id) private readonly assignments: AssignmentsService,
     @inject('approvals.forms') private readonly forms: FormsService,
     @inject('approvals.lineResolver') private readonly resolver: LineResolver,
+    @inject(approvalsExtensions.attachmentStore.id) private readonly attachmentStores: readonly AttachmentStore[],
   ) {}
 
   /** The preview of a form's line for `requesterId`. @throws 404 `FORM_NOT_FOUND` */
@@ -60,9 +65,11 @@ export class InstancesService {
       const now = this.clock.now();
       const documentNumber = await nextDocumentNumber(trx, org, now.getUTCFullYear());
       const status = ({ route: 'pending', auto: 'approved', unroutable: 'unroutable', sent: 'sent' } as const)[routing];
+      const id = randomUUID();
+      const attachments = await this.attachments(trx, org.id, requester.accountId, input.Attachments ?? [], id);
       const [inserted] = (await trx('approvals.instances').insert({
-        id: randomUUID(), orgId: org.id, workItemId: form.id, docType: form.docType, documentNumber, title: input.Title, body: input.Body,
-        attachments: JSON.stringify(input.Attachments ?? []), linkedRoleId: form.linkedRoleId, requesterConnectedId: requester.connectedId,
+        id, orgId: org.id, workItemId: form.id, docType: form.docType, documentNumber, title: input.Title, body: input.Body,
+        attachments: JSON.stringify(attachments), linkedRoleId: form.linkedRoleId, requesterConnectedId: requester.connectedId,
         requesterKind: requester.kind, status, createdAt: now, decidedAt: status === 'approved' ? now : null,
       }).returning('*')) as InstanceRow[];
       if (line.steps.length > 0 && routing !== 'unroutable') {
@@ -81,6 +88,22 @@ export class InstancesService {
     });
     await this.notify(org, row, notify);
     return (await renderInstances(this.db.knex, org.id, [row], requester.connectedId))[0];
+  }
+
+  /**
+   * The document's attachments in the order given: manifest entries as they are, files (`FileId`)
+   * sealed in the file box and described by what it stored.
+   * @throws 400 `VALIDATION_FAILED` (files without the files plugin), 404 `ATTACHMENT_NOT_FOUND`
+   */
+  private async attachments(trx: Knex.Transaction, orgId: string, accountId: string, given: readonly AttachmentInput[], instanceId: string): Promise<Attachment[]> {
+    const fileIds = [...new Set(given.flatMap((a) => ('FileId' in a && !('Name' in a) ? [a.FileId] : [])))];
+    if (fileIds.length === 0) return given as Attachment[];
+    const store = this.attachmentStores.at(-1);
+    if (!store) throw approvalsErrors.noAttachmentStore();
+    const sealed = new Map((await store.seal(trx, orgId, accountId, fileIds, instanceId)).map((f) => [f.FileId, f]));
+    const missing = fileIds.find((id) => !sealed.has(id));
+    if (missing) throw approvalsErrors.attachmentNotFound(missing);
+    return given.map((a) => ('Name' in a ? a : { ...sealed.get(a.FileId)! }));
   }
 
   /**

@@ -18,8 +18,11 @@ export interface PositionRow {
   resolveType: ResolveType; resolveRoleId: string | null; resolveMemberConnectedId: string | null;
 }
 
-/** An attachment as submitted and signed (its manifest entry). */
-export interface Attachment { Name: string; Sha256: string; Size: number }
+/**
+ * An attachment as submitted and signed: its manifest entry (`Name`, `Sha256`, `Size`), and the
+ * file box file it is when it was given by `FileId`.
+ */
+export interface Attachment { Name: string; Sha256: string; Size: number; FileId?: string }
 
 /** `approvals.instances`. */
 export interface InstanceRow {

@@ -1,4 +1,6 @@
 import { coreExtensions, coreRefs, definePlugin } from '../../core/index.ts';
+import { approvalsExtensions } from '../approvals/api.ts';
+import { approvalAttachments } from './approval-attachments.ts';
 import { FilesService } from './files.service.ts';
 import { filesRefs } from './internal-refs.ts';
 import { lifecycleJob } from './lifecycle-job.ts';
@@ -32,6 +34,8 @@ export default definePlugin({
   init({ files, lifecycle, shares, sharingPolicy, storage, db, blob, clock, audit, jobs, rateLimits }, ctx) {
     jobs.define(purgeJob({ db, blob, clock, audit, jobs, storage }));
     jobs.define(lifecycleJob({ db, clock, jobs, lifecycle }));
+    // With the approvals plugin, documents take their attachments from the file box (sealed there).
+    ctx.extend(approvalsExtensions.attachmentStore, approvalAttachments(audit));
     const grants = ctx.extensions(coreExtensions.grants);
     // One budget for both ways of opening a link: the JSON route and the viewer page.
     const shareOpens = rateLimits.limiter({ name: 'files.share-open', ...SHARE_OPENS_PER_IP });

@@ -46,12 +46,17 @@ export const submitBody = {
     Attachments: {
       type: 'array', maxItems: 50,
       items: {
-        type: 'object', additionalProperties: false, required: ['Name', 'Sha256', 'Size'],
-        properties: {
-          Name: { type: 'string', minLength: 1, maxLength: 255 },
-          Sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
-          Size: { type: 'integer', minimum: 0 },
-        },
+        oneOf: [
+          {
+            type: 'object', additionalProperties: false, required: ['Name', 'Sha256', 'Size'],
+            properties: {
+              Name: { type: 'string', minLength: 1, maxLength: 255 },
+              Sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+              Size: { type: 'integer', minimum: 0 },
+            },
+          },
+          { type: 'object', additionalProperties: false, required: ['FileId'], properties: { FileId: uuid } },
+        ],
       },
     },
     SealAssertionJson: seal,

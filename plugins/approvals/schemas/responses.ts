@@ -66,7 +66,10 @@ export const instance = {
     DocType: { enum: ['permission', 'document', 'report'] }, Title: { type: 'string' }, Body: { type: 'string' },
     Attachments: {
       type: 'array',
-      items: { type: 'object', additionalProperties: false, required: ['Name', 'Sha256', 'Size'], properties: { Name: { type: 'string' }, Sha256: { type: 'string' }, Size: { type: 'integer' } } },
+      items: {
+        type: 'object', additionalProperties: false, required: ['Name', 'Sha256', 'Size'],
+        properties: { Name: { type: 'string' }, Sha256: { type: 'string' }, Size: { type: 'integer' }, FileId: { type: 'string' } },
+      },
     },
     Status: { enum: ['pending', 'approved', 'rejected', 'unroutable', 'sent'] },
     RequesterConnectedId: { type: 'string' }, CreatorName: { type: 'string' },
