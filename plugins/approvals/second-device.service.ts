@@ -158,9 +158,12 @@ export class SecondDeviceService {
    * The second device opens the link: the request moves to `completing` and a content-bound
    * `approval.stamp` challenge over the same document and decision is issued, offering every
    * passkey of the approver except the one that stamped.
+   * @throws as {@link byToken}; 409 `second_device_required` when the approver has no other passkey left
    */
   async options(token: string): Promise<SecondDeviceOptionsDto> {
     const row = await this.byToken(token);
+    // Another passkey may have been removed since the stamp; the stamping one never confirms.
+    if (!(await this.hasSecondDevice(row.accountId, row.credentialId))) throw approvalsErrors.secondDeviceRequired();
     const instance = (await this.db.knex('approvals.instances').where({ orgId: row.orgId, id: row.instanceId }).first()) as InstanceRow;
     const org = await this.orgs.findById(row.orgId);
     const issued = await this.seals.issueOptions({

@@ -154,11 +154,10 @@ export class StampsService {
   /** Records the stamp in one transaction (SoD-audited), mails the next approver, answers the instance as the stamper sees it. */
   private async recordAndNotify(org: ApprovalOrg, instanceId: string, stamp: StampRecord): Promise<InstanceDto> {
     const { row, next } = await this.assignments.withSodAudit(async (trx) => {
+      // The request is locked first, so of two confirmations racing on one link the second sees it used.
+      const open = stamp.secondDevice && (await this.secondDevice.lockOpen(trx, stamp.secondDevice.requestId));
       const result = await this.record(trx, org, instanceId, stamp);
-      if (stamp.secondDevice) {
-        const open = await this.secondDevice.lockOpen(trx, stamp.secondDevice.requestId);
-        await this.secondDevice.finish(trx, open, 'done', { actor: stamp.member.accountId, confirmCredentialId: stamp.secondDevice.credentialId });
-      }
+      if (open) await this.secondDevice.finish(trx, open, 'done', { actor: stamp.member.accountId, confirmCredentialId: stamp.secondDevice!.credentialId });
       return result;
     });
     if (next) await this.instances.notify(org, row, [next]);

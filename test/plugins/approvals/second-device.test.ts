@@ -33,7 +33,7 @@ async function world(aerie: TestAerie): Promise<World> {
   for (const who of ['bob', 'cat']) phone[who] = await withPasskey(aerie, acme.tokens[who]);
   computer.oscar = await withPasskey(aerie, other.owner);
   const formFor: Record<string, string> = {};
-  for (const who of ['bob', 'dan']) {
+  for (const who of ['bob', 'cat', 'dan']) {
     formFor[who] = await createForm(aerie, acme, { docType: 'document', title: `To ${who}` });
     await setLine(aerie, acme, formFor[who], [position('Approver', 'member', { resolveMemberConnectedId: acme.ids[who] })]);
   }
@@ -312,6 +312,35 @@ describe('approvals rule 7: the required phase (AERIE_APPROVALS_SECOND_DEVICE_PH
     const res = await poll(requestId, token, slug);
     expect(res.status).toBe(status);
     if (code) expect(res.body.error).toBe(code);
+  });
+
+  it('two confirmations racing on one link: exactly one records the stamp', async () => {
+    const { doc, requestId, token } = await awaiting();
+    const first = await phoneOptions(token);
+    const second = await phoneOptions(token);
+    const [a, b] = [w.phone.bob.getAssertion(first.body.options), w.phone.bob.getAssertion(second.body.options)];
+    const answers = await Promise.all([a, b].map((assertion) =>
+      w.aerie.request('POST', '/api/approvals/second-device/confirm', { body: { Token: token, SealAssertionJson: JSON.stringify(assertion) } })));
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
+    // The loser either finds the link used (409) or lost the signature counter to the winner (401 STEPUP_FAILED).
+    const loser = answers.find((r) => r.status !== 200)!;
+    expect([401, 409]).toContain(loser.status);
+    expect((await poll(requestId)).body.status).toBe('done');
+    expect((await auditEvents(w.aerie, w.acme, 'approval.stamp.approved')).filter((e) => e.businessData.instanceId === doc.InstanceId)).toHaveLength(1);
+  });
+
+  it('409 second_device_required on the link when the approver removed their other passkey after stamping', async () => {
+    const doc = await newDoc(w, w.formFor.cat);
+    const signed = await signStamp(w.aerie, w.acme.tokens.cat, w.computer.cat, doc.InstanceId);
+    const res = await stamp(w.aerie, 'acme', w.acme.tokens.cat, doc.InstanceId, { Decision: 'approve', SealAssertionJson: JSON.stringify(signed.assertion) });
+    expect(res.status).toBe(202);
+    const [phoneKey] = await w.aerie.sql(
+      'select p.credential_id from approvals.second_device_requests r join accounts.passkeys p on p.account_id = r.account_id and p.credential_id <> r.credential_id where r.id = ?',
+      [res.body.secondDevice.requestId],
+    );
+    expect((await w.aerie.request('DELETE', `/api/passkey/${phoneKey.credential_id}`, { token: w.acme.tokens.cat })).status).toBe(204);
+    expect(await phoneOptions(linkToken('cat'))).toMatchObject({ status: 409, body: { error: 'second_device_required' } });
+    expect((await poll(res.body.secondDevice.requestId, w.acme.tokens.cat)).body.status).toBe('pending');
   });
 
   it('an unknown link or request id is 404', async () => {
