@@ -71,7 +71,10 @@ export class SecondDeviceService {
     @inject(orgsRefs.organizations.id) private readonly orgs: OrganizationsService,
   ) {}
 
-  /** Whether the account has a passkey other than `exceptCredentialId` (any passkey when omitted, counted as two needed). */
+  /**
+   * Whether the account has a passkey other than `exceptCredentialId`; without it (before a seal
+   * says which passkey stamps), whether it has at least two.
+   */
   async hasSecondDevice(accountId: string, exceptCredentialId?: string): Promise<boolean> {
     const ids = await this.seals.credentialIds(accountId);
     return exceptCredentialId ? ids.some((id) => id !== exceptCredentialId) : ids.length >= 2;
