@@ -41,6 +41,11 @@ export interface SealService {
    */
   issueOptions(input: { accountId: string; purpose: string; subject: string; inputs?: SealInputs }): Promise<StepUpOptions>;
   /**
+   * The credential ids (base64url) of the account's passkeys, oldest first; empty when it has none.
+   * Used where a rule needs "another passkey than the one that signed" (approvals' second device).
+   */
+  credentialIds(accountId: string): Promise<string[]>;
+  /**
    * Verifies an assertion once for this account, purpose and subject.
    * @throws 401 `STEPUP_REQUIRED` (no assertion), 401 `STEPUP_FAILED` (other account, purpose or
    *   subject, replayed, expired, bad signature), 403 `seal_binding_mismatch`.

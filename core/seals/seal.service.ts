@@ -110,6 +110,11 @@ export class KernelSealService implements SealService {
     return { hasPasskey: true, options: options as unknown as Record<string, unknown>, binding };
   }
 
+  /** The account's passkey credential ids, oldest first. */
+  async credentialIds(accountId: string): Promise<string[]> {
+    return ((await this.deps.passkeys()?.listForAccount(accountId)) ?? []).map((c) => c.credentialId);
+  }
+
   /**
    * Verifies an assertion once. Checks, in order: readable assertion, known challenge, same
    * account, purpose and subject, unused, unexpired, the account's credential, WebAuthn

@@ -5,6 +5,10 @@ import { InstancesService } from './instances.service.ts';
 import { LineResolver } from './line-resolver.ts';
 import { StampBinding } from './stamp-binding.ts';
 import { StampsService } from './stamps.service.ts';
+import { SecondDeviceService } from './second-device.service.ts';
+import { SecondDeviceSettingsService } from './second-device-settings.service.ts';
+import { secondDeviceRoutes } from './routes/second-device.route.ts';
+import { settingsRoutes } from './routes/settings.route.ts';
 import { formRoutes } from './routes/forms.route.ts';
 import { instanceRoutes } from './routes/instances.route.ts';
 import './errors.ts';
@@ -14,10 +18,12 @@ const resolverRef = createServiceRef<LineResolver>('approvals.lineResolver');
 const instancesRef = createServiceRef<InstancesService>('approvals.instances');
 const stampsRef = createServiceRef<StampsService>('approvals.stamps');
 const bindingRef = createServiceRef<StampBinding>('approvals.stampBinding');
+const secondDeviceRef = createServiceRef<SecondDeviceService>('approvals.secondDevice');
+const settingsRef = createServiceRef<SecondDeviceSettingsService>('approvals.secondDeviceSettings');
 
 export default definePlugin({
   id: 'approvals',
-  deps: { forms: formsRef, instances: instancesRef, stamps: stampsRef, binding: bindingRef, seals: coreRefs.seals },
+  deps: { forms: formsRef, instances: instancesRef, stamps: stampsRef, binding: bindingRef, secondDevice: secondDeviceRef, settings: settingsRef, seals: coreRefs.seals },
   register(reg) {
     reg.extensionPoint(approvalsExtensions.attachmentStore);
     reg.service(formsRef, FormsService);
@@ -25,10 +31,15 @@ export default definePlugin({
     reg.service(instancesRef, InstancesService);
     reg.service(stampsRef, StampsService);
     reg.service(bindingRef, StampBinding);
+    reg.service(secondDeviceRef, SecondDeviceService);
+    reg.service(settingsRef, SecondDeviceSettingsService);
   },
-  init({ forms, instances, stamps, binding, seals }, ctx) {
+  init({ forms, instances, stamps, binding, secondDevice, settings, seals }, ctx) {
     // The content-bound purpose: the kernel fixes its key order; this plugin reads the fields.
     seals.purposes.register<SealPurposeContext>({ ...APPROVAL_STAMP_PURPOSE, buildFields: (input) => binding.fields(input) });
-    ctx.routes(...formRoutes(forms, instances), ...instanceRoutes(forms, instances, stamps));
+    ctx.routes(
+      ...formRoutes(forms, instances), ...instanceRoutes(forms, instances, stamps),
+      ...settingsRoutes(settings), ...secondDeviceRoutes(secondDevice, stamps),
+    );
   },
 });

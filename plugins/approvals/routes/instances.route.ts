@@ -5,7 +5,7 @@ import type { StampsService } from '../stamps.service.ts';
 import { stampSubject, submitSubject } from '../stamp-binding.ts';
 import { stampBody, submitBody } from '../schemas/bodies.ts';
 import { documentNumberParams, instanceParams, slugParams } from '../schemas/params.ts';
-import { instance, instancesResponse } from '../schemas/responses.ts';
+import { awaitingSecondDeviceResponse, instance, instancesResponse, stampResponse } from '../schemas/responses.ts';
 
 /** Seal purpose of approval submits and stamps. @see docs/api/approvals.md */
 export const APPROVAL_SEAL_PURPOSE = 'approval.stamp';
@@ -15,7 +15,7 @@ const PERSON_ONLY = "approval documents are submitted and stamped with the membe
 /**
  * Approval instances: `GET|POST /api/org/{slug}/approvals/instances` (the caller's documents /
  * submit, sealed on `{slug}|{workItemId}|submit`), `POST …/instances/{id}/stamp` (sealed,
- * content-bound, on `{instanceId}|approve|reject`), `GET …/instances/by-number/{documentNumber}`.
+ * content-bound, on `{instanceId}|approve|reject`; 202 `awaiting_second_device` when rule 7 requires it), `GET …/instances/by-number/{documentNumber}`.
  * Cheap checks run as guards, before a seal is asked for or spent.
  * @see docs/api/approvals.md "Instances", "Stamping"
  */
@@ -38,13 +38,19 @@ export function instanceRoutes(forms: FormsService, instances: InstancesService,
     }),
     route({
       ...common, method: 'POST', path: '/api/org/{slug}/approvals/instances/{id}/stamp', params: instanceParams, body: stampBody,
-      response: instance, summary: 'Approve or reject (sealed, bound to the content)',
-      guard: async ({ org, params }) => { await stamps.assertStampable(org.org.id, params.id, org.member!.id); },
+      response: { 200: stampResponse, 202: awaitingSecondDeviceResponse }, summary: 'Approve or reject (sealed, bound to the content; may await a second device)',
+      guard: async ({ org, params, principal }) => {
+        await stamps.assertStampable(org.org.id, params.id, org.member!.id);
+        await stamps.assertSecondDeviceReady(org.org.id, principal.accountId!);
+      },
       seal: {
         purpose: APPROVAL_SEAL_PURPOSE, subject: ({ params }) => stampSubject(params.id), assertionField: 'SealAssertionJson',
         inputs: ({ body }) => ({ 'input.reason': body.Reason ?? '' }),
       },
-      handler: ({ org, principal, params, body, seal }) => stamps.stamp(org.org, params.id, { id: org.member!.id, accountId: principal.accountId! }, body, seal!),
+      handler: async ({ org, principal, params, body, seal }) => {
+        const outcome = await stamps.stamp(org.org, params.id, { id: org.member!.id, accountId: principal.accountId! }, body, seal!);
+        return outcome.recorded ? outcome.instance : reply(202, outcome.body);
+      },
     }),
     route({
       ...common, method: 'GET', path: '/api/org/{slug}/approvals/instances/by-number/{documentNumber}', params: documentNumberParams, response: instance,

@@ -72,3 +72,24 @@ export const stampBody = {
     SealAssertionJson: seal,
   },
 } as const satisfies RouteSchema;
+
+/** JSON Schema `approvals/settings.body`: rule 7's per-organization switch. */
+export const settingsBody = {
+  $id: 'approvals/settings.body', type: 'object', additionalProperties: false, required: ['secondDeviceConfirmation'],
+  properties: { secondDeviceConfirmation: { type: 'boolean' } },
+} as const satisfies RouteSchema;
+
+/** The one-time link's token, as the page read it from the link's fragment. */
+const linkToken = { type: 'string', minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' } as const;
+
+/** JSON Schema `approvals/second-device-link.body`: `{Token}` (options, deny). */
+export const secondDeviceLinkBody = {
+  $id: 'approvals/second-device-link.body', type: 'object', additionalProperties: false, required: ['Token'],
+  properties: { Token: linkToken },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `approvals/second-device-confirm.body`: `{Token, SealAssertionJson}`. */
+export const secondDeviceConfirmBody = {
+  $id: 'approvals/second-device-confirm.body', type: 'object', additionalProperties: false, required: ['Token'],
+  properties: { Token: linkToken, SealAssertionJson: seal },
+} as const satisfies RouteSchema;

@@ -23,3 +23,8 @@ export const documentNumberParams = {
   $id: 'approvals/document-number.params', type: 'object', required: ['slug', 'documentNumber'],
   properties: { slug, documentNumber: { type: 'string', maxLength: 64 } },
 } as const satisfies RouteSchema;
+
+/** JSON Schema `approvals/second-device.params`. */
+export const secondDeviceParams = {
+  $id: 'approvals/second-device.params', type: 'object', required: ['slug', 'requestId'], properties: { slug, requestId: uuid },
+} as const satisfies RouteSchema;

@@ -95,3 +95,65 @@ export const instancesResponse = {
   $id: 'approvals/instances.response', type: 'object', additionalProperties: false, required: ['Instances'],
   properties: { Instances: { type: 'array', items: schemaRef(instance) } },
 } as const satisfies RouteSchema;
+
+/** `approvals/stamp.response`: the instance, with `secondDevice` while rule 7 is in its notice phase. @see docs/api/approvals.md "Stamping" */
+export const stampResponse = {
+  ...instance,
+  $id: 'approvals/stamp.response',
+  properties: {
+    ...instance.properties,
+    secondDevice: {
+      type: 'object', additionalProperties: false, required: ['notice', 'hasSecondDevice'],
+      properties: { notice: { const: true }, hasSecondDevice: { type: 'boolean' } },
+    },
+  },
+} as const satisfies RouteSchema;
+
+/** `approvals/awaiting-second-device.response`: the 202 of `/stamp` in the required phase. @see docs/api/approvals.md "Second-device confirmation" */
+export const awaitingSecondDeviceResponse = {
+  $id: 'approvals/awaiting-second-device.response', type: 'object', additionalProperties: false, required: ['status', 'secondDevice'],
+  properties: {
+    status: { const: 'awaiting_second_device' },
+    secondDevice: {
+      type: 'object', additionalProperties: false, required: ['requestId', 'expiresAt', 'channel'],
+      properties: { requestId: { type: 'string' }, expiresAt: DATE_TIME, channel: { enum: ['email', null] } },
+    },
+  },
+} as const satisfies RouteSchema;
+
+/** `approvals/settings.response`. @see docs/api/approvals.md "Settings" */
+export const settingsResponse = {
+  $id: 'approvals/settings.response', type: 'object', additionalProperties: false, required: ['secondDeviceConfirmation', 'secondDevicePhase', 'updatedAt'],
+  properties: { secondDeviceConfirmation: { type: 'boolean' }, secondDevicePhase: { enum: ['notice', 'required'] }, updatedAt: NULLABLE_DATE_TIME },
+} as const satisfies RouteSchema;
+
+/** Shared schema `approvals/SecondDeviceRequest`: what the computer polls. @see docs/api/approvals.md "Second-device confirmation" */
+export const secondDeviceRequest = {
+  $id: 'approvals/SecondDeviceRequest', type: 'object', additionalProperties: false,
+  required: ['requestId', 'status', 'instanceId', 'documentNumber', 'decision', 'channel', 'expiresAt', 'finishedAt', 'error'],
+  properties: {
+    requestId: { type: 'string' }, status: { enum: ['pending', 'completing', 'done', 'denied', 'refused', 'expired'] },
+    instanceId: { type: 'string' }, documentNumber: { type: 'string' }, decision: { enum: ['approve', 'reject'] },
+    channel: { enum: ['email', null] }, expiresAt: DATE_TIME, finishedAt: NULLABLE_DATE_TIME, error: NULLABLE_STRING,
+  },
+} as const satisfies RouteSchema;
+
+/** `approvals/second-device-options.response`: what the second device shows and signs. */
+export const secondDeviceOptionsResponse = {
+  $id: 'approvals/second-device-options.response', type: 'object', additionalProperties: false,
+  required: ['requestId', 'org', 'documentNumber', 'title', 'decision', 'reason', 'expiresAt', 'hasPasskey', 'options'],
+  properties: {
+    requestId: { type: 'string' },
+    org: { type: 'object', additionalProperties: false, required: ['slug', 'name'], properties: { slug: { type: 'string' }, name: { type: 'string' } } },
+    documentNumber: { type: 'string' }, title: { type: 'string' }, decision: { enum: ['approve', 'reject'] }, reason: NULLABLE_STRING,
+    expiresAt: DATE_TIME, hasPasskey: { type: 'boolean' },
+    options: { type: ['object', 'null'] },
+    binding: {
+      type: 'object', additionalProperties: false, required: ['version', 'nonce', 'purpose', 'subject', 'fields'],
+      properties: {
+        version: { const: 'aerie-stepup-v1' }, nonce: { type: 'string' }, purpose: { type: 'string' }, subject: { type: 'string' },
+        fields: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['key', 'value'], properties: { key: { type: 'string' }, value: { type: 'string' } } } },
+      },
+    },
+  },
+} as const satisfies RouteSchema;
