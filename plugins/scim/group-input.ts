@@ -1,5 +1,6 @@
 import { isDisplayName } from '../../core/index.ts';
 import { ScimFilterError, type FilterNode } from './filter/ast.ts';
+import { matchesElement, type ElementSubs } from './filter/match-element.ts';
 import { parseFilter } from './filter/parse-filter.ts';
 import { GROUP_SCHEMA_URN } from './group-schema.ts';
 import type { InputProblem } from './user-input.ts';
@@ -69,35 +70,8 @@ export function readGroup(body: unknown): GroupState | InputProblem {
   return { displayName: name, externalId: ext, members: [...new Set(members)] };
 }
 
-/** Evaluates a `members[…]` value filter on one member (`value` case-exact, `type` always "User"). */
-function matches(node: FilterNode, member: { value: string; type: string }): boolean {
-  switch (node.kind) {
-    case 'and': return matches(node.left, member) && matches(node.right, member);
-    case 'or': return matches(node.left, member) || matches(node.right, member);
-    case 'not': return !matches(node.filter, member);
-    case 'valuePath': throw new ScimFilterError('A value filter cannot hold another.');
-    case 'present':
-    case 'compare': {
-      const attr = node.path.attr.toLowerCase();
-      if (node.path.sub || node.path.urn || (attr !== 'value' && attr !== 'type')) throw new ScimFilterError(`members[…] filters name value or type, not ${node.path.attr}.`);
-      const actual = attr === 'value' ? member.value : member.type.toLowerCase();
-      if (node.kind === 'present') return actual !== '';
-      if (typeof node.value !== 'string') throw new ScimFilterError(`Compare ${attr} with a string.`);
-      const v = attr === 'value' ? node.value : node.value.toLowerCase();
-      switch (node.op) {
-        case 'eq': return actual === v;
-        case 'ne': return actual !== v;
-        case 'co': return actual.includes(v);
-        case 'sw': return actual.startsWith(v);
-        case 'ew': return actual.endsWith(v);
-        case 'gt': return actual > v;
-        case 'ge': return actual >= v;
-        case 'lt': return actual < v;
-        case 'le': return actual <= v;
-      }
-    }
-  }
-}
+/** What a `members[…]` value filter may name: `value` (case-exact) and `type` (always "User"). */
+const MEMBER_SUBS: ElementSubs = { value: { type: 'string', caseExact: true }, type: { type: 'string', caseExact: false } };
 
 /**
  * Applies a PatchOp (RFC 7644 §3.5.2) to `current`, in order, and answers the Group it asks for.
@@ -168,7 +142,7 @@ export function applyGroupPatch(body: unknown, id: string, current: GroupState):
       let filter: FilterNode;
       try {
         filter = parseFilter(filtered[2]!);
-        for (const m of [...members]) if (matches(filter, { value: m, type: 'User' })) members.delete(m);
+        for (const m of [...members]) if (matchesElement(filter, { value: m, type: 'User' }, 'members', MEMBER_SUBS)) members.delete(m);
       } catch (err) {
         if (err instanceof ScimFilterError) return err;
         throw err;
