@@ -157,6 +157,8 @@ describe.skipIf(!hasOpenssl)('federation: IdP connections (/api/org/{slug}/idp-c
 
   describe('a plain Member is refused every idp-connection route (403 PERMISSION_DENIED), and nothing changes', () => {
     const saml = () => ({ provider: 'custom-saml', saml_metadata_url: idp.url('/metadata') });
+    beforeAll(async () => expect((await post(saml())).status).toBe(201));
+    afterAll(async () => expect((await aerie.request('POST', `${BASE('acme')}/deactivate`, { token: acme.owner })).status).toBe(204));
     it.each<[string, string, () => unknown, string]>([
       ['GET', '/api/org/acme/idp-connections', () => undefined, 'org.idp_connection.read'],
       ['POST', '/api/org/acme/idp-connections', saml, 'org.idp_connection.create'],
