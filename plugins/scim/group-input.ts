@@ -3,6 +3,7 @@ import { ScimFilterError, type FilterNode } from './filter/ast.ts';
 import { matchesElement, type ElementSubs } from './filter/match-element.ts';
 import { parseFilter } from './filter/parse-filter.ts';
 import { GROUP_SCHEMA_URN } from './group-schema.ts';
+import { readPatchOp } from './patch-op.ts';
 import type { InputProblem } from './user-input.ts';
 
 /** A Group as a request sets it: name, `externalId` (`null` clears) and the member User ids. */
@@ -85,9 +86,8 @@ const MEMBER_SUBS: ElementSubs = { value: { type: 'string', caseExact: true }, t
  * @returns the target state, or the refusal (`invalidSyntax`, `invalidPath`, `invalidValue`, `noTarget`, `mutability`, `invalidFilter`)
  */
 export function applyGroupPatch(body: unknown, id: string, current: GroupState): GroupState | InputProblem | ScimFilterError {
-  const rawOps = body && typeof body === 'object' ? Object.entries(body as Record<string, unknown>).find(([k]) => k.toLowerCase() === 'operations')?.[1] : undefined;
-  if (!Array.isArray(rawOps)) return problem('invalidSyntax', 'The body is a PatchOp with Operations.');
-  if (rawOps.length === 0 || rawOps.length > MAX_GROUP_OPERATIONS) return problem('invalidSyntax', `Operations holds 1 to ${MAX_GROUP_OPERATIONS} operations.`);
+  const ops = readPatchOp(body, MAX_GROUP_OPERATIONS);
+  if (!Array.isArray(ops)) return ops;
   const state: GroupState = { ...current, members: [...current.members] };
   let members = new Set(current.members);
   let named = 0;
@@ -118,17 +118,10 @@ export function applyGroupPatch(body: unknown, id: string, current: GroupState):
     return undefined; // schemas, meta, description, extensions: accepted, not kept
   };
 
-  for (const raw of rawOps) {
-    if (!raw || typeof raw !== 'object') return problem('invalidSyntax', 'Each operation is an object.');
-    const { op, path, value } = raw as { op?: unknown; path?: unknown; value?: unknown };
-    const kind = typeof op === 'string' ? op.toLowerCase() : '';
-    if (kind !== 'add' && kind !== 'replace' && kind !== 'remove') return problem('invalidSyntax', `Unknown op ${JSON.stringify(op)}.`);
-    if (path !== undefined && path !== null && typeof path !== 'string') return problem('invalidPath', 'path is a string.');
-    if (path === undefined || path === null || path === '') {
-      if (kind === 'remove') return problem('noTarget', 'remove needs a path.');
-      if (!value || typeof value !== 'object' || Array.isArray(value)) return problem('invalidValue', 'Without a path, value is an object of attributes.');
+  for (const { kind, path, value } of ops) {
+    if (path === undefined) {
       for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-        const failed = set(bare(key), v, kind);
+        const failed = set(bare(key), v, kind as 'add' | 'replace');
         if (failed) return failed;
       }
       continue;

@@ -1,6 +1,7 @@
 import { ScimFilterError } from './filter/ast.ts';
 import { matchesElement, type ElementSubs } from './filter/match-element.ts';
 import { parseFilter } from './filter/parse-filter.ts';
+import { readPatchOp } from './patch-op.ts';
 import { bare, bool, PATHS, problem, setMember, workEmail, type InputProblem, type UserInput } from './user-input.ts';
 
 export const ENTERPRISE_USER_URN = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
@@ -135,26 +136,13 @@ function applyPath(input: UserInput, kind: Kind, rawPath: string, value: unknown
  * @see docs/api/scim.md "Provisioning"
  */
 export function applyPatch(body: unknown, current: Current): UserInput | InputProblem {
-  const found = body && typeof body === 'object' ? Object.entries(body as Record<string, unknown>).find(([k]) => k.toLowerCase() === 'operations')?.[1] : undefined;
-  if (!Array.isArray(found)) return problem('invalidSyntax', 'The body is a PatchOp with Operations.');
-  const ops: unknown[] = found;
-  if (ops.length === 0 || ops.length > 100) return problem('invalidSyntax', 'Operations holds 1 to 100 operations.');
+  const ops = readPatchOp(body, 100);
+  if (!Array.isArray(ops)) return ops;
   const input: UserInput = {};
-  for (const raw of ops) {
-    if (!raw || typeof raw !== 'object') return problem('invalidSyntax', 'Each operation is an object.');
-    const { op, path, value } = raw as { op?: unknown; path?: unknown; value?: unknown };
-    const kind = typeof op === 'string' ? op.toLowerCase() : '';
-    if (kind !== 'add' && kind !== 'replace' && kind !== 'remove') return problem('invalidSyntax', `Unknown op ${JSON.stringify(op)}.`);
-    if (path !== undefined && path !== null && typeof path !== 'string') return problem('invalidPath', 'path is a string.');
-    if (path === undefined || path === null || path === '') {
-      if (kind === 'remove') return problem('noTarget', 'remove needs a path.');
-      if (!value || typeof value !== 'object' || Array.isArray(value)) return problem('invalidValue', 'Without a path, value is an object of attributes.');
-      for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-        const failed = applyPath(input, kind, key, v, current);
-        if (failed) return failed;
-      }
-    } else {
-      const failed = applyPath(input, kind, path, value, current);
+  for (const { kind, path, value } of ops) {
+    const pairs: Array<[string, unknown]> = path === undefined ? Object.entries(value as Record<string, unknown>) : [[path, value]];
+    for (const [p, v] of pairs) {
+      const failed = applyPath(input, kind, p, v, current);
       if (failed) return failed;
     }
   }
