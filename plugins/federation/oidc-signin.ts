@@ -47,6 +47,8 @@ async function configuration(c: OidcSigninConfig, fetch: EgressFetch): Promise<c
     { issuer: c.issuer, authorization_endpoint: c.authorizationEndpoint, token_endpoint: c.tokenEndpoint, jwks_uri: jwksUri }, c.clientId, undefined, auth,
   );
   config[client.customFetch] = fetch as never;
+  // openid-client trusts an ID token from the token endpoint on TLS alone unless told to verify its signature.
+  client.enableNonRepudiationChecks(config);
   return config;
 }
 
@@ -70,10 +72,11 @@ export async function startOidc(c: OidcSigninConfig, fetch: EgressFetch, redirec
 
 /**
  * Finishes the flow at the callback: checks `state`, exchanges the code (with the PKCE verifier)
- * and validates the ID token — signature against the IdP's JWKS, `iss`, `aud`, `nonce`, `exp`.
+ * and validates the ID token — signature against the IdP's JWKS (also for a token from the token
+ * endpoint, which openid-client would otherwise take on TLS alone), `iss`, `aud`, `nonce`, `exp`.
  * @param callbackUrl - `{base_url}/idp/{slug}/callback?…` as the browser reached it.
  * @throws SigninRefused (`state_mismatch`, `iss_mismatch`, `nonce_mismatch`, `aud_mismatch`,
- *   `idp_error`, `idp_unreachable`, `id_token_invalid`, `jwks_missing`)
+ *   `idp_error`, `idp_unreachable`, `id_token_signature_invalid`, `id_token_expired`, `id_token_invalid`, `jwks_missing`)
  */
 export async function finishOidc(
   c: OidcSigninConfig, fetch: EgressFetch, callbackUrl: URL, checks: { state: string; nonce: string; codeVerifier: string },
@@ -106,7 +109,9 @@ function reasonOf(err: unknown): string {
   const inner = outer.cause && typeof outer.cause === 'object' && 'message' in outer.cause ? outer.cause : outer;
   const claim = (inner as { cause?: { claim?: unknown } }).cause?.claim;
   if (typeof claim === 'string' && /^(iss|aud|nonce|azp)$/.test(claim)) return `${claim}_mismatch`;
+  if (claim === 'exp') return 'id_token_expired';
   const message = String(inner.message ?? '');
+  if (/signature verification failed/i.test(message)) return 'id_token_signature_invalid';
   if (/"state"/.test(message)) return 'state_mismatch';
   if (/"iss"/.test(message)) return 'iss_mismatch';
   if (outer.code === 'OAUTH_RESPONSE_BODY_ERROR' || outer.code === 'OAUTH_AUTHORIZATION_RESPONSE_ERROR') return 'idp_error';

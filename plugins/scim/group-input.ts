@@ -1,7 +1,9 @@
 import { isDisplayName } from '../../core/index.ts';
 import { ScimFilterError, type FilterNode } from './filter/ast.ts';
+import { matchesElement, type ElementSubs } from './filter/match-element.ts';
 import { parseFilter } from './filter/parse-filter.ts';
 import { GROUP_SCHEMA_URN } from './group-schema.ts';
+import { readPatchOp } from './patch-op.ts';
 import type { InputProblem } from './user-input.ts';
 
 /** A Group as a request sets it: name, `externalId` (`null` clears) and the member User ids. */
@@ -69,35 +71,8 @@ export function readGroup(body: unknown): GroupState | InputProblem {
   return { displayName: name, externalId: ext, members: [...new Set(members)] };
 }
 
-/** Evaluates a `members[…]` value filter on one member (`value` case-exact, `type` always "User"). */
-function matches(node: FilterNode, member: { value: string; type: string }): boolean {
-  switch (node.kind) {
-    case 'and': return matches(node.left, member) && matches(node.right, member);
-    case 'or': return matches(node.left, member) || matches(node.right, member);
-    case 'not': return !matches(node.filter, member);
-    case 'valuePath': throw new ScimFilterError('A value filter cannot hold another.');
-    case 'present':
-    case 'compare': {
-      const attr = node.path.attr.toLowerCase();
-      if (node.path.sub || node.path.urn || (attr !== 'value' && attr !== 'type')) throw new ScimFilterError(`members[…] filters name value or type, not ${node.path.attr}.`);
-      const actual = attr === 'value' ? member.value : member.type.toLowerCase();
-      if (node.kind === 'present') return actual !== '';
-      if (typeof node.value !== 'string') throw new ScimFilterError(`Compare ${attr} with a string.`);
-      const v = attr === 'value' ? node.value : node.value.toLowerCase();
-      switch (node.op) {
-        case 'eq': return actual === v;
-        case 'ne': return actual !== v;
-        case 'co': return actual.includes(v);
-        case 'sw': return actual.startsWith(v);
-        case 'ew': return actual.endsWith(v);
-        case 'gt': return actual > v;
-        case 'ge': return actual >= v;
-        case 'lt': return actual < v;
-        case 'le': return actual <= v;
-      }
-    }
-  }
-}
+/** What a `members[…]` value filter may name: `value` (case-exact) and `type` (always "User"). */
+const MEMBER_SUBS: ElementSubs = { value: { type: 'string', caseExact: true }, type: { type: 'string', caseExact: false } };
 
 /**
  * Applies a PatchOp (RFC 7644 §3.5.2) to `current`, in order, and answers the Group it asks for.
@@ -111,9 +86,8 @@ function matches(node: FilterNode, member: { value: string; type: string }): boo
  * @returns the target state, or the refusal (`invalidSyntax`, `invalidPath`, `invalidValue`, `noTarget`, `mutability`, `invalidFilter`)
  */
 export function applyGroupPatch(body: unknown, id: string, current: GroupState): GroupState | InputProblem | ScimFilterError {
-  const rawOps = body && typeof body === 'object' ? Object.entries(body as Record<string, unknown>).find(([k]) => k.toLowerCase() === 'operations')?.[1] : undefined;
-  if (!Array.isArray(rawOps)) return problem('invalidSyntax', 'The body is a PatchOp with Operations.');
-  if (rawOps.length === 0 || rawOps.length > MAX_GROUP_OPERATIONS) return problem('invalidSyntax', `Operations holds 1 to ${MAX_GROUP_OPERATIONS} operations.`);
+  const ops = readPatchOp(body, MAX_GROUP_OPERATIONS);
+  if (!Array.isArray(ops)) return ops;
   const state: GroupState = { ...current, members: [...current.members] };
   let members = new Set(current.members);
   let named = 0;
@@ -144,17 +118,10 @@ export function applyGroupPatch(body: unknown, id: string, current: GroupState):
     return undefined; // schemas, meta, description, extensions: accepted, not kept
   };
 
-  for (const raw of rawOps) {
-    if (!raw || typeof raw !== 'object') return problem('invalidSyntax', 'Each operation is an object.');
-    const { op, path, value } = raw as { op?: unknown; path?: unknown; value?: unknown };
-    const kind = typeof op === 'string' ? op.toLowerCase() : '';
-    if (kind !== 'add' && kind !== 'replace' && kind !== 'remove') return problem('invalidSyntax', `Unknown op ${JSON.stringify(op)}.`);
-    if (path !== undefined && path !== null && typeof path !== 'string') return problem('invalidPath', 'path is a string.');
-    if (path === undefined || path === null || path === '') {
-      if (kind === 'remove') return problem('noTarget', 'remove needs a path.');
-      if (!value || typeof value !== 'object' || Array.isArray(value)) return problem('invalidValue', 'Without a path, value is an object of attributes.');
+  for (const { kind, path, value } of ops) {
+    if (path === undefined) {
       for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-        const failed = set(bare(key), v, kind);
+        const failed = set(bare(key), v, kind as 'add' | 'replace');
         if (failed) return failed;
       }
       continue;
@@ -168,7 +135,7 @@ export function applyGroupPatch(body: unknown, id: string, current: GroupState):
       let filter: FilterNode;
       try {
         filter = parseFilter(filtered[2]!);
-        for (const m of [...members]) if (matches(filter, { value: m, type: 'User' })) members.delete(m);
+        for (const m of [...members]) if (matchesElement(filter, { value: m, type: 'User' }, 'members', MEMBER_SUBS)) members.delete(m);
       } catch (err) {
         if (err instanceof ScimFilterError) return err;
         throw err;

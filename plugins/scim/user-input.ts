@@ -9,6 +9,12 @@ export interface UserInput {
   givenName?: string | null;
   familyName?: string | null;
   active?: boolean;
+  /**
+   * The work email the request names (the `emails` element of type "work", or without a type the
+   * primary one). Aerie
+   * keeps one email, the account's, which is the userName: the writer refuses any other.
+   */
+  email?: string;
 }
 
 /** A refusal in SCIM's terms: HTTP status, `scimType`, detail. */
@@ -18,11 +24,11 @@ export interface InputProblem {
   detail: string;
 }
 
-const problem = (scimType: InputProblem['scimType'], detail: string): InputProblem => ({ status: 400, scimType, detail });
+export const problem = (scimType: InputProblem['scimType'], detail: string): InputProblem => ({ status: 400, scimType, detail });
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 
 /** Attribute paths Aerie keeps → the input member; other well-formed paths are accepted and not kept. */
-const PATHS: Record<string, keyof UserInput> = {
+export const PATHS: Record<string, keyof UserInput> = {
   username: 'userName', externalid: 'externalId', displayname: 'displayName', 'name.givenname': 'givenName', 'name.familyname': 'familyName', active: 'active',
 };
 
@@ -34,17 +40,23 @@ function text(name: string, value: unknown, max = 256): string | null | InputPro
 }
 
 /** SCIM booleans, including the strings `"True"`/`"False"` some identity providers send. */
-function bool(value: unknown): boolean | InputProblem {
+export function bool(value: unknown): boolean | InputProblem {
   if (typeof value === 'boolean') return value;
   if (typeof value === 'string' && /^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
   return problem('invalidValue', 'active is true or false.');
 }
 
-function setMember(input: UserInput, member: keyof UserInput, value: unknown): InputProblem | undefined {
+/** Sets one kept input member from a request value, or answers why the value is refused. */
+export function setMember(input: UserInput, member: keyof UserInput, value: unknown): InputProblem | undefined {
   if (member === 'active') {
     const b = bool(value);
     if (typeof b !== 'boolean') return b;
     input.active = b;
+    return undefined;
+  }
+  if (member === 'email') {
+    if (typeof value !== 'string' || value.length > 254 || !EMAIL.test(value)) return problem('invalidValue', 'The work email is an email address.');
+    input.email = value;
     return undefined;
   }
   if (member === 'userName') {
@@ -59,7 +71,7 @@ function setMember(input: UserInput, member: keyof UserInput, value: unknown): I
 }
 
 /** Strips the core User URN: `urn:…:core:2.0:User:name.givenName` → `name.givenName`. */
-function bare(path: string): string {
+export function bare(path: string): string {
   return path.toLowerCase().startsWith(`${USER_SCHEMA_URN.toLowerCase()}:`) ? path.slice(USER_SCHEMA_URN.length + 1) : path;
 }
 
@@ -82,52 +94,32 @@ export function readUser(body: unknown): UserInput | InputProblem {
     const failed = setMember(input, PATHS[path.toLowerCase()]!, value);
     if (failed) return failed;
   }
+  if (b.emails !== undefined && b.emails !== null) {
+    const email = workEmail(b.emails);
+    if (typeof email === 'object') return email;
+    if (email !== undefined) input.email = email;
+  }
   return input;
 }
 
 /**
- * Applies PATCH operations (RFC 7644 §3.5.2) to the kept attributes: `add`, `replace`, `remove`
- * (any case), with a path (`active`, `displayName`, `name.givenName`, URN-qualified forms) or without
- * (an object whose keys are paths, dotted keys like `name.givenName` included). Paths Aerie does
- * not keep are accepted and ignored; `userName` may only be "changed" to itself (emails are the
- * account's identity).
- * @returns the members the operations set.
+ * The work email in an `emails` value (an array of elements, or one element): the value of the
+ * element of type "work" (or, without a type, the primary one); other elements are not kept. Two different
+ * work emails are refused (Aerie keeps one).
  */
-export function applyPatch(body: unknown): UserInput | InputProblem {
-  const found = body && typeof body === 'object' ? Object.entries(body as Record<string, unknown>).find(([k]) => k.toLowerCase() === 'operations')?.[1] : undefined;
-  if (!Array.isArray(found)) return problem('invalidSyntax', 'The body is a PatchOp with Operations.');
-  const ops: unknown[] = found;
-  if (ops.length === 0 || ops.length > 100) return problem('invalidSyntax', 'Operations holds 1 to 100 operations.');
-  const input: UserInput = {};
-  for (const raw of ops) {
-    if (!raw || typeof raw !== 'object') return problem('invalidSyntax', 'Each operation is an object.');
-    const { op, path, value } = raw as { op?: unknown; path?: unknown; value?: unknown };
-    const kind = typeof op === 'string' ? op.toLowerCase() : '';
-    if (kind !== 'add' && kind !== 'replace' && kind !== 'remove') return problem('invalidSyntax', `Unknown op ${JSON.stringify(op)}.`);
-    if (path !== undefined && typeof path !== 'string') return problem('invalidPath', 'path is a string.');
-    const pairs: Array<[string, unknown]> = [];
-    if (path === undefined) {
-      if (kind === 'remove') return problem('noTarget', 'remove needs a path.');
-      if (!value || typeof value !== 'object' || Array.isArray(value)) return problem('invalidValue', 'Without a path, value is an object of attributes.');
-      for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-        if (key.toLowerCase() === 'name' && v && typeof v === 'object') {
-          for (const [sub, sv] of Object.entries(v as Record<string, unknown>)) pairs.push([`name.${sub}`, sv]);
-        } else pairs.push([key, v]);
-      }
-    } else {
-      if (path.length > 512 || !/^[A-Za-z0-9:._\-$]+(\[[^\]]*\](\.[A-Za-z][A-Za-z0-9_-]*)?)?$/.test(path)) return problem('invalidPath', `Invalid path ${JSON.stringify(path)}.`);
-      if (kind === 'remove') pairs.push([path, null]);
-      else if (bare(path).toLowerCase() === 'name' && value && typeof value === 'object') {
-        for (const [sub, sv] of Object.entries(value as Record<string, unknown>)) pairs.push([`name.${sub}`, sv]);
-      } else pairs.push([path, value]);
-    }
-    for (const [p, v] of pairs) {
-      const member = PATHS[bare(p).toLowerCase()];
-      if (!member) continue; // an attribute Aerie does not keep
-      if (member === 'active' && v === null) return problem('invalidValue', 'active cannot be removed.');
-      const failed = setMember(input, member, v);
-      if (failed) return failed;
-    }
+export function workEmail(emails: unknown): string | undefined | InputProblem {
+  const list = Array.isArray(emails) ? emails : [emails];
+  const found = new Set<string>();
+  for (const e of list) {
+    if (!e || typeof e !== 'object' || Array.isArray(e)) return problem('invalidValue', 'emails is an array of { value, type, primary }.');
+    const { value, type, primary } = e as Record<string, unknown>;
+    const work = typeof type === 'string' ? type.toLowerCase() === 'work' : type === undefined && bool(primary ?? false) === true;
+    if (!work) continue;
+    const one: UserInput = {};
+    const failed = setMember(one, 'email', value);
+    if (failed) return failed;
+    found.add(one.email!.toLowerCase());
   }
-  return input;
+  if (found.size > 1) return problem('invalidValue', 'A User has one work email, its userName.');
+  return [...found][0];
 }

@@ -5,6 +5,7 @@ import { membersRefs, type MembersService } from '../members/api.ts';
 import { orgsRefs, type MembershipsService } from '../orgs/api.ts';
 import { scimRefs } from './internal-refs.ts';
 import type { UserInput } from './user-input.ts';
+import { applyPatch } from './user-patch.ts';
 import type { ScimUser, ScimUsersService } from './users.service.ts';
 
 /** A refusal the routes answer as a SCIM error. */
@@ -14,6 +15,8 @@ export class ScimConflict extends Error {
   }
 }
 
+/** Aerie keeps one email per User, the account's, and it is the userName. */
+const WORK_EMAIL = 'The work email (emails[type eq "work"].value) is the userName: it cannot differ from it.';
 const notFound = (id: string) => new ScimConflict(404, `No User ${id}.`);
 /** SCIM's actor (the token) as Aerie's members rules see it: an administrator, never the Owner. */
 const SCIM_ACTOR = { role: 'Admin' };
@@ -39,10 +42,11 @@ export class ScimUsersWriter {
     @inject(scimRefs.users.id) private readonly users: ScimUsersService,
   ) {}
 
-  /** POST /Users. @throws ScimConflict 400 (no userName), 409 `uniqueness` (already a member, or the externalId is taken). */
+  /** POST /Users. @throws ScimConflict 400 (no userName, a work email other than it), 409 `uniqueness` (already a member, or the externalId is taken). */
   async create(orgId: string, slug: string, input: UserInput, tokenId: string): Promise<ScimUser> {
     if (!input.userName) throw new ScimConflict(400, 'userName (the email address) is required.', 'invalidValue');
     const email = input.userName.toLowerCase();
+    if (input.email !== undefined && input.email.toLowerCase() !== email) throw new ScimConflict(400, WORK_EMAIL, 'invalidValue');
     const id = await this.db.transaction(async (trx) => {
       const { account } = await this.accounts.ensureVerified(email, input.displayName ?? null, trx);
       const existing = await this.memberships.findByAccount(orgId, account.id, trx);
@@ -61,7 +65,7 @@ export class ScimUsersWriter {
 
   /**
    * PUT (every kept attribute replaced: absent ones cleared) or PATCH (only those set).
-   * @throws ScimConflict 404, 400 `mutability` (a new userName; deactivating the Owner), 409 `uniqueness` (externalId).
+   * @throws ScimConflict 404, 400 `mutability` (a new userName or work email; deactivating the Owner), 409 `uniqueness` (externalId).
    */
   async update(orgId: string, slug: string, id: string, input: UserInput, mode: 'replace' | 'patch', tokenId: string): Promise<ScimUser> {
     const target = isUuid(id) ? await this.memberships.findById(orgId, id) : undefined;
@@ -70,6 +74,7 @@ export class ScimUsersWriter {
     if (input.userName !== undefined && input.userName.toLowerCase() !== current.userName.toLowerCase()) {
       throw new ScimConflict(400, 'userName is the member\'s email address and cannot change here.', 'mutability');
     }
+    if (input.email !== undefined && input.email.toLowerCase() !== current.userName.toLowerCase()) throw new ScimConflict(400, WORK_EMAIL, 'mutability');
     if (input.active === false && target.role === 'Owner') throw new ScimConflict(400, 'The organization Owner cannot be deactivated by provisioning.', 'mutability');
     const wantsActive = input.active ?? target.status === 'active';
     await this.db.transaction(async (trx) => {
@@ -86,6 +91,19 @@ export class ScimUsersWriter {
     // Suspension goes through the members plugin (its rules and audit event), after the attributes.
     if (!wantsActive && target.status === 'active') await this.members.suspend(orgId, id, SCIM_ACTOR);
     return (await this.users.get(orgId, slug, id))!;
+  }
+
+  /**
+   * PATCH: the operations applied to the User as it stands (its `emails[…]` filters are evaluated
+   * on it), then written as {@link update} does.
+   * @throws ScimConflict 404, 400 (the operations' refusal), and those of {@link update}
+   */
+  async patch(orgId: string, slug: string, id: string, body: unknown, tokenId: string): Promise<ScimUser> {
+    const current = await this.users.get(orgId, slug, id);
+    if (!current) throw notFound(id);
+    const input = applyPatch(body, current);
+    if ('scimType' in input) throw new ScimConflict(input.status, input.detail, input.scimType);
+    return this.update(orgId, slug, id, input, 'patch', tokenId);
   }
 
   /** DELETE: revokes the membership (role assignments dropped). @throws ScimConflict 404, 400 for the Owner. */
@@ -110,9 +128,12 @@ export class ScimUsersWriter {
     }
     const before = (await trx('scim.user_attributes').where({ orgId, membershipId }).forUpdate().first('externalId', 'displayName', 'givenName', 'familyName')) as
       Record<string, string | null> | undefined;
+    const changed = Object.entries(set).filter(([key, value]) => (before?.[key] ?? null) !== value).map(([key]) => key);
+    // Nothing changed, nothing written: the User's lastModified and version (ETag) stay.
+    if (before && changed.length === 0) return changed;
     const now = this.clock.now();
     await trx('scim.user_attributes').insert({ membershipId, orgId, externalId: null, displayName: null, givenName: null, familyName: null, ...set, updatedAt: now })
       .onConflict('membershipId').merge({ ...set, updatedAt: now });
-    return Object.entries(set).filter(([key, value]) => (before?.[key] ?? null) !== value).map(([key]) => key);
+    return changed;
   }
 }

@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { decodeJwt, importJWK, SignJWT } from 'jose';
 import Provider from 'oidc-provider';
 import { Agent, fetch as undiciFetch } from 'undici';
 
@@ -18,6 +20,16 @@ export interface IdpUser {
 }
 
 /**
+ * How the token endpoint's `id_token` is forged for refusal tests: its claims edited, then either
+ * signed again with the IdP's own key (`resigned`: a genuine signature over wrong claims) or sent
+ * with the original header and signature over the edited claims (`original`: a tampered token).
+ */
+export interface IdTokenForgery {
+  claims: (claims: Record<string, unknown>) => Record<string, unknown>;
+  signature: 'resigned' | 'original';
+}
+
+/**
  * An upstream OpenID provider for sign-in tests: `oidc-provider` on `https://localhost:{port}`
  * (throwaway certificate made by openssl; `caFile` to trust it), with one confidential client
  * (`aerie` / `idp-secret`). Interactions auto-approve as {@link LocalOidcProvider.user}; consent is
@@ -27,10 +39,14 @@ export interface IdpUser {
 export class LocalOidcProvider {
   /** Who the next interaction signs in. */
   user: IdpUser = { email: 'nobody@example.test', email_verified: true };
+  /** While set, every ID token the token endpoint answers is forged this way. */
+  forgeIdToken?: IdTokenForgery;
   private readonly jar = new Map<string, string>();
   private readonly agent: Agent;
 
-  private constructor(private readonly server: Server, readonly caFile: string, private readonly dir: string, readonly port: number) {
+  private constructor(
+    private readonly server: Server, readonly caFile: string, private readonly dir: string, readonly port: number, private readonly signingKey: Record<string, unknown>,
+  ) {
     this.agent = new Agent({ connect: { ca: readFileSync(caFile, 'utf8') } });
   }
 
@@ -54,6 +70,7 @@ export class LocalOidcProvider {
           .catch((err: Error) => res.writeHead(500).end(err.message));
         return;
       }
+      if (idp.forgeIdToken && req.url?.startsWith('/token')) idp.interceptIdToken(res, idp.forgeIdToken);
       provider.callback()(req, res);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -76,8 +93,35 @@ export class LocalOidcProvider {
       cookies: { keys: ['local-idp-cookie-key'] },
       ttl: { AccessToken: 600, AuthorizationCode: 60, Grant: 600, IdToken: 600, Interaction: 600, Session: 600 },
     });
-    idp = new LocalOidcProvider(server, tls.cert, tls.dir, port);
+    idp = new LocalOidcProvider(server, tls.cert, tls.dir, port, { ...jwk, kid: 'test-key' });
     return idp;
+  }
+
+  /** Rewrites the `id_token` of the JSON body oidc-provider ends `res` with (it sends the body in one `end`). */
+  private interceptIdToken(res: ServerResponse, forgery: IdTokenForgery): void {
+    const end = res.end.bind(res) as (body?: unknown) => ServerResponse;
+    res.end = ((chunk?: unknown) => {
+      void (async () => {
+        let body = chunk;
+        const json = chunk === undefined ? undefined : JSON.parse(String(chunk)) as { id_token?: string };
+        if (typeof json?.id_token === 'string') {
+          json.id_token = await this.forge(json.id_token, forgery);
+          body = JSON.stringify(json);
+          res.setHeader('content-length', Buffer.byteLength(body as string));
+        }
+        end(body);
+      })();
+      return res;
+    }) as typeof res.end;
+  }
+
+  private async forge(idToken: string, forgery: IdTokenForgery): Promise<string> {
+    const claims = forgery.claims(decodeJwt(idToken) as Record<string, unknown>);
+    if (forgery.signature === 'original') {
+      const [header, , signature] = idToken.split('.');
+      return `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${signature}`;
+    }
+    return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'test-key' }).sign(await importJWK(this.signingKey, 'RS256'));
   }
 
   get issuer(): string {

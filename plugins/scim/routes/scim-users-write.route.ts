@@ -1,7 +1,7 @@
 import { route, type RouteDef } from '../../../core/index.ts';
 import { scimError, scimReply } from '../scim-reply.ts';
 import { idParams, scimResource, slugParams } from '../schemas/scim.schemas.ts';
-import { applyPatch, readUser, type InputProblem, type UserInput } from '../user-input.ts';
+import { readUser, type InputProblem, type UserInput } from '../user-input.ts';
 import { ScimConflict, type ScimUsersWriter } from '../users-writer.service.ts';
 
 const common = { auth: 'scimToken' as const, org: true as const, tags: ['scim'] };
@@ -46,11 +46,7 @@ export function scimUserWriteRoutes(writer: ScimUsersWriter): RouteDef[] {
     }),
     route({
       ...common, method: 'PATCH', path: '/scim/v2/{slug}/Users/{id}', params: idParams, response: scimResource, summary: 'Patch a User',
-      handler: ({ org, params, body, principal }) => {
-        const input = applyPatch(body);
-        if (isProblem(input)) return scimError(400, input.detail, input.scimType);
-        return answer(() => writer.update(org.org.id, org.org.slug, params.id, input, 'patch', principal.id), 200);
-      },
+      handler: ({ org, params, body, principal }) => answer(() => writer.patch(org.org.id, org.org.slug, params.id, body, principal.id), 200),
     }),
     route({
       ...common, method: 'DELETE', path: '/scim/v2/{slug}/Users/{id}', params: idParams, response: { 204: null }, summary: 'Delete (revoke) a User',

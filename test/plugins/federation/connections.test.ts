@@ -149,11 +149,34 @@ describe.skipIf(!hasOpenssl)('federation: IdP connections (/api/org/{slug}/idp-c
   });
 
   it('is for Owner and Admin only; another organization sees its own (none)', async () => {
-    const res = await post({ provider: 'custom-saml', saml_metadata_url: idp.url('/metadata') }, acme, member);
-    expect(res.status).toBe(403);
-    expect((await aerie.request('POST', `${BASE('acme')}/deactivate`, { token: member })).status).toBe(403);
+    const admin = await addMembership(aerie, acme, 'admin@acme.test', 'Admin');
+    expect((await aerie.request('GET', BASE('acme'), { token: admin })).status).toBe(200);
     expect((await aerie.request('GET', BASE('globex'), { token: globex.owner })).body).toEqual({ connection: null });
     expect((await aerie.request('GET', BASE('acme'), { token: globex.owner })).status).toBe(404);
+  });
+
+  describe('a plain Member is refused every idp-connection route (403 PERMISSION_DENIED), and nothing changes', () => {
+    const saml = () => ({ provider: 'custom-saml', saml_metadata_url: idp.url('/metadata') });
+    beforeAll(async () => expect((await post(saml())).status).toBe(201));
+    afterAll(async () => expect((await aerie.request('POST', `${BASE('acme')}/deactivate`, { token: acme.owner })).status).toBe(204));
+    it.each<[string, string, () => unknown, string]>([
+      ['GET', '/api/org/acme/idp-connections', () => undefined, 'org.idp_connection.read'],
+      ['POST', '/api/org/acme/idp-connections', saml, 'org.idp_connection.create'],
+      ['POST', '/api/org/acme/idp-connections/deactivate', () => undefined, 'org.idp_connection.deactivate'],
+      ['POST', '/api/org/acme/settings/federation', saml, 'org.idp_connection.create'],
+      ['POST', '/api/org/acme/settings/federation/test', saml, 'org.idp_connection.create'],
+      ['DELETE', '/api/org/acme/settings/federation/custom-saml', () => undefined, 'org.idp_connection.deactivate'],
+    ])('%s %s', async (method, path, body, scope) => {
+      const before = await rows(acme);
+      expect(before.filter((r) => r.is_active)).toEqual([expect.objectContaining({ provider: 'custom-saml' })]); // there is something to read, replace or remove
+      const events = (await auditEvents(aerie, acme)).length;
+      const res = await aerie.request(method, path, { token: member, body: body() });
+      expect(res.status).toBe(403);
+      expect(res.body).toMatchObject({ error: 'PERMISSION_DENIED', required: scope });
+      expect(JSON.stringify(res.body)).not.toMatch(/saml_|oidc_|connection"/);
+      expect(await rows(acme)).toEqual(before);
+      expect((await auditEvents(aerie, acme)).length).toBe(events);
+    });
   });
 
   it('serves the settings page over the same records: POST /settings/federation saves, DELETE /settings/federation/{providerId} removes only that provider', async () => {

@@ -3,7 +3,7 @@ import { TestAerie } from '../../helpers/harness.ts';
 import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
 import { hasOpenssl } from '../../helpers/tls-receiver.ts';
-import { LocalOidcProvider } from '../../helpers/local-oidc-provider.ts';
+import { LocalOidcProvider, type IdTokenForgery } from '../../helpers/local-oidc-provider.ts';
 import { addMembership } from '../apps/helpers.ts';
 
 const DASHBOARD = 'https://dashboard.example/home';
@@ -129,6 +129,39 @@ describe.skipIf(!hasOpenssl)('federation: OpenID Connect sign-in (/idp/{slug}/lo
     } finally {
       await aerie.sql(`update federation.connections set config = jsonb_set(config, '{oidc,issuer}', to_jsonb(?::text)) where org_id = ? and is_active`, [idp.issuer, acme.id]);
     }
+  });
+
+  describe('an ID token forged at the token endpoint signs nobody in', () => {
+    const now = () => Math.floor(Date.now() / 1000);
+    /** Signs member@acme.test in through the IdP while it forges its ID token; answers the callback's response. */
+    async function withForgery(forgery: IdTokenForgery): Promise<Response> {
+      idp.forgeIdToken = forgery;
+      try {
+        return await signInAs({ email: 'member@acme.test', email_verified: true });
+      } finally {
+        idp.forgeIdToken = undefined;
+      }
+    }
+
+    it('(the forgery is faithful: the same claims signed again by the IdP sign the member in)', async () => {
+      expect((await withForgery({ signature: 'resigned', claims: (c) => c })).status).toBe(303);
+    });
+
+    it.each<[string, IdTokenForgery, string]>([
+      ['claims changed after signing (the email swapped for the Owner’s): tampered signature', { signature: 'original', claims: (c) => ({ ...c, email: 'owner@acme.test' }) }, 'id_token_signature_invalid'],
+      ['signed by the IdP for another client (wrong aud)', { signature: 'resigned', claims: (c) => ({ ...c, aud: 'another-client' }) }, 'aud_mismatch'],
+      ['signed by the IdP, expired an hour ago (exp in the past)', { signature: 'resigned', claims: (c) => ({ ...c, iat: now() - 7200, exp: now() - 3600 }) }, 'id_token_expired'],
+    ])('refuses %s', async (_, forgery, reason) => {
+      const state = async () => ({
+        owner: (await sessions('owner@acme.test')).length, member: (await sessions('member@acme.test')).length,
+        succeeded: (await auditEvents(aerie, acme, 'org.idp_signin.succeeded')).length,
+      });
+      const before = await state();
+      await refused(await withForgery(forgery), reason);
+      expect(await state()).toEqual(before);
+      const failed = await auditEvents(aerie, acme, 'org.idp_signin.failed');
+      expect(failed.at(-1)!.businessData).toMatchObject({ protocol: 'oidc', reason });
+    });
   });
 
   it('refuses an email the IdP does not vouch for (email_verified false)', async () => {

@@ -5,6 +5,8 @@ import { auditEvents } from '../../helpers/audit-events.ts';
 
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
+const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 
 /** The request sequences identity providers send (Okta's and Entra ID's validators), as they send them. */
 describe('SCIM 2.0 provisioning of Users', () => {
@@ -99,6 +101,89 @@ describe('SCIM 2.0 provisioning of Users', () => {
       const res = await send('PATCH', `/Users/${id}`, { schemas: [PATCH_OP], ...body });
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
+  });
+
+  it('keeps the work email as the userName: emails[type eq "work"].value (Entra ID) set to the same address is accepted, to another refused with mutability', async () => {
+    const { id } = await membership('nina@acme.test');
+    const patch = (...Operations: unknown[]) => send('PATCH', `/Users/${id}`, { schemas: [PATCH_OP], Operations });
+    const before = (await send('GET', `/Users/${id}`)).body;
+    const eventsBefore = (await auditEvents(aerie, acme)).length;
+    for (const op of ['replace', 'Replace', 'Add']) {
+      const same = await patch({ op, path: 'emails[type eq "work"].value', value: 'NINA@acme.test' });
+      expect(same.status, JSON.stringify(same.body)).toBe(200);
+      expect(same.body).toEqual(before);
+    }
+    // Every User has its work element, so the filter always finds it; pathless, URN-qualified and whole-list forms too.
+    expect((await patch({ op: 'replace', value: { 'emails[type eq "work"].value': 'nina@acme.test', displayName: 'Nine Ng' } })).status).toBe(200);
+    expect((await patch({ op: 'replace', path: `${USER}:emails`, value: [{ value: 'nina@acme.test', type: 'work', primary: true }, { value: 'nina@home.test', type: 'home' }] })).status).toBe(200);
+    const refusals = [
+      [{ op: 'replace', path: 'emails[type eq "work"].value', value: 'nina.ng@acme.test' }],
+      [{ op: 'Add', path: 'emails[type eq "work"].value', value: 'nina.ng@acme.test' }],
+      [{ op: 'replace', value: { 'emails[type eq "work"].value': 'nina.ng@acme.test' } }],
+      [{ op: 'replace', path: 'emails', value: [{ value: 'nina.ng@acme.test', type: 'work', primary: true }] }],
+      [{ op: 'replace', path: 'emails[primary eq true]', value: { value: 'nina.ng@acme.test' } }],
+      [{ op: 'remove', path: 'emails[type eq "work"]' }],
+      [{ op: 'remove', path: 'emails' }],
+      [{ op: 'replace', path: 'emails[value eq "nina@acme.test"].primary', value: 'False' }],
+      // One PATCH is applied whole or not at all: the rename before the refusal is not kept either.
+      [{ op: 'replace', path: 'displayName', value: 'Renamed' }, { op: 'replace', path: 'emails[type eq "work"].value', value: 'nina.ng@acme.test' }],
+    ];
+    for (const ops of refusals) {
+      const res = await patch(...ops);
+      expect(res.status, JSON.stringify(ops)).toBe(400);
+      expect(res.body).toEqual({ schemas: [ERROR], status: '400', scimType: 'mutability', detail: expect.stringMatching(/work email/) });
+    }
+    // No element matches type "home": replace would create one (RFC 7644 §3.5.2.3), an email Aerie does not keep.
+    const home = await patch({ op: 'replace', path: 'emails[type eq "home"].value', value: 'nina@home.test' });
+    expect(home.status).toBe(200);
+    expect(home.body.emails).toEqual([{ value: 'nina@acme.test', type: 'work', primary: true }]);
+    expect((await send('GET', `/Users/${id}`)).body).toEqual(before);
+    expect(await aerie.sql("select email from accounts.accounts where email in ('nina.ng@acme.test', 'nina@home.test')")).toEqual([]);
+    expect((await auditEvents(aerie, acme)).length).toBe(eventsBefore);
+  });
+
+  it('refuses a POST whose work email is not its userName (400 invalidValue), writing nothing', async () => {
+    const res = await send('POST', '/Users', { schemas: [USER], userName: 'upn@acme.test', emails: [{ value: 'mail@acme.test', type: 'work', primary: true }] });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ status: '400', scimType: 'invalidValue', detail: expect.stringMatching(/work email/) });
+    expect(await membership('upn@acme.test')).toBeUndefined();
+  });
+
+  it('answers a PATCH path it does not know with 400 invalidPath and a read-only one with mutability; the standard attributes it does not keep are accepted', async () => {
+    const { id } = await membership('nina@acme.test');
+    const patch = (...Operations: unknown[]) => send('PATCH', `/Users/${id}`, { schemas: [PATCH_OP], Operations });
+    const before = (await send('GET', `/Users/${id}`)).body;
+    const refused: Array<[unknown, string]> = [
+      [{ op: 'replace', path: 'nickNames', value: 'x' }, 'invalidPath'],
+      [{ op: 'remove', path: 'favouriteColour' }, 'invalidPath'],
+      [{ op: 'replace', value: { favouriteColour: 'blue' } }, 'invalidPath'],
+      [{ op: 'add', path: 'name.nickName', value: 'x' }, 'invalidPath'],
+      [{ op: 'add', path: 'urn:ietf:params:scim:schemas:extension:acme:2.0:User:badge', value: 'x' }, 'invalidPath'],
+      [{ op: 'add', path: `${ENTERPRISE}:shoeSize`, value: '44' }, 'invalidPath'],
+      [{ op: 'replace', path: 'displayName[value eq "x"]', value: 'x' }, 'invalidPath'],
+      [{ op: 'replace', path: 'emails[type eq ]', value: 'x@acme.test' }, 'invalidPath'],
+      [{ op: 'replace', path: 'emails[label eq "work"].value', value: 'x@acme.test' }, 'invalidPath'],
+      [{ op: 'replace', path: 'emails[type eq "work"].label', value: 'x' }, 'invalidPath'],
+      [{ op: 'replace', path: 'groups', value: [] }, 'mutability'],
+      [{ op: 'replace', path: 'meta.created', value: '2020-01-01T00:00:00Z' }, 'mutability'],
+      [{ op: 'replace', path: 'id', value: '00000000-0000-4000-8000-000000000000' }, 'mutability'],
+    ];
+    for (const [op, scimType] of refused) {
+      const res = await patch(op);
+      expect(res.status, JSON.stringify(op)).toBe(400);
+      expect(res.body, JSON.stringify(op)).toMatchObject({ schemas: [ERROR], status: '400', scimType });
+    }
+    // What Entra ID and Okta send by default beyond what Aerie keeps: accepted, nothing changes.
+    const kept = await patch(
+      { op: 'Add', path: 'title', value: 'Engineer' }, { op: 'Add', path: 'preferredLanguage', value: 'en-US' },
+      { op: 'Add', path: 'phoneNumbers[type eq "work"].value', value: '+47 555 0100' }, { op: 'Add', path: 'addresses[type eq "work"].locality', value: 'Oslo' },
+      { op: 'Add', path: `${ENTERPRISE}:employeeNumber`, value: '42' }, { op: 'Replace', path: `${ENTERPRISE}:manager`, value: 'mgr-1' },
+      { op: 'Replace', path: 'name.middleName', value: 'Q' }, { op: 'replace', path: 'id', value: id },
+    );
+    expect(kept.status, JSON.stringify(kept.body)).toBe(200);
+    expect(kept.body).toEqual(before);
+    const [attributes] = await aerie.sql('select external_id, display_name, given_name, family_name from scim.user_attributes where membership_id = ?', [id]);
+    expect(attributes).toEqual({ external_id: '00u9', display_name: 'Nine Ng', given_name: null, family_name: null });
   });
 
   it('never deactivates or deletes the Owner; deletes (revokes) a User, who can be provisioned again under the same id', async () => {
