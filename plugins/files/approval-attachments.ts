@@ -5,8 +5,9 @@ import { FILES_TABLE, type FileRow } from './file-row.ts';
 
 /**
  * The file box as the approvals plugin's attachment store: the requester's own live files become
- * sealed attachments (`scope: 'approval'`, `sealed: true`: never trashed again, 409
- * `sealed_attachment`), each audited as `org.file.sealed` in the submit transaction.
+ * sealed attachments (`sealed: true`: never trashed again, 409 `sealed_attachment`; their `scope`
+ * stays where they were created, as spec 02 fixes it), each audited as `org.file.sealed` in the
+ * submit transaction.
  * @see docs/api/files.md "Approval attachments"
  */
 export function approvalAttachments(audit: AuditService): AttachmentStore {
@@ -14,7 +15,7 @@ export function approvalAttachments(audit: AuditService): AttachmentStore {
     async seal(trx: Knex.Transaction, orgId: string, accountId: string, fileIds: readonly string[], instanceId: string): Promise<StoredAttachment[]> {
       if (fileIds.length === 0) return [];
       const rows = (await trx(FILES_TABLE).where({ orgId, uploadedBy: accountId }).whereIn('id', [...fileIds]).whereNull('deletedAt')
-        .update({ sealed: true, scope: 'approval' }).returning('*')) as FileRow[];
+        .update({ sealed: true }).returning('*')) as FileRow[];
       for (const row of rows) {
         await audit.append(trx, { orgId, eventType: 'org.file.sealed', businessData: { fileId: row.id, fileName: row.fileName, sha256: row.sha256, approvalInstanceId: instanceId } });
       }

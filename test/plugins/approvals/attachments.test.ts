@@ -44,7 +44,7 @@ describe('approvals: attachments taken from the file box (docs/api/approvals.md 
     expect(res.status).toBe(201);
     const manifest = [{ Name: 'plan.txt', Sha256: sha256(plan), Size: plan.length }, { Name: 'note.pdf', Sha256: 'a'.repeat(64), Size: 3 }];
     expect(res.body.Attachments).toEqual([{ ...manifest[0], FileId: file.id }, manifest[1]]);
-    expect(await fileRow(file.id)).toMatchObject({ sealed: true, scope: 'approval', deleted_at: null });
+    expect(await fileRow(file.id)).toMatchObject({ sealed: true, scope: 'free', deleted_at: null });
     expect((await auditEvents(aerie, acme, 'org.file.sealed')).map((e) => e.businessData)).toEqual([
       expect.objectContaining({ fileId: file.id, fileName: 'plan.txt', sha256: sha256(plan), approvalInstanceId: res.body.InstanceId }),
     ]);
