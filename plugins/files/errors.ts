@@ -13,6 +13,7 @@ export const filesErrorCodes = defineErrorCodes('files', {
   invalid_action: { status: 400, description: 'a lifecycle rule action other than `transition_ia` or `trash`' },
   invalid_days: { status: 400, description: 'a lifecycle rule `unaccessedDays` that is not an integer from 30 to 3650' },
   invalid_scope: { status: 400, description: 'a lifecycle rule scope other than all files, `free`, `notification` or `project:{id}`' },
+  MEETING_NOT_FOUND: { status: 404, description: 'a console upload for a meeting the organization does not have, or the caller may not file to (`field: meetingId`)' },
 });
 
 type FilesErrorCodes = typeof filesErrorCodes;
@@ -29,6 +30,8 @@ export const filesErrors = {
     aerieError('storage_quota_exceeded', "The file does not fit the organization's storage.", { usedBytes, limitBytes }),
   invalidMode: () => aerieError('invalid_mode', 'mode must be "restricted" or "link_anyone".'),
   externalSharingDisabled: () => aerieError('external_sharing_disabled', 'This organization does not allow link sharing.'),
+  meetingNotFound: () => aerieError('MEETING_NOT_FOUND', 'Meeting not found.', { field: 'meetingId' }),
+  appGroupNotFound: (appGroupId: string) => aerieError('APP_GROUP_NOT_FOUND', `No app group ${appGroupId} in this organization.`, { field: 'appGroupId' }),
   sealedAttachment: () => aerieError('sealed_attachment', 'This file is attached to a sealed approval document and cannot be trashed.'),
   planUpgradeRequired: (feature: 'lifecycle' | 'lifecycle_custom') =>
     aerieError('plan_upgrade_required', feature === 'lifecycle' ? "Lifecycle rules are not part of this organization's plan." : 'This plan allows only the preset rule (transition_ia after 90 days, all files).', { feature }),

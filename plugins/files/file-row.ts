@@ -23,6 +23,8 @@ export interface FileRow {
   lastAccessedAt?: Date | null;
   /** `STANDARD`, or `STANDARD_IA` once a `transition_ia` rule moved it. */
   storageClass?: string;
+  /** The app group a console upload was made for (`?appGroupId=`). */
+  appGroupId?: string | null;
 }
 
 /** A file as the API answers it. @see docs/api/files.md "File" */
@@ -37,13 +39,14 @@ export interface FileDto {
   scope: string;
   shareMode: ShareMode;
   shareToken: string;
+  appGroupId: string | null;
 }
 
 export function toFileDto(row: FileRow): FileDto {
   return {
     id: row.id, fileName: row.fileName, contentType: row.contentType, sizeBytes: Number(row.sizeBytes), sha256: row.sha256,
     uploadedAt: row.uploadedAt.toISOString(), deletedAt: row.deletedAt?.toISOString() ?? null, scope: row.scope,
-    shareMode: row.shareMode, shareToken: row.shareToken,
+    shareMode: row.shareMode, shareToken: row.shareToken, appGroupId: row.appGroupId ?? null,
   };
 }
 

@@ -12,6 +12,7 @@ import { MAX_FILE_BYTES } from './plans.ts';
 import { PURGE_JOB } from './purge.ts';
 import { filesRefs } from './internal-refs.ts';
 import type { StorageService } from './storage.service.ts';
+import type { UploadContext } from './upload-context.ts';
 
 /** Seconds a download URL works. */
 export const DOWNLOAD_URL_SECONDS = 600;
@@ -23,6 +24,10 @@ const SNIFF_BYTES = 4100;
 export interface ListQuery {
   /** Only files this principal uploaded (the console's own view). */
   uploadedBy?: string;
+  /** Only files uploaded for this app group (console). */
+  appGroupId?: string;
+  /** Only files of this meeting (console). */
+  meetingId?: string;
   trashed?: boolean;
   q?: string;
   page?: number;
@@ -52,7 +57,7 @@ export class FilesService {
    * as the route's `upload` declares; the blob limit stands behind it).
    * @throws 400 `file_too_large` (`limitBytes`) past 10 MiB; 403 `storage_quota_exceeded`; nothing is kept either way.
    */
-  async upload(orgId: string, uploadedBy: string, part: UploadedFile): Promise<FileDto> {
+  async upload(orgId: string, uploadedBy: string, part: UploadedFile, context: UploadContext = { scope: 'free', appGroupId: null }): Promise<FileDto> {
     const id = randomUUID();
     const key = fileBlobKey(orgId, id);
     // Through a fresh stream: file-type waits for 'readable', which a part that already ended empty never emits again.
@@ -64,7 +69,8 @@ export class FilesService {
     const { limitBytes } = await this.storage.planLimits(orgId);
     const row: FileRow = {
       id, orgId, fileName: sanitizeFileName(part.fileName), contentType, sizeBytes: stored.size, sha256: stored.sha256, blobKey: key,
-      scope: 'free', shareMode: 'restricted', shareToken: randomUUID(), sealed: false, uploadedBy, uploadedAt: this.clock.now(), deletedAt: null,
+      scope: context.scope, shareMode: 'restricted', shareToken: randomUUID(), sealed: false, uploadedBy, uploadedAt: this.clock.now(), deletedAt: null,
+      ...(context.appGroupId ? { appGroupId: context.appGroupId } : {}),
     };
     try {
       await this.db.transaction(async (trx) => {
@@ -88,6 +94,8 @@ export class FilesService {
     const pageSize = query.pageSize ?? 50;
     const filter = this.db.knex<FileRow>(FILES_TABLE).where({ orgId });
     if (query.uploadedBy !== undefined) filter.where({ uploadedBy: query.uploadedBy });
+    if (query.appGroupId !== undefined) filter.where({ appGroupId: query.appGroupId });
+    if (query.meetingId !== undefined) filter.where({ scope: `meeting:${query.meetingId}` });
     if (query.trashed) filter.whereNotNull('deletedAt');
     else filter.whereNull('deletedAt');
     if (query.q) filter.whereILike('fileName', `%${query.q.replace(/[\\%_]/g, '\\$&')}%`);

@@ -1,5 +1,7 @@
 import { coreExtensions, coreRefs, definePlugin } from '../../core/index.ts';
 import { approvalsExtensions } from '../approvals/api.ts';
+import { keysExtensions } from '../keys/api.ts';
+import { filesExtensions } from './api.ts';
 import { approvalAttachments } from './approval-attachments.ts';
 import { FilesService } from './files.service.ts';
 import { filesRefs } from './internal-refs.ts';
@@ -25,6 +27,7 @@ export default definePlugin({
     db: coreRefs.db, blob: coreRefs.blob, clock: coreRefs.clock, audit: coreRefs.audit, jobs: coreRefs.jobs, rateLimits: coreRefs.rateLimits,
   },
   register(reg) {
+    reg.extensionPoint(filesExtensions.meetings);
     reg.service(filesRefs.storage, StorageService);
     reg.service(filesRefs.files, FilesService);
     reg.service(filesRefs.shares, SharesService);
@@ -39,6 +42,7 @@ export default definePlugin({
     const grants = ctx.extensions(coreExtensions.grants);
     // One budget for both ways of opening a link: the JSON route and the viewer page.
     const shareOpens = rateLimits.limiter({ name: 'files.share-open', ...SHARE_OPENS_PER_IP });
-    ctx.routes(...consoleRoutes(files, shares, () => grants.at(-1)), ...fileRoutes(files), ...storageRoutes(storage), ...lifecycleRoutes(lifecycle), ...sharingPolicyRoutes(sharingPolicy), ...shareRoutes(shares, shareOpens), ...viewerRoutes(shares, shareOpens));
+    const directories = { meetings: ctx.extensions(filesExtensions.meetings), appGroups: ctx.extensions(keysExtensions.appGroups) };
+    ctx.routes(...consoleRoutes(files, shares, () => grants.at(-1), directories), ...fileRoutes(files), ...storageRoutes(storage), ...lifecycleRoutes(lifecycle), ...sharingPolicyRoutes(sharingPolicy), ...shareRoutes(shares, shareOpens), ...viewerRoutes(shares, shareOpens));
   },
 });

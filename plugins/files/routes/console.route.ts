@@ -2,7 +2,10 @@ import { route, type GrantsProvider, type HandlerInput, type OrgContext, type Pr
 import { assertReaches, assertSeesAll, fileVisibility } from '../console-visibility.ts';
 import type { FilesService } from '../files.service.ts';
 import type { SharesService } from '../shares.service.ts';
-import { consoleListQuery, fileIdParams, shareBody } from '../schemas/requests.ts';
+import { consoleListQuery, consoleUploadQuery, fileIdParams, shareBody } from '../schemas/requests.ts';
+import { uploadContext } from '../upload-context.ts';
+import type { AppGroupDirectory } from '../../keys/api.ts';
+import type { MeetingDirectory } from '../api.ts';
 import { file, filePage, share, trashed } from '../schemas/responses.ts';
 import { FILE_UPLOAD } from './files.route.ts';
 
@@ -13,7 +16,10 @@ import { FILE_UPLOAD } from './files.route.ts';
  * `org.org_file.list` unconstrained) every file of the organization. Others' files look absent (404).
  * @see docs/api/files.md "Console"
  */
-export function consoleRoutes(files: FilesService, shares: SharesService, grants: () => GrantsProvider | undefined): RouteDef[] {
+export function consoleRoutes(
+  files: FilesService, shares: SharesService, grants: () => GrantsProvider | undefined,
+  directories: { meetings: readonly MeetingDirectory[]; appGroups: readonly AppGroupDirectory[] },
+): RouteDef[] {
   const common = { auth: 'session' as const, org: true as const, tags: ['files'] };
   const reach = (principal: Principal, org: OrgContext) => fileVisibility(principal, org, grants());
   const reachFile = async ({ principal, org, params }: HandlerInput<unknown, unknown, { id: string }, Principal, OrgContext>) => {
@@ -30,9 +36,12 @@ export function consoleRoutes(files: FilesService, shares: SharesService, grants
       },
     }),
     route({
-      ...common, method: 'POST', path: '/api/org/{slug}/files', upload: FILE_UPLOAD, status: 201, response: file,
-      summary: 'Upload a file (multipart part `file`, at most 10 MiB) as yourself',
-      handler: async ({ principal, org, upload }) => files.upload(org.org.id, (await reach(principal, org)).self, upload),
+      ...common, method: 'POST', path: '/api/org/{slug}/files', query: consoleUploadQuery, upload: FILE_UPLOAD, status: 201, response: file,
+      summary: 'Upload a file (multipart part `file`, at most 10 MiB) as yourself, optionally for a meeting or an app group',
+      handler: async ({ principal, org, query, upload }) => {
+        const { self } = await reach(principal, org);
+        return files.upload(org.org.id, self, upload, await uploadContext(directories, org.org.id, self, query));
+      },
     }),
     route({
       ...common, method: 'DELETE', path: '/api/org/{slug}/files/{id}', params: fileIdParams, response: trashed,

@@ -85,5 +85,18 @@ export const consoleListQuery = {
   properties: {
     ...listQuery.properties,
     view: { enum: ['mine', 'all'], default: 'mine', description: '`mine` (default): the files you uploaded; `all`: everyone\'s (needs `org.org_file.list`).' },
+    appGroupId: { type: 'string', format: 'uuid', description: 'Only files uploaded for this app group.' },
+    meetingId: { type: 'string', format: 'uuid', description: 'Only files of this meeting (scope `meeting:{meetingId}`).' },
+  },
+} as const satisfies RouteSchema;
+
+/** `POST /api/org/{slug}/files` query: where the file is uploaded for. */
+export const consoleUploadQuery = {
+  $id: 'files/console-upload.query',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    meetingId: { type: 'string', format: 'uuid', description: 'File it under this meeting: scope `meeting:{meetingId}`.' },
+    appGroupId: { type: 'string', format: 'uuid', description: 'Upload it for this app group of the organization.' },
   },
 } as const satisfies RouteSchema;

@@ -8,7 +8,7 @@ export const file = {
   $id: 'files/File',
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'fileName', 'contentType', 'sizeBytes', 'sha256', 'uploadedAt', 'deletedAt', 'scope', 'shareMode', 'shareToken'],
+  required: ['id', 'fileName', 'contentType', 'sizeBytes', 'sha256', 'uploadedAt', 'deletedAt', 'scope', 'shareMode', 'shareToken', 'appGroupId'],
   properties: {
     id: { type: 'string', format: 'uuid' },
     fileName: { type: 'string', description: 'The sanitised name the file is stored under.' },
@@ -17,9 +17,10 @@ export const file = {
     sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'Hash of the bytes the server received.' },
     uploadedAt: DATE_TIME,
     deletedAt: { ...NULLABLE_DATE_TIME, description: 'null while live.' },
-    scope: { type: 'string', description: '`free` for files uploaded through the file box.' },
+    scope: { type: 'string', description: '`free` for files uploaded through the file box, `meeting:{meetingId}` for a meeting\'s.' },
     shareMode: SHARE_MODE,
     shareToken: { type: 'string', format: 'uuid' },
+    appGroupId: { type: ['string', 'null'], description: 'The app group a console upload was made for (`?appGroupId=`), else null.' },
   },
 } as const satisfies RouteSchema;
 

@@ -3,6 +3,8 @@ import type { TestAerie } from '../../helpers/harness.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
 import { joinOrg } from '../../helpers/org-members.ts';
 import { fileRows, keyedOrg, startWithOrg, type KeyedOrg } from './helpers.ts';
+import { createGroup } from '../apps/helpers.ts';
+import { filesExtensions, type MeetingDirectory } from '../../../plugins/files/api.ts';
 
 /** The file box in the console: own files for members, everyone's with org.org_file.list. */
 describe('files: the console routes', () => {
@@ -72,5 +74,53 @@ describe('files: the console routes', () => {
     expect((await aerie.request('GET', `/api/org/${acme.slug}/files`, { token: globex.owner })).status).toBe(404);
     expect((await aerie.request('DELETE', `/api/org/${globex.slug}/files/${owners.id}`, { token: globex.owner })).status).toBe(404);
     expect((await upload(acme.slug, globex.owner, 'x', 'x.txt')).status).toBe(404);
+  });
+  describe('uploads for a meeting or an app group', () => {
+    const uploadFor = async (query: string, token = acme.owner, name = 'for.txt') => {
+      const form = new FormData();
+      form.append('file', new Blob(['for something']), name);
+      const res = await fetch(`${aerie.url}/api/org/${acme.slug}/files${query}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+      return { status: res.status, body: await res.json() };
+    };
+    const count = async () => (await fileRows(aerie, acme.id)).length;
+
+    it('records the app group of the organization and lists by it; another organization\'s group is 400 APP_GROUP_NOT_FOUND and stores nothing', async () => {
+      const group = await createGroup(aerie, acme, { name: 'Portal' });
+      const res = await uploadFor(`?appGroupId=${group.id}`);
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ scope: 'free', appGroupId: group.id });
+      expect((await aerie.sql('select app_group_id from files.files where id = ?', [res.body.id]))[0].app_group_id).toBe(group.id);
+      const listed = await list(acme.owner, `?view=all&appGroupId=${group.id}`);
+      expect(listed.body.items.map((f: { id: string }) => f.id)).toEqual([res.body.id]);
+
+      const theirs = await createGroup(aerie, globex, { name: 'Theirs' });
+      const before = await count();
+      const refused = await uploadFor(`?appGroupId=${theirs.id}`);
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ error: 'APP_GROUP_NOT_FOUND', field: 'appGroupId' });
+      expect(await count()).toBe(before);
+      expect((await uploadFor('?appGroupId=not-a-uuid')).status).toBe(400);
+    });
+
+    it('answers 404 MEETING_NOT_FOUND while no plugin knows meetings, and files under scope meeting:{id} once one does', async () => {
+      const meetingId = '6f1c3d2e-0000-4000-8000-00000000a001';
+      const before = await count();
+      const none = await uploadFor(`?meetingId=${meetingId}`);
+      expect(none.status).toBe(404);
+      expect(none.body).toMatchObject({ error: 'MEETING_NOT_FOUND', field: 'meetingId' });
+      expect(await count()).toBe(before);
+
+      // A meetings plugin contributes its directory (here: one meeting the owner may file to).
+      const asked: Array<[string, string, string]> = [];
+      const directory: MeetingDirectory = async (orgId, id, accountId) => { asked.push([orgId, id, accountId]); return id === meetingId; };
+      aerie.kernel.container.resolve<MeetingDirectory[]>(filesExtensions.meetings.id).push(directory);
+      const filed = await uploadFor(`?meetingId=${meetingId}`);
+      expect(filed.status).toBe(201);
+      expect(filed.body).toMatchObject({ scope: `meeting:${meetingId}`, appGroupId: null });
+      const [{ uploaded_by: uploader }] = await aerie.sql('select uploaded_by from files.files where id = ?', [filed.body.id]);
+      expect(asked).toEqual([[acme.id, meetingId, uploader]]);
+      expect((await list(acme.owner, `?meetingId=${meetingId}`)).body.items.map((f: { id: string }) => f.id)).toEqual([filed.body.id]);
+      expect((await uploadFor('?meetingId=6f1c3d2e-0000-4000-8000-00000000a002')).status).toBe(404);
+    });
   });
 });
