@@ -1,6 +1,6 @@
 import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
 import { XMLParser } from 'fast-xml-parser';
-import { SigninRefused, type IdpIdentity } from './oidc-signin.ts';
+import { SigninRefused, type IdpIdentity } from '../../core/index.ts';
 
 /** The SAML side of an active connection, and Aerie's own endpoints for the organization. */
 export interface SamlSigninConfig {

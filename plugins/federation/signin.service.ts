@@ -6,7 +6,7 @@ import { accountsRefs, setSessionCookie, type AccountRecord, type AccountsServic
 import { orgsRefs, type MembershipsService, type OrganizationsService } from '../orgs/api.ts';
 import type { ConnectionsService, SigninConnection } from './connections.service.ts';
 import { federationErrors } from './errors.ts';
-import { finishOidc, SigninRefused, startOidc, type IdpIdentity } from './oidc-signin.ts';
+import { finishOidc, SigninRefused, startOidc, type IdpIdentity } from '../../core/index.ts';
 import { federationRefs } from './refs.ts';
 import { finishSaml, startSaml, type SamlSigninConfig } from './saml-signin.ts';
 import { FLOW_TTL_SECONDS, SigninFlows, type SigninFlow } from './signin-flows.ts';

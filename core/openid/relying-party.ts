@@ -1,7 +1,13 @@
 import * as client from 'openid-client';
-import { EgressError, type EgressFetch } from '../../core/index.ts';
+import { EgressError, type EgressFetch } from '../egress/egress.types.ts';
 
-/** The OpenID side of an active connection, with its decrypted client secret. */
+/**
+ * Signing in through an upstream OpenID provider (authorization code, PKCE, state, nonce, ID token
+ * verified against the provider's JWKS), every request through `core.egress`: workforce IdP
+ * connections (federation) and social sign-in on the hosted login (oidc) share it.
+ */
+
+/** The upstream provider as a relying party needs it, with its decrypted client secret. */
 export interface OidcSigninConfig {
   issuer: string;
   authorizationEndpoint: string;
@@ -74,7 +80,7 @@ export async function startOidc(c: OidcSigninConfig, fetch: EgressFetch, redirec
  * Finishes the flow at the callback: checks `state`, exchanges the code (with the PKCE verifier)
  * and validates the ID token — signature against the IdP's JWKS (also for a token from the token
  * endpoint, which openid-client would otherwise take on TLS alone), `iss`, `aud`, `nonce`, `exp`.
- * @param callbackUrl - `{base_url}/idp/{slug}/callback?…` as the browser reached it.
+ * @param callbackUrl - the callback URL as the browser reached it (with `code` and `state`).
  * @throws SigninRefused (`state_mismatch`, `iss_mismatch`, `nonce_mismatch`, `aud_mismatch`,
  *   `idp_error`, `idp_unreachable`, `id_token_signature_invalid`, `id_token_expired`, `id_token_invalid`, `jwks_missing`)
  */
