@@ -44,7 +44,7 @@ export type { JobDefinition, JobsService, SendJobOptions } from './jobs/jobs.typ
 export { BlobTooLargeError, BlobKeyError } from './blob/blob.types.ts';
 export type { BlobStore, BlobInfo, PutOptions, PresignOptions } from './blob/blob.types.ts';
 export { EgressError } from './egress/egress.types.ts';
-export { finishOidc, SigninRefused, startOidc, type IdpIdentity, type OidcSigninConfig } from './openid/relying-party.ts';
+export { discoverProvider, finishOidc, SigninRefused, startOidc, type IdpIdentity, type OidcSigninConfig } from './openid/relying-party.ts';
 export type { Egress, EgressFailureClass, EgressFetch, EgressPostOptions, EgressResponse, FetchOptions } from './egress/egress.types.ts';
 export { AUDIT_SEALED_EVENT, type AuditSealedPayload } from './audit/audit-sealed-event.ts';
 export type { RateLimitService, RateLimiter, RateLimitSpec, RateLimitState } from './rate-limit/rate-limits.ts';

@@ -59,6 +59,23 @@ async function configuration(c: OidcSigninConfig, fetch: EgressFetch): Promise<c
 }
 
 /**
+ * Reads an OpenID provider's discovery document (`{issuer}/.well-known/openid-configuration`)
+ * through `fetch` (`core.egress`); openid-client checks that it names the same issuer.
+ * @returns the endpoints a relying party signs in with
+ * @throws SigninRefused `discovery_failed` (unreachable, not JSON, another issuer, endpoints missing)
+ */
+export async function discoverProvider(issuer: string, fetch: EgressFetch): Promise<Omit<OidcSigninConfig, 'clientId' | 'clientSecret'>> {
+  try {
+    const found = await client.discovery(new URL(issuer), 'discovery', undefined, undefined, { [client.customFetch]: fetch as never });
+    const meta = found.serverMetadata();
+    if (!meta.authorization_endpoint || !meta.token_endpoint || !meta.jwks_uri) throw new SigninRefused('discovery_failed');
+    return { issuer: meta.issuer, authorizationEndpoint: meta.authorization_endpoint, tokenEndpoint: meta.token_endpoint, jwksUri: meta.jwks_uri };
+  } catch {
+    throw new SigninRefused('discovery_failed');
+  }
+}
+
+/**
  * Starts an authorization-code flow with PKCE (S256), `state` and `nonce`: answers the URL to send
  * the browser to and the values to keep server-side.
  */

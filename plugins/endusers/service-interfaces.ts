@@ -128,12 +128,13 @@ export interface EndUserSignInService {
    */
   candidate(orgId: string, appGroupId: string, email: string): Promise<string | undefined>;
   /**
-   * The end user a person signing in with their Aerie account becomes: matched by email (NFC,
-   * case-insensitive) inside the organization, given access to the group when they lacked it; a new
-   * one is created with source `Aerie`. Audited as an import would be.
+   * The end user a person signing in with an identity proven elsewhere becomes (their Aerie account,
+   * or a social provider's verified email): matched by email (NFC, case-insensitive) inside the
+   * organization, given access to the group when they lacked it; a new one is created with `source`
+   * (default `Aerie`). Audited as an import would be.
    * @returns the end user's id, or `undefined` for a suspended end user (or an address the end-user rules refuse)
    */
-  forAccount(orgId: string, appGroupId: string, person: { email: string; displayName: string | null }): Promise<string | undefined>;
+  forAccount(orgId: string, appGroupId: string, person: { email: string; displayName: string | null }, source?: string): Promise<string | undefined>;
   /** The end user as a token describes them, or `undefined` unless `Active` with access to the group. */
   subject(orgId: string, endUserId: string, appGroupId: string): Promise<EndUserSubject | undefined>;
   /**

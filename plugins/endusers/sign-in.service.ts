@@ -36,10 +36,10 @@ export class EndUserSignIn implements EndUserSignInApi {
     return row?.id;
   }
 
-  async forAccount(orgId: string, appGroupId: string, person: { email: string; displayName: string | null }): Promise<string | undefined> {
-    // The import path: a new end user (source `Aerie`) or an existing one given access to the group, audited there.
+  async forAccount(orgId: string, appGroupId: string, person: { email: string; displayName: string | null }, source = 'Aerie'): Promise<string | undefined> {
+    // The import path: a new end user (with `source`) or an existing one given access to the group, audited there.
     const [row] = await this.imports.write(orgId, {
-      appGroupId, source: 'Aerie', sendInvites: false, users: [{ email: person.email, ...(person.displayName ? { displayName: person.displayName } : {}) }],
+      appGroupId, source, sendInvites: false, users: [{ email: person.email, ...(person.displayName ? { displayName: person.displayName } : {}) }],
     }, true);
     if (!row?.endUserId) return undefined;
     const status = (await this.db.knex(END_USERS).where({ orgId, id: row.endUserId }).first('status')) as { status: string } | undefined;

@@ -12,6 +12,9 @@ export const oidcErrorCodes = defineErrorCodes('oidc', {
   AERIE_ACCOUNT_LOGIN_OFF: { status: 403, description: 'the app group does not offer sign-in with an Aerie account' },
   ACCOUNT_EMAIL_UNVERIFIED: { status: 403, description: 'only an Aerie account with a verified email may sign in to applications with it' },
   LOGIN_CODE_EXPIRED: { status: 400, description: 'no live code for this sign-in and address: it expired, was used, was superseded, or had five wrong tries; request a new one' },
+  SOCIAL_PROVIDER_UNSUPPORTED: { status: 400, description: 'a social provider Aerie cannot sign in with over OpenID Connect (`provider`: `github`, `apple`)' },
+  SOCIAL_DISCOVERY_FAILED: { status: 400, description: "the social provider's issuer has no usable OpenID discovery document (`field: issuer`)" },
+  SOCIAL_SIGN_IN_FAILED: { status: 401, description: 'the social provider did not prove a verified email for this sign-in (`reason`)' },
 });
 
 type OidcErrorCodes = typeof oidcErrorCodes;
@@ -35,5 +38,10 @@ export const oidcErrors = {
   emailUnverified: () => aerieError('ACCOUNT_EMAIL_UNVERIFIED', 'Verify your email first: only verified accounts may sign in to applications.'),
   endUserRefused: () => permissionDenied(undefined, 'Your access to this application is suspended.'),
   sdkInvalid: (message: string, field: string) => validationFailed(message, field),
+  socialUnsupported: (provider: string) => aerieError('SOCIAL_PROVIDER_UNSUPPORTED', `${provider} does not sign in over OpenID Connect; Aerie cannot offer it yet.`, { provider }),
+  socialDiscovery: () => aerieError('SOCIAL_DISCOVERY_FAILED', "The issuer's OpenID discovery document could not be read.", { field: 'issuer' }),
+  socialIssuerRequired: () => validationFailed('issuer is required for this provider.', 'issuer'),
+  socialConnectionNotFound: () => notFound('No such social connection.'),
+  socialFailed: (reason: string) => aerieError('SOCIAL_SIGN_IN_FAILED', 'The sign-in with the social provider failed. Start again.', { reason }),
   tooManyCodes: (retryAfterSeconds: number) => rateLimited(retryAfterSeconds, 'RATE_LIMITED', 'Too many codes requested for this address. Try again later.'),
 };

@@ -48,6 +48,8 @@ export class HostedLogin {
     /** Aerie's own WebAuthn RP ID (`webauthn.rpId`) and the login page's origin. */
     private readonly webauthn: { rpId: string; loginOrigin: string },
     private readonly aerieAccount: AerieAccountSignIn,
+    /** The social providers the app group offers (its connections, in button order). */
+    private readonly socialOffered: (orgId: string, group: AppGroupDto) => Promise<string[]> = async () => [],
   ) {}
 
   /** The application and its group, for pages and login-methods. @throws 404 for an unknown key */
@@ -59,12 +61,17 @@ export class HostedLogin {
   }
 
   /**
-   * What the hosted login offers for an app group: the email code when `magicLinkEnabled`, passkeys
-   * when `passkeyEnabled`, sign-in with an Aerie account when `aerieAccountEnabled`. Social providers
-   * are not offered yet (reported `[]`).
+   * The switches of an app group's methods: the email code when `magicLinkEnabled`, passkeys when
+   * `passkeyEnabled`, sign-in with an Aerie account when `aerieAccountEnabled` (`social` left empty:
+   * see {@link loginMethods}).
    */
   methods(group: AppGroupDto): LoginMethods {
     return { emailCode: group.branding.magicLinkEnabled, passkey: group.branding.passkeyEnabled, social: [], aerieAccount: group.branding.aerieAccountEnabled };
+  }
+
+  /** What the hosted login offers for an app group: {@link methods} with the social providers it is connected to. */
+  async loginMethods(orgId: string, group: AppGroupDto): Promise<LoginMethods> {
+    return { ...this.methods(group), social: await this.socialOffered(orgId, group) };
   }
 
   /**
@@ -185,8 +192,11 @@ export class HostedLogin {
     return subject;
   }
 
-  /** Finishes the provider interaction with the proven end user; answers the provider's resume URL. */
-  private async finish(current: SignInInProgress, endUserId: string, amr: string): Promise<{ redirectTo: string }> {
+  /**
+   * Finishes the provider interaction with the proven end user (`amr`: RFC 8176 method reference);
+   * answers the provider's resume URL.
+   */
+  async finish(current: SignInInProgress, endUserId: string, amr: string): Promise<{ redirectTo: string }> {
     const { interaction } = current;
     interaction.result = { login: { accountId: endUserId, amr: [amr] } };
     await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));

@@ -14,6 +14,9 @@ import { OwnerGate } from './owner-gate.ts';
 import { ownerGateRoutes } from './routes/owner-gate.route.ts';
 import { SDK_STARTS_PER_IP, SdkSignIn } from './sdk-sign-in.ts';
 import { sdkRoutes } from './routes/sdk.route.ts';
+import { SocialConnections } from './social-connections.ts';
+import { SocialSignIn } from './social-sign-in.ts';
+import { socialRoutes } from './routes/social.route.ts';
 import { OrgProviders } from './providers.ts';
 import { loginRoutes } from './routes/login.route.ts';
 import { providerRoutes } from './routes/provider.route.ts';
@@ -27,10 +30,11 @@ export default definePlugin({
   id: 'oidc',
   deps: {
     config: coreRefs.config, db: coreRefs.db, clock: coreRefs.clock, crypto: coreRefs.crypto, mail: coreRefs.mail, rateLimits: coreRefs.rateLimits,
+    egress: coreRefs.egress, audit: coreRefs.audit,
     orgs: orgsRefs.organizations, signingKeys: keysRefs.signingKeys, applications: appsRefs.applications, appGroups: appsRefs.appGroups, marketplace: appsRefs.marketplace,
     signIn: endUsersRefs.signIn, accounts: accountsRefs.accounts,
   },
-  init({ config, db, clock, crypto, mail, rateLimits, orgs, signingKeys, applications, appGroups, marketplace, signIn, accounts }, ctx) {
+  init({ config, db, clock, crypto, mail, rateLimits, egress, audit, orgs, signingKeys, applications, appGroups, marketplace, signIn, accounts }, ctx) {
     const { oidc } = ctx.pluginConfig<{ oidc: { providerCacheSize: number } }>();
     const aerieAccount = new AerieAccountSignIn(db, clock, accounts, orgs, signIn, marketplace);
     const deps = {
@@ -40,9 +44,12 @@ export default definePlugin({
     const providers = new OrgProviders({ ...deps, orgs }, oidc.providerCacheSize);
     const codes = new LoginCodes(db, clock, crypto, mail, rateLimits);
     const passkeys = new EndUserPasskeys(db, clock);
+    const upstream = egress.fetch({ timeoutMs: 10_000, maxResponseBytes: 256 * 1024 });
+    const socialConnections = new SocialConnections(db, clock, crypto, upstream, audit, appGroups, config.loginUrl);
     const login = new HostedLogin(providers, orgs, applications, appGroups, signIn, codes, crypto, passkeys, {
       rpId: config.webauthn.rpId, loginOrigin: new URL(config.loginUrl).origin,
-    }, aerieAccount);
+    }, aerieAccount, (orgId, group) => socialConnections.offered(orgId, group));
+    const social = new SocialSignIn(db, clock, crypto, login, socialConnections, signIn, upstream, config.loginUrl);
     // The issuer's discovery document is the provider's (the keys plugin serves the route).
     ctx.extend(keysExtensions.issuerDiscovery, async (slug) => {
       const found = await providers.forSlug(slug);
@@ -51,9 +58,9 @@ export default definePlugin({
     const sdk = new SdkSignIn(db, clock, crypto, providers, login, codes, signIn, orgs, rateLimits.limiter({ name: 'oidc.sdk-starts', ...SDK_STARTS_PER_IP }));
     ctx.routes(...providerRoutes(providers, deps), ...loginRoutes(login, config), ...aerieAccountRoutes(login, aerieAccount),
       ...ownerGateRoutes(new OwnerGate(deps, orgs, accounts, appGroups)),
-      ...sdkRoutes(sdk));
+      ...sdkRoutes(sdk), ...socialRoutes(socialConnections, social));
     const sweep = setInterval(() => {
-      void Promise.all([purgeExpiredPayloads(db, clock), codes.purge(), passkeys.purge(), sdk.purge()]).catch((err: unknown) => ctx.logger.warn({ err }, 'oidc sweep failed'));
+      void Promise.all([purgeExpiredPayloads(db, clock), codes.purge(), passkeys.purge(), sdk.purge(), social.purge()]).catch((err: unknown) => ctx.logger.warn({ err }, 'oidc sweep failed'));
     }, SWEEP_MS);
     sweep.unref();
     ctx.onShutdown(() => clearInterval(sweep));

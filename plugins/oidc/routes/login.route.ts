@@ -5,6 +5,7 @@ import { Eta } from 'eta';
 import { PAGE_HEADERS, reply, route, type AerieConfig, type RouteDef } from '../../../core/index.ts';
 import { webauthnBundlePath } from '../../accounts/api.ts';
 import type { HostedLogin } from '../hosted-login.ts';
+import { SOCIAL_SOURCES as SOCIAL_LABELS } from '../social-connections.ts';
 import { emailCodeBody, emailCodeVerifyBody, passkeyBody } from '../schemas/bodies.ts';
 import { applicationParams } from '../schemas/params.ts';
 import { emailCodeResponse, loginMethodsResponse, passkeyOptionsResponse, redirectResponse } from '../schemas/responses.ts';
@@ -42,11 +43,12 @@ export function loginRoutes(login: HostedLogin, config: AerieConfig): RouteDef[]
       response: { 200: { contentType: 'text/html', description: 'The sign-in page' }, 404: { contentType: 'text/html', description: 'The page saying no sign-in is in progress' } },
       summary: 'The hosted login page of an application (the OpenID provider sends the browser here)',
       handler: async ({ params, request }) => {
-        const { group } = await login.application(params.applicationKey);
+        const { app, group } = await login.application(params.applicationKey);
         const current = await login.inProgress(params.applicationKey, request.headers.cookie as string | undefined);
         const html = eta.renderString(template, {
           applicationKey: params.applicationKey, groupName: group.name, heroTitle: group.branding.heroTitle, heroSubtitle: group.branding.heroSubtitle,
-          iconUrl: group.iconUrl?.startsWith('/') ? group.iconUrl : null, inProgress: current !== undefined, methods: login.methods(group),
+          iconUrl: group.iconUrl?.startsWith('/') ? group.iconUrl : null, inProgress: current !== undefined, methods: await login.loginMethods(app.orgId, group),
+          socialLabels: SOCIAL_LABELS,
           loginHint: typeof current?.interaction.params.login_hint === 'string' ? current.interaction.params.login_hint : '',
         });
         return reply(current ? 200 : 404, html, { ...PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8' });
@@ -118,7 +120,7 @@ export function loginRoutes(login: HostedLogin, config: AerieConfig): RouteDef[]
         const { app, group } = await login.application(params.applicationKey);
         return {
           applicationKey: app.clientKey, appGroup: { key: group.publicKey, name: group.name, iconUrl: group.iconUrl, brandColor: group.brandColor },
-          methods: login.methods(group),
+          methods: await login.loginMethods(app.orgId, group),
         };
       },
     }),

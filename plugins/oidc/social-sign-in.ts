@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import type { EndUserSignInService } from '../endusers/api.ts';
+import { finishOidc, reply, SigninRefused, startOidc, type Clock, type CryptoService, type Database, type EgressFetch, type Reply } from '../../core/index.ts';
+import { oidcErrors } from './errors.ts';
+import type { HostedLogin } from './hosted-login.ts';
+import { SOCIAL_SOURCES, type SocialConnections, type SocialProvider } from './social-connections.ts';
+
+const FLOWS = 'oidc.social_flows';
+/** How long a browser may take at the social provider, in seconds. */
+const FLOW_TTL_SECONDS = 600;
+
+interface FlowRow {
+  id: string; orgId: string; interactionUid: string; clientKey: string; provider: string; nonce: string; codeVerifier: string; expiresAt: Date; consumedAt: Date | null;
+}
+
+/**
+ * Social sign-in on the hosted login: `GET /login/{applicationKey}/social/{provider}` sends the
+ * browser to the app group's upstream OpenID provider (authorization code with PKCE S256, `state`,
+ * `nonce`); the callback checks that `state` names a flow of this browser's sign-in (the provider
+ * interaction its cookie names), single use and at most 10 minutes old, exchanges the code and
+ * verifies the ID token (signature against the provider's JWKS, `iss`, `aud`, `nonce`, `exp`). A
+ * verified email becomes the organization's end user with that email (created with the provider as
+ * `source` when new, given access to the group), and the sign-in finishes with `amr: ["fed"]`.
+ * @see docs/api/signin.md "Social sign-in"
+ */
+export class SocialSignIn {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly crypto: CryptoService,
+    private readonly login: HostedLogin,
+    private readonly connections: SocialConnections,
+    private readonly signIn: EndUserSignInService,
+    private readonly fetch: EgressFetch,
+    private readonly loginUrl: string,
+  ) {}
+
+  /**
+   * Starts: 303 to the provider's authorization endpoint.
+   * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF` (`method: social:{provider}`)
+   */
+  async start(applicationKey: string, provider: string, cookieHeader: string | undefined): Promise<Reply> {
+    const current = await this.login.inProgress(applicationKey, cookieHeader);
+    if (!current) throw oidcErrors.signInNotFound();
+    const config = await this.connections.config(current.app.orgId, current.group.id, provider);
+    if (!config) throw oidcErrors.methodOff(`social:${provider}`);
+    const { url, state, nonce, codeVerifier } = await startOidc(config, this.fetch, this.callbackUrl(applicationKey, provider));
+    const now = this.clock.now();
+    await this.db.knex(FLOWS).where('expiresAt', '<', new Date(now.getTime() - 86_400_000)).delete(); // keep the table small
+    await this.db.knex(FLOWS).insert({
+      id: randomUUID(), orgId: current.app.orgId, stateHash: this.crypto.sha256Hex(state), interactionUid: current.interaction.uid, clientKey: current.app.clientKey,
+      provider, nonce, codeVerifier, expiresAt: new Date(now.getTime() + FLOW_TTL_SECONDS * 1000),
+    });
+    return reply(303, undefined, { location: url, 'cache-control': 'no-store' });
+  }
+
+  /**
+   * The provider's callback: 303 to where the provider resumes the authorization request.
+   * @throws 404 `SIGN_IN_NOT_FOUND`, 401 `SOCIAL_SIGN_IN_FAILED` (`reason`: `flow_unknown`,
+   *   `flow_used`, `flow_expired`, `email_unverified`, or the relying party's reason such as
+   *   `id_token_signature_invalid`, `nonce_mismatch`, `idp_error`), 403 `PERMISSION_DENIED` (suspended end user)
+   */
+  async finish(applicationKey: string, provider: string, cookieHeader: string | undefined, query: Record<string, string>): Promise<Reply> {
+    const current = await this.login.inProgress(applicationKey, cookieHeader);
+    if (!current) throw oidcErrors.signInNotFound();
+    const { app, group } = current;
+    const flow = await this.take(query.state, { uid: current.interaction.uid, clientKey: app.clientKey, provider });
+    const config = await this.connections.config(app.orgId, group.id, provider);
+    if (!config) throw oidcErrors.methodOff(`social:${provider}`);
+    const callback = new URL(this.callbackUrl(applicationKey, provider));
+    callback.search = new URLSearchParams(query).toString();
+    let identity;
+    try {
+      identity = await finishOidc(config, this.fetch, callback, { state: query.state!, nonce: flow.nonce, codeVerifier: flow.codeVerifier });
+    } catch (err) {
+      if (err instanceof SigninRefused) throw oidcErrors.socialFailed(err.reason);
+      throw err;
+    }
+    if (!identity.email || !identity.emailVerified) throw oidcErrors.socialFailed('email_unverified');
+    const endUserId = await this.signIn.forAccount(app.orgId, group.id, { email: identity.email, displayName: identity.name }, SOCIAL_SOURCES[provider as SocialProvider] ?? 'OpenID');
+    const subject = endUserId && (await this.signIn.signedIn(app.orgId, endUserId, group.id, 'social', app.clientKey));
+    if (!subject) throw oidcErrors.endUserRefused();
+    const { redirectTo } = await this.login.finish(current, subject.id, 'fed');
+    return reply(303, undefined, { location: redirectTo, 'cache-control': 'no-store' });
+  }
+
+  /** Deletes flows past their time (the sweep). */
+  async purge(): Promise<void> {
+    await this.db.knex(FLOWS).where('expiresAt', '<', this.clock.now()).delete();
+  }
+
+  private callbackUrl(applicationKey: string, provider: string): string {
+    return `${this.loginUrl}/login/${encodeURIComponent(applicationKey)}/social/${provider}/callback`;
+  }
+
+  /** Consumes the flow `state` names, if it is this browser's sign-in's. @throws 401 `SOCIAL_SIGN_IN_FAILED` */
+  private async take(state: string | undefined, expected: { uid: string; clientKey: string; provider: string }): Promise<FlowRow> {
+    if (!state) throw oidcErrors.socialFailed('flow_unknown');
+    return this.db.transaction(async (trx) => {
+      const row = (await trx(FLOWS).where({ stateHash: this.crypto.sha256Hex(state) }).forUpdate().first()) as FlowRow | undefined;
+      if (!row || row.interactionUid !== expected.uid || row.clientKey !== expected.clientKey || row.provider !== expected.provider) throw oidcErrors.socialFailed('flow_unknown');
+      if (row.consumedAt) throw oidcErrors.socialFailed('flow_used');
+      const now = this.clock.now();
+      if (new Date(row.expiresAt) <= now) throw oidcErrors.socialFailed('flow_expired');
+      await trx(FLOWS).where({ id: row.id }).update({ consumedAt: now });
+      return row;
+    });
+  }
+}
