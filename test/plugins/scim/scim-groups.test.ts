@@ -123,7 +123,12 @@ describe('SCIM 2.0 Groups', () => {
       ['a value filter with or', ['ann', 'bob', 'cid'], [{ op: 'remove', path: 'members[value eq "@ann" or value eq "@cid"]' }], ['bob']],
       ['adding a member twice and removing a non-member (no change)', ['ann'], [{ op: 'add', path: 'members', value: [ref('ann')] }, { op: 'remove', path: 'members[value eq "@bob"]' }], ['ann']],
       ['several operations in order', ['ann'], [{ op: 'add', path: 'members', value: [ref('bob')] }, { op: 'remove', path: 'members', value: [ref('ann')] }, { op: 'add', path: 'members', value: [ref('eve')] }], ['bob', 'eve']],
-      ['a URN-qualified path and an unkept attribute', ['ann'], [{ op: 'replace', path: `${GROUP}:displayName`, value: 'Sales' }, { op: 'add', path: 'description', value: 'x' }], ['ann']],
+      ['Okta: pathless replace {members} (the whole list)', ['ann', 'bob'], [{ op: 'replace', value: { members: [ref('cid')] } }], ['cid']],
+      ['pathless Replace with URN-qualified keys', ['ann'], [{ op: 'Replace', value: { [`${GROUP}:displayName`]: 'Sales', [`${GROUP}:members`]: [ref('bob')] } }], ['bob']],
+      ['Entra: Replace externalId (members untouched)', ['ann'], [{ op: 'Replace', path: 'externalId', value: 'entra-sales' }], ['ann']],
+      ['Entra: Remove a URN-qualified members[value eq "…"]', ['ann', 'bob'], [{ op: 'Remove', path: `${GROUP}:members[value eq "@ann"]` }], ['bob']],
+      // The last case leaves ann the only member: the filter tests below rely on it.
+      ['a URN-qualified path and schemas (accepted, not kept)', ['ann'], [{ op: 'replace', path: `${GROUP}:displayName`, value: 'Sales' }, { op: 'replace', path: 'schemas', value: [GROUP] }], ['ann']],
     ])('%s', async (_label, before, ops, after) => {
       const put = await send('PUT', `/Groups/${group}`, { schemas: [GROUP], displayName: 'Sales', members: before.map((n) => ({ value: user[n] })) });
       expect(put.status, JSON.stringify(put.body)).toBe(200);
@@ -170,6 +175,53 @@ describe('SCIM 2.0 Groups', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(400);
       expect(res.body).toMatchObject({ schemas: [ERROR], status: '400', scimType });
       expect(await holders(group)).toEqual(before);
+    });
+  });
+
+  describe('PATCH paths the Group schema lacks or keeps read-only', () => {
+    let group: string;
+    beforeAll(async () => {
+      group = (await send('POST', '/Groups', { schemas: [GROUP], displayName: 'Paths', externalId: 'grp-paths', members: [{ value: user.ann }] })).body.id;
+    });
+    const snapshot = async () => ({
+      role: await aerie.sql('select name, role_key, is_active, updated_at from rbac.roles where id = ?', [group]),
+      attributes: await aerie.sql('select * from scim.group_attributes where role_id = ?', [group]),
+      holders: await holders(group),
+      audit: (await auditEvents(aerie, acme)).length,
+    });
+
+    it.each([
+      ['an attribute the Group schema lacks', [{ op: 'add', path: 'description', value: 'x' }], 'invalidPath'],
+      ['an unknown attribute, removed', [{ op: 'remove', path: 'favouriteColour' }], 'invalidPath'],
+      ['an unknown key in the pathless form (the rename before it not kept)', [{ op: 'replace', value: { displayName: 'Renamed', description: 'x' } }], 'invalidPath'],
+      ["another schema's URN", [{ op: 'replace', path: 'urn:okta:custom:group:1.0:description', value: 'x' }], 'invalidPath'],
+      ['the User schema', [{ op: 'replace', path: `${USER}:displayName`, value: 'x' }], 'invalidPath'],
+      ['a sub-attribute of displayName', [{ op: 'replace', path: 'displayName.value', value: 'x' }], 'invalidPath'],
+      ['an unknown sub-attribute of members', [{ op: 'replace', path: 'members.manager', value: 'x' }], 'invalidPath'],
+      ['a value filter on externalId', [{ op: 'replace', path: 'externalId[value eq "x"]', value: 'x' }], 'invalidPath'],
+      ['a malformed path', [{ op: 'replace', path: 'members]', value: [] }], 'invalidPath'],
+      ['meta', [{ op: 'replace', path: 'meta', value: {} }], 'mutability'],
+      ['meta.lastModified', [{ op: 'replace', path: 'meta.lastModified', value: '2020-01-01T00:00:00Z' }], 'mutability'],
+      ['meta in the pathless form', [{ op: 'Replace', value: { displayName: 'Renamed', meta: { resourceType: 'Group' } } }], 'mutability'],
+      ['removing id', [{ op: 'remove', path: 'id' }], 'mutability'],
+      ['a new id', [{ op: 'replace', path: 'id', value: '11111111-1111-4111-8111-111111111111' }], 'mutability'],
+      ['members.value', [{ op: 'replace', path: 'members.value', value: 'x' }], 'mutability'],
+      ['members[…].display', [{ op: 'replace', path: 'members[value eq "x"].display', value: 'x' }], 'mutability'],
+      ['a refused operation after a good one (the add before it not kept)', [{ op: 'add', path: 'members', value: [{ value: '@bob' }] }, { op: 'replace', path: 'meta.created', value: 'x' }], 'mutability'],
+    ])('refuses %s (400 %s); the role, its members, its attributes and the audit chain are unchanged', async (_label, ops, scimType) => {
+      const before = await snapshot();
+      const res = await patch(group, JSON.parse(JSON.stringify(ops).replace('@bob', user.bob!)));
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^application\/scim\+json/);
+      expect(res.body).toEqual({ schemas: [ERROR], status: '400', scimType, detail: expect.any(String) });
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('still takes the id unchanged and schemas, and changes nothing with them', async () => {
+      const before = await snapshot();
+      const res = await patch(group, [{ op: 'replace', path: 'id', value: group }, { op: 'Replace', value: { id: group, schemas: [GROUP] } }]);
+      expect(res.status, JSON.stringify(res.body)).toBe(204);
+      expect(await snapshot()).toEqual(before);
     });
   });
 
