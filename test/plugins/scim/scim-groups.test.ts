@@ -361,6 +361,49 @@ describe('SCIM 2.0 Groups', () => {
     });
   });
 
+  describe('agent roles', () => {
+    it('never lists a role kept for agents (AGENT_…), finds it by no filter, and answers 404 on /Groups/{id} for every method, changing nothing', async () => {
+      // No route creates an AGENT_ key (rbac answers ROLE_KEY_RESERVED): a Group is created and its key turned into an agent one in SQL.
+      const agent = (await send('POST', '/Groups', { schemas: [GROUP], displayName: 'Research Agents', externalId: 'grp-agents', members: [{ value: user.ann }] })).body.id as string;
+      await aerie.sql("update rbac.roles set role_key = 'AGENT_RESEARCH' where id = ?", [agent]);
+      const state = async () => ({
+        role: await aerie.sql('select name, role_key, is_active, updated_at from rbac.roles where id = ?', [agent]),
+        attributes: await aerie.sql('select * from scim.group_attributes where role_id = ?', [agent]),
+        holders: await holders(agent),
+        audit: (await auditEvents(aerie, acme)).length,
+      });
+      const before = await state();
+      expect(before.role[0]).toMatchObject({ role_key: 'AGENT_RESEARCH', name: 'Research Agents' });
+      expect(before.holders).toEqual(ids('ann'));
+
+      const all = await send('GET', '/Groups?count=200');
+      expect(all.status).toBe(200);
+      expect(all.body.Resources.map((g: any) => g.id)).not.toContain(agent);
+      expect(all.body.Resources.map((g: any) => g.displayName)).not.toContain('Research Agents');
+      expect(all.body.totalResults).toBe(all.body.Resources.length);
+      for (const filter of [`id eq "${agent}"`, 'displayName eq "Research Agents"', 'externalId eq "grp-agents"', `id eq "${agent}" and members[value eq "${user.ann}"]`]) {
+        const res = await send('GET', `/Groups?filter=${encodeURIComponent(filter)}`);
+        expect(res.status, filter).toBe(200);
+        expect(res.body, filter).toMatchObject({ totalResults: 0, Resources: [] });
+      }
+      const annGroups = await send('GET', `/Groups?filter=${encodeURIComponent(`members[value eq "${user.ann}"]`)}&excludedAttributes=members`);
+      expect(annGroups.body.Resources.map((g: any) => g.id)).not.toContain(agent);
+
+      for (const [method, body] of [
+        ['GET', undefined],
+        ['PUT', { schemas: [GROUP], displayName: 'Taken Over', members: [] }],
+        ['PATCH', { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: user.bob }] }] }],
+        ['PATCH', { schemas: [PATCH_OP], Operations: [{ op: 'remove', path: 'members' }] }],
+        ['DELETE', undefined],
+      ] as const) {
+        const res = await send(method, `/Groups/${agent}`, body);
+        expect(res.status, method).toBe(404);
+        expect(res.body, method).toEqual({ schemas: [ERROR], status: '404', detail: expect.any(String) });
+      }
+      expect(await state()).toEqual(before);
+    });
+  });
+
   it('drops a deleted User from every Group (revocation clears the assignments)', async () => {
     const zed = (await send('POST', '/Users', { schemas: [USER], userName: 'zed@acme.test' })).body.id;
     const group = (await send('POST', '/Groups', { schemas: [GROUP], displayName: 'Zed and Ann', members: [{ value: zed }, { value: user.ann }] })).body.id;
