@@ -3,7 +3,7 @@ import { ScimFilterError, type FilterNode } from './filter/ast.ts';
 import { matchesElement, type ElementSubs } from './filter/match-element.ts';
 import { parseFilter } from './filter/parse-filter.ts';
 import { GROUP_SCHEMA_URN } from './group-schema.ts';
-import { readPatchOp } from './patch-op.ts';
+import { patchTargets, readPatchOp, splitPath, type PatchTarget } from './patch-op.ts';
 import type { InputProblem } from './user-input.ts';
 
 /** A Group as a request sets it: name, `externalId` (`null` clears) and the member User ids. */
@@ -48,12 +48,6 @@ function memberValues(value: unknown): string[] | InputProblem {
   return ids;
 }
 
-/** Strips the core Group URN: `urn:…:core:2.0:Group:displayName` → `displayName`; lower-cased. */
-function bare(path: string): string {
-  const p = path.toLowerCase().startsWith(`${GROUP_SCHEMA_URN.toLowerCase()}:`) ? path.slice(GROUP_SCHEMA_URN.length + 1) : path;
-  return p.toLowerCase();
-}
-
 /**
  * Reads a full Group (POST, PUT): `displayName` required; `externalId` and `members` optional
  * (absent means none). Attributes Aerie does not keep (`description`, extensions) are accepted and
@@ -73,93 +67,108 @@ export function readGroup(body: unknown): GroupState | InputProblem {
 
 /** What a `members[…]` value filter may name: `value` (case-exact) and `type` (always "User"). */
 const MEMBER_SUBS: ElementSubs = { value: { type: 'string', caseExact: true }, type: { type: 'string', caseExact: false } };
+/** The sub-attributes of a member (RFC 7643 §4.2, `display` as Okta sends it): immutable, a member is added or removed whole. */
+const MEMBER_SUB_NAMES = new Set(['value', 'type', '$ref', 'display']);
+
+/** The Group a PatchOp builds up, operation by operation. */
+interface Patching {
+  id: string;
+  state: GroupState;
+  members: Set<string>;
+  /** member values named by add/replace, for the per-request limit */
+  named: number;
+}
+
+/** `members`, `members[filter]`: add, replace (the whole list), remove (everyone, a `value` list, or those the filter matches). */
+function membersPath(p: Patching, kind: PatchTarget['kind'], filter: string | undefined, value: unknown): InputProblem | ScimFilterError | undefined {
+  if (filter !== undefined) {
+    if (kind !== 'remove') return problem('invalidPath', 'Add or replace members with path "members" and a list of { value }.');
+    let parsed: FilterNode;
+    try {
+      parsed = parseFilter(filter);
+      for (const m of [...p.members]) if (matchesElement(parsed, { value: m, type: 'User' }, 'members', MEMBER_SUBS)) p.members.delete(m);
+    } catch (err) {
+      if (err instanceof ScimFilterError) return err;
+      throw err;
+    }
+    return undefined;
+  }
+  if (kind === 'remove' && (value === undefined || value === null)) {
+    p.members = new Set();
+    return undefined;
+  }
+  const ids = kind !== 'remove' && value === null ? [] : memberValues(value);
+  if (isProblem(ids)) return ids;
+  if (kind === 'remove') {
+    for (const m of ids) p.members.delete(m);
+    return undefined;
+  }
+  if (kind === 'replace') {
+    p.members = new Set();
+    p.named = 0;
+  }
+  p.named += ids.length;
+  for (const m of ids) p.members.add(m);
+  return undefined;
+}
+
+/** One operation on one path of the Group (RFC 7644 §3.5.2): changes `p` or answers the refusal. */
+function applyGroupPath(p: Patching, { kind, path, value }: PatchTarget): InputProblem | ScimFilterError | undefined {
+  const parts = splitPath(path, GROUP_SCHEMA_URN, 1024);
+  if (isProblem(parts)) return parts;
+  const { name, attr, filter, sub } = parts;
+  if (attr === 'members') {
+    if (sub === undefined) return membersPath(p, kind, filter, value);
+    if (MEMBER_SUB_NAMES.has(sub)) return problem('mutability', `members.${sub} is immutable: a member is added or removed whole.`);
+    return problem('invalidPath', `members has no sub-attribute ${sub}.`);
+  }
+  if (filter !== undefined) return problem('invalidPath', `${name} is not multi-valued; it takes no value filter.`);
+  if (attr === 'meta') return problem('mutability', 'meta is read-only.');
+  if (sub !== undefined) return problem('invalidPath', `No attribute ${path} in the Group schema.`);
+  switch (attr) {
+    case 'displayname': {
+      if (kind === 'remove') return problem('invalidValue', 'displayName is required: replace it instead.');
+      const n = displayName(value);
+      if (isProblem(n)) return n;
+      p.state.displayName = n;
+      return undefined;
+    }
+    case 'externalid': {
+      const e = kind === 'remove' ? null : externalId(value);
+      if (isProblem(e)) return e;
+      p.state.externalId = e;
+      return undefined;
+    }
+    case 'id': return kind !== 'remove' && value === p.id ? undefined : problem('mutability', 'id cannot change.');
+    case 'schemas': return undefined;
+    default: return problem('invalidPath', `No attribute ${path} in the Group schema.`);
+  }
+}
 
 /**
  * Applies a PatchOp (RFC 7644 §3.5.2) to `current`, in order, and answers the Group it asks for.
- * Understood, in any case of `op`: `add`/`replace` of `displayName` and `externalId`; `add` of
- * `members` (a list of `{ value }`), `replace` of `members` (the whole list), `remove` of
- * `members[value eq "…"]` (any value filter on `value`), of `members` with a `value` list (the form
- * Entra ID sends: only those), of `members` alone (everyone), of `externalId`; and the pathless
- * forms — `{ op: replace, value: { id, displayName, externalId, members } }` as Okta sends it, where
- * only the keys present change (a rename never empties the Group). `id` may only be sent unchanged.
- * Paths Aerie does not keep are accepted and not kept.
- * @returns the target state, or the refusal (`invalidSyntax`, `invalidPath`, `invalidValue`, `noTarget`, `mutability`, `invalidFilter`)
+ * `op` and the `Operations` key in any case; paths case-insensitive and may be URN-qualified; the
+ * pathless form is an object whose keys are paths, only the keys present change (Okta's
+ * `{ op: replace, value: { id, displayName } }` renames and never empties the Group).
+ * - `displayName`: add/replace renames; remove is 400 `invalidValue` (it is required);
+ * - `externalId`: add/replace sets, remove clears;
+ * - `members`: add (a list of `{ value }`), replace (the whole list), remove — with a `value` list
+ *   only those (Entra ID), without one everyone; `members[<filter on value/type>]`: remove only;
+ * - `schemas`: accepted, not kept; `id`: only unchanged; `meta`, `members.value` and the other
+ *   member sub-attributes: 400 `mutability`;
+ * - anything else — an attribute or sub-attribute the Group schema lacks (`description`), another
+ *   schema's URN, a value filter on a single-valued attribute: 400 `invalidPath`.
+ * @returns the target state, or the refusal (`invalidSyntax`, `invalidPath`, `invalidValue`, `noTarget`, `mutability`; `invalidFilter` as a ScimFilterError)
+ * @see docs/api/scim.md "PATCH paths on Groups"
  */
 export function applyGroupPatch(body: unknown, id: string, current: GroupState): GroupState | InputProblem | ScimFilterError {
   const ops = readPatchOp(body, MAX_GROUP_OPERATIONS);
   if (!Array.isArray(ops)) return ops;
-  const state: GroupState = { ...current, members: [...current.members] };
-  let members = new Set(current.members);
-  let named = 0;
-  const addMembers = (ids: string[]) => {
-    named += ids.length;
-    for (const m of ids) members.add(m);
-  };
-  const set = (attr: string, value: unknown, kind: 'add' | 'replace'): InputProblem | undefined => {
-    if (attr === 'displayname') {
-      const n = displayName(value);
-      if (isProblem(n)) return n;
-      state.displayName = n;
-    } else if (attr === 'externalid') {
-      const e = externalId(value);
-      if (isProblem(e)) return e;
-      state.externalId = e;
-    } else if (attr === 'members') {
-      const ids = value === null ? [] : memberValues(value);
-      if (isProblem(ids)) return ids;
-      if (kind === 'replace') {
-        members = new Set();
-        named = 0;
-      }
-      addMembers(ids);
-    } else if (attr === 'id') {
-      if (value !== id) return problem('mutability', 'id cannot change.');
-    }
-    return undefined; // schemas, meta, description, extensions: accepted, not kept
-  };
-
-  for (const { kind, path, value } of ops) {
-    if (path === undefined) {
-      for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-        const failed = set(bare(key), v, kind as 'add' | 'replace');
-        if (failed) return failed;
-      }
-      continue;
-    }
-    if (path.length > 1024) return problem('invalidPath', 'path is too long.');
-    const filtered = /^(.*?)\[(.*)\]$/s.exec(path);
-    const attr = bare(filtered ? filtered[1]! : path);
-    if (filtered) {
-      if (attr !== 'members') return problem('invalidPath', `A value filter applies to members, not ${filtered[1]}.`);
-      if (kind !== 'remove') return problem('invalidPath', 'Add or replace members with path "members" and a list of { value }.');
-      let filter: FilterNode;
-      try {
-        filter = parseFilter(filtered[2]!);
-        for (const m of [...members]) if (matchesElement(filter, { value: m, type: 'User' }, 'members', MEMBER_SUBS)) members.delete(m);
-      } catch (err) {
-        if (err instanceof ScimFilterError) return err;
-        throw err;
-      }
-      continue;
-    }
-    if (!/^[A-Za-z0-9:._\-$]+$/.test(path)) return problem('invalidPath', `Invalid path ${JSON.stringify(path)}.`);
-    if (kind === 'remove') {
-      if (attr === 'members') {
-        if (value === undefined || value === null) members = new Set();
-        else {
-          const ids = memberValues(value);
-          if (isProblem(ids)) return ids;
-          for (const m of ids) members.delete(m);
-        }
-      } else if (attr === 'externalid') state.externalId = null;
-      else if (attr === 'displayname') return problem('invalidValue', 'displayName is required: replace it instead.');
-      else if (attr === 'id') return problem('mutability', 'id cannot be removed.');
-      continue;
-    }
-    const failed = set(attr, value, kind);
+  const p: Patching = { id, state: { ...current }, members: new Set(current.members), named: 0 };
+  for (const target of patchTargets(ops)) {
+    const failed = applyGroupPath(p, target);
     if (failed) return failed;
   }
-  if (named > MAX_MEMBER_VALUES) return problem('invalidValue', `At most ${MAX_MEMBER_VALUES} members per request.`);
-  state.members = [...members];
-  return state;
+  if (p.named > MAX_MEMBER_VALUES) return problem('invalidValue', `At most ${MAX_MEMBER_VALUES} members per request.`);
+  return { ...p.state, members: [...p.members] };
 }

@@ -1,5 +1,4 @@
 import { isDisplayName } from '../../core/index.ts';
-import { USER_SCHEMA_URN } from './user-schema.ts';
 
 /** The User attributes Aerie keeps, as a request sets them (`null` clears). */
 export interface UserInput {
@@ -68,11 +67,6 @@ export function setMember(input: UserInput, member: keyof UserInput, value: unkn
   if (typeof t === 'object' && t !== null) return t;
   input[member] = t;
   return undefined;
-}
-
-/** Strips the core User URN: `urn:…:core:2.0:User:name.givenName` → `name.givenName`. */
-export function bare(path: string): string {
-  return path.toLowerCase().startsWith(`${USER_SCHEMA_URN.toLowerCase()}:`) ? path.slice(USER_SCHEMA_URN.length + 1) : path;
 }
 
 /**

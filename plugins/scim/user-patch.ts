@@ -1,8 +1,9 @@
 import { ScimFilterError } from './filter/ast.ts';
 import { matchesElement, type ElementSubs } from './filter/match-element.ts';
 import { parseFilter } from './filter/parse-filter.ts';
-import { readPatchOp } from './patch-op.ts';
-import { bare, bool, PATHS, problem, setMember, workEmail, type InputProblem, type UserInput } from './user-input.ts';
+import { patchTargets, readPatchOp, splitPath } from './patch-op.ts';
+import { bool, PATHS, problem, setMember, workEmail, type InputProblem, type UserInput } from './user-input.ts';
+import { USER_SCHEMA_URN } from './user-schema.ts';
 
 export const ENTERPRISE_USER_URN = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 
@@ -16,7 +17,6 @@ const ENTERPRISE = new Set(['employeenumber', 'costcenter', 'organization', 'div
 const EMAIL_SUBS: ElementSubs = {
   value: { type: 'string', caseExact: false }, type: { type: 'string', caseExact: false }, primary: { type: 'boolean' }, display: { type: 'string', caseExact: false },
 };
-const PATH = /^([A-Za-z][A-Za-z0-9_$-]*)(?:\[(.*)\])?(?:\.([A-Za-z$][A-Za-z0-9_$-]*))?$/s;
 
 type Kind = 'add' | 'replace' | 'remove';
 /** What the operations are applied to: the User's id and its one email (its userName). */
@@ -67,7 +67,6 @@ function emailsPath(input: UserInput, kind: Kind, filter: string | undefined, su
 
 /** One operation on one attribute path (RFC 7644 §3.5.2): sets `input` or answers the refusal. */
 function applyPath(input: UserInput, kind: Kind, rawPath: string, value: unknown, current: Current): InputProblem | undefined {
-  if (rawPath.length > 512) return problem('invalidPath', 'path is too long.');
   const lower = rawPath.toLowerCase();
   if (lower.startsWith(ENTERPRISE_USER_URN.toLowerCase())) {
     const m = /^(?::([A-Za-z]+)(?:\.(value|displayName|\$ref))?)?$/i.exec(rawPath.slice(ENTERPRISE_USER_URN.length));
@@ -76,13 +75,9 @@ function applyPath(input: UserInput, kind: Kind, rawPath: string, value: unknown
     }
     return undefined; // not kept
   }
-  const path = bare(rawPath);
-  if (path.toLowerCase().startsWith('urn:')) return problem('invalidPath', `Aerie serves the core User schema and the enterprise User extension, not ${rawPath}.`);
-  const m = PATH.exec(path);
-  if (!m) return problem('invalidPath', `Invalid path ${JSON.stringify(rawPath)}.`);
-  const attr = m[1]!.toLowerCase();
-  const filter = m[2];
-  const sub = m[3]?.toLowerCase();
+  const parts = splitPath(rawPath, USER_SCHEMA_URN, 512);
+  if ('scimType' in parts) return parts;
+  const { name, attr, filter, sub } = parts;
   if (attr === 'emails') return emailsPath(input, kind, filter, sub, value, current);
   if (NOT_KEPT_MULTI.has(attr)) {
     try {
@@ -93,10 +88,10 @@ function applyPath(input: UserInput, kind: Kind, rawPath: string, value: unknown
     }
     return undefined;
   }
-  if (filter !== undefined) return problem('invalidPath', `${m[1]} is not multi-valued; it takes no value filter.`);
+  if (filter !== undefined) return problem('invalidPath', `${name} is not multi-valued; it takes no value filter.`);
   if (attr === 'schemas' && !sub) return undefined;
   if (attr === 'id' && !sub) return kind !== 'remove' && value === current.id ? undefined : problem('mutability', 'id cannot change.');
-  if (attr === 'meta' || attr === 'groups') return problem('mutability', `${m[1]} is read-only.`);
+  if (attr === 'meta' || attr === 'groups') return problem('mutability', `${name} is read-only.`);
   if (NOT_KEPT.has(attr) && !sub) return undefined;
   if (attr === 'name' && !sub) {
     if (kind === 'remove' || value === null) {
@@ -139,12 +134,9 @@ export function applyPatch(body: unknown, current: Current): UserInput | InputPr
   const ops = readPatchOp(body, 100);
   if (!Array.isArray(ops)) return ops;
   const input: UserInput = {};
-  for (const { kind, path, value } of ops) {
-    const pairs: Array<[string, unknown]> = path === undefined ? Object.entries(value as Record<string, unknown>) : [[path, value]];
-    for (const [p, v] of pairs) {
-      const failed = applyPath(input, kind, p, v, current);
-      if (failed) return failed;
-    }
+  for (const { kind, path, value } of patchTargets(ops)) {
+    const failed = applyPath(input, kind, path, value, current);
+    if (failed) return failed;
   }
   return input;
 }

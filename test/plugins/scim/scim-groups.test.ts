@@ -123,7 +123,12 @@ describe('SCIM 2.0 Groups', () => {
       ['a value filter with or', ['ann', 'bob', 'cid'], [{ op: 'remove', path: 'members[value eq "@ann" or value eq "@cid"]' }], ['bob']],
       ['adding a member twice and removing a non-member (no change)', ['ann'], [{ op: 'add', path: 'members', value: [ref('ann')] }, { op: 'remove', path: 'members[value eq "@bob"]' }], ['ann']],
       ['several operations in order', ['ann'], [{ op: 'add', path: 'members', value: [ref('bob')] }, { op: 'remove', path: 'members', value: [ref('ann')] }, { op: 'add', path: 'members', value: [ref('eve')] }], ['bob', 'eve']],
-      ['a URN-qualified path and an unkept attribute', ['ann'], [{ op: 'replace', path: `${GROUP}:displayName`, value: 'Sales' }, { op: 'add', path: 'description', value: 'x' }], ['ann']],
+      ['Okta: pathless replace {members} (the whole list)', ['ann', 'bob'], [{ op: 'replace', value: { members: [ref('cid')] } }], ['cid']],
+      ['pathless Replace with URN-qualified keys', ['ann'], [{ op: 'Replace', value: { [`${GROUP}:displayName`]: 'Sales', [`${GROUP}:members`]: [ref('bob')] } }], ['bob']],
+      ['Entra: Replace externalId (members untouched)', ['ann'], [{ op: 'Replace', path: 'externalId', value: 'entra-sales' }], ['ann']],
+      ['Entra: Remove a URN-qualified members[value eq "…"]', ['ann', 'bob'], [{ op: 'Remove', path: `${GROUP}:members[value eq "@ann"]` }], ['bob']],
+      // The last case leaves ann the only member: the filter tests below rely on it.
+      ['a URN-qualified path and schemas (accepted, not kept)', ['ann'], [{ op: 'replace', path: `${GROUP}:displayName`, value: 'Sales' }, { op: 'replace', path: 'schemas', value: [GROUP] }], ['ann']],
     ])('%s', async (_label, before, ops, after) => {
       const put = await send('PUT', `/Groups/${group}`, { schemas: [GROUP], displayName: 'Sales', members: before.map((n) => ({ value: user[n] })) });
       expect(put.status, JSON.stringify(put.body)).toBe(200);
@@ -170,6 +175,53 @@ describe('SCIM 2.0 Groups', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(400);
       expect(res.body).toMatchObject({ schemas: [ERROR], status: '400', scimType });
       expect(await holders(group)).toEqual(before);
+    });
+  });
+
+  describe('PATCH paths the Group schema lacks or keeps read-only', () => {
+    let group: string;
+    beforeAll(async () => {
+      group = (await send('POST', '/Groups', { schemas: [GROUP], displayName: 'Paths', externalId: 'grp-paths', members: [{ value: user.ann }] })).body.id;
+    });
+    const snapshot = async () => ({
+      role: await aerie.sql('select name, role_key, is_active, updated_at from rbac.roles where id = ?', [group]),
+      attributes: await aerie.sql('select * from scim.group_attributes where role_id = ?', [group]),
+      holders: await holders(group),
+      audit: (await auditEvents(aerie, acme)).length,
+    });
+
+    it.each([
+      ['an attribute the Group schema lacks', [{ op: 'add', path: 'description', value: 'x' }], 'invalidPath'],
+      ['an unknown attribute, removed', [{ op: 'remove', path: 'favouriteColour' }], 'invalidPath'],
+      ['an unknown key in the pathless form (the rename before it not kept)', [{ op: 'replace', value: { displayName: 'Renamed', description: 'x' } }], 'invalidPath'],
+      ["another schema's URN", [{ op: 'replace', path: 'urn:okta:custom:group:1.0:description', value: 'x' }], 'invalidPath'],
+      ['the User schema', [{ op: 'replace', path: `${USER}:displayName`, value: 'x' }], 'invalidPath'],
+      ['a sub-attribute of displayName', [{ op: 'replace', path: 'displayName.value', value: 'x' }], 'invalidPath'],
+      ['an unknown sub-attribute of members', [{ op: 'replace', path: 'members.manager', value: 'x' }], 'invalidPath'],
+      ['a value filter on externalId', [{ op: 'replace', path: 'externalId[value eq "x"]', value: 'x' }], 'invalidPath'],
+      ['a malformed path', [{ op: 'replace', path: 'members]', value: [] }], 'invalidPath'],
+      ['meta', [{ op: 'replace', path: 'meta', value: {} }], 'mutability'],
+      ['meta.lastModified', [{ op: 'replace', path: 'meta.lastModified', value: '2020-01-01T00:00:00Z' }], 'mutability'],
+      ['meta in the pathless form', [{ op: 'Replace', value: { displayName: 'Renamed', meta: { resourceType: 'Group' } } }], 'mutability'],
+      ['removing id', [{ op: 'remove', path: 'id' }], 'mutability'],
+      ['a new id', [{ op: 'replace', path: 'id', value: '11111111-1111-4111-8111-111111111111' }], 'mutability'],
+      ['members.value', [{ op: 'replace', path: 'members.value', value: 'x' }], 'mutability'],
+      ['members[…].display', [{ op: 'replace', path: 'members[value eq "x"].display', value: 'x' }], 'mutability'],
+      ['a refused operation after a good one (the add before it not kept)', [{ op: 'add', path: 'members', value: [{ value: '@bob' }] }, { op: 'replace', path: 'meta.created', value: 'x' }], 'mutability'],
+    ])('refuses %s (400 %s); the role, its members, its attributes and the audit chain are unchanged', async (_label, ops, scimType) => {
+      const before = await snapshot();
+      const res = await patch(group, JSON.parse(JSON.stringify(ops).replace('@bob', user.bob!)));
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^application\/scim\+json/);
+      expect(res.body).toEqual({ schemas: [ERROR], status: '400', scimType, detail: expect.any(String) });
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('still takes the id unchanged and schemas, and changes nothing with them', async () => {
+      const before = await snapshot();
+      const res = await patch(group, [{ op: 'replace', path: 'id', value: group }, { op: 'Replace', value: { id: group, schemas: [GROUP] } }]);
+      expect(res.status, JSON.stringify(res.body)).toBe(204);
+      expect(await snapshot()).toEqual(before);
     });
   });
 
@@ -306,6 +358,49 @@ describe('SCIM 2.0 Groups', () => {
       expect(res.status).toBe(400);
       expect(res.body.detail).toContain(`No User ${user.ann}`);
       expect(await holders(globexGroup)).toEqual([]);
+    });
+  });
+
+  describe('agent roles', () => {
+    it('never lists a role kept for agents (AGENT_…), finds it by no filter, and answers 404 on /Groups/{id} for every method, changing nothing', async () => {
+      // No route creates an AGENT_ key (rbac answers ROLE_KEY_RESERVED): a Group is created and its key turned into an agent one in SQL.
+      const agent = (await send('POST', '/Groups', { schemas: [GROUP], displayName: 'Research Agents', externalId: 'grp-agents', members: [{ value: user.ann }] })).body.id as string;
+      await aerie.sql("update rbac.roles set role_key = 'AGENT_RESEARCH' where id = ?", [agent]);
+      const state = async () => ({
+        role: await aerie.sql('select name, role_key, is_active, updated_at from rbac.roles where id = ?', [agent]),
+        attributes: await aerie.sql('select * from scim.group_attributes where role_id = ?', [agent]),
+        holders: await holders(agent),
+        audit: (await auditEvents(aerie, acme)).length,
+      });
+      const before = await state();
+      expect(before.role[0]).toMatchObject({ role_key: 'AGENT_RESEARCH', name: 'Research Agents' });
+      expect(before.holders).toEqual(ids('ann'));
+
+      const all = await send('GET', '/Groups?count=200');
+      expect(all.status).toBe(200);
+      expect(all.body.Resources.map((g: any) => g.id)).not.toContain(agent);
+      expect(all.body.Resources.map((g: any) => g.displayName)).not.toContain('Research Agents');
+      expect(all.body.totalResults).toBe(all.body.Resources.length);
+      for (const filter of [`id eq "${agent}"`, 'displayName eq "Research Agents"', 'externalId eq "grp-agents"', `id eq "${agent}" and members[value eq "${user.ann}"]`]) {
+        const res = await send('GET', `/Groups?filter=${encodeURIComponent(filter)}`);
+        expect(res.status, filter).toBe(200);
+        expect(res.body, filter).toMatchObject({ totalResults: 0, Resources: [] });
+      }
+      const annGroups = await send('GET', `/Groups?filter=${encodeURIComponent(`members[value eq "${user.ann}"]`)}&excludedAttributes=members`);
+      expect(annGroups.body.Resources.map((g: any) => g.id)).not.toContain(agent);
+
+      for (const [method, body] of [
+        ['GET', undefined],
+        ['PUT', { schemas: [GROUP], displayName: 'Taken Over', members: [] }],
+        ['PATCH', { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: user.bob }] }] }],
+        ['PATCH', { schemas: [PATCH_OP], Operations: [{ op: 'remove', path: 'members' }] }],
+        ['DELETE', undefined],
+      ] as const) {
+        const res = await send(method, `/Groups/${agent}`, body);
+        expect(res.status, method).toBe(404);
+        expect(res.body, method).toEqual({ schemas: [ERROR], status: '404', detail: expect.any(String) });
+      }
+      expect(await state()).toEqual(before);
     });
   });
 

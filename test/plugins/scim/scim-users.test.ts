@@ -112,6 +112,50 @@ describe('SCIM 2.0: tokens, discovery and Users (read)', () => {
     expect(res.body).toEqual({ schemas: [ERROR], status: '400', scimType, detail: expect.any(String) });
   });
 
+  /**
+   * Spec 01 "SCIM 2.0": a filter nested 10,000 levels deep or a 1 MB filter string is refused
+   * quickly (a peer shipped a crash on exactly this). What fits in a URL reaches the filter parser,
+   * whose length and depth limits answer 400 invalidFilter before any recursion; what does not
+   * (over 16 KiB of request line) is answered 431 by the HTTP layer before any route runs
+   * (docs/api/errors.md). Either way the answer comes at once and the next request is served.
+   */
+  describe('hostile filters on GET /Users and GET /Groups', () => {
+    const nested = (levels: number, close: boolean) => `${'('.repeat(levels)}displayName eq "x"${close ? ')'.repeat(levels) : ''}`;
+    const nextAnswers = async () => {
+      const users = await scim(`/Users?filter=${encodeURIComponent('userName eq "alice@acme.test"')}`);
+      expect(users.status).toBe(200);
+      expect(users.body.Resources.map((u: any) => u.userName)).toEqual(['alice@acme.test']);
+      const groups = await scim(`/Groups?filter=${encodeURIComponent('displayName eq "Guest"')}`);
+      expect(groups.status).toBe(200);
+      expect(groups.body.Resources.map((g: any) => g.displayName)).toEqual(['Guest']);
+    };
+
+    describe.each(['/Users', '/Groups'])('%s', (resource) => {
+      it.each([
+        ['10,000 opening parentheses (a 10 KB URL)', nested(10_000, false), /longer than 4096/],
+        ['nested 1,980 levels within the length limit', nested(1_980, true), /nested deeper than 32/],
+        ['33 levels', nested(33, true), /nested deeper than 32/],
+        ['a 12,000-character string', `displayName eq "${'a'.repeat(12_000)}"`, /longer than 4096/],
+      ])('refuses a filter of %s with 400 invalidFilter', async (_label, filter, detail) => {
+        const res = await scim(`${resource}?filter=${encodeURIComponent(filter)}`);
+        expect(res.status).toBe(400);
+        expect(res.headers.get('content-type')).toMatch(/^application\/scim\+json/);
+        expect(res.body).toEqual({ schemas: [ERROR], status: '400', scimType: 'invalidFilter', detail: expect.stringMatching(detail) });
+        await nextAnswers();
+      });
+
+      it.each([
+        ['nested 10,000 levels (balanced, a 20 KB URL)', nested(10_000, true)],
+        ['of 1 MB', `displayName eq "${'a'.repeat(1024 * 1024)}"`],
+      ])('refuses a filter %s before any route runs (431, the URL is over 16 KiB)', async (_label, filter) => {
+        const res = await scim(`${resource}?filter=${encodeURIComponent(filter)}`);
+        expect(res.status).toBe(431);
+        expect(res.body).toEqual({ error: 'HEADERS_TOO_LARGE', message: expect.any(String) });
+        await nextAnswers();
+      });
+    });
+  });
+
   it('refuses malformed paging with a SCIM 400 invalidValue', async () => {
     const res = await scim('/Users?count=ten');
     expect(res.status).toBe(400);
