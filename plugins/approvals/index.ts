@@ -3,7 +3,7 @@ import { APPROVAL_STAMP_PURPOSE, coreRefs, createServiceRef, definePlugin, type 
 import { FormsService } from './forms.service.ts';
 import { InstancesService } from './instances.service.ts';
 import { LineResolver } from './line-resolver.ts';
-import { StampBinding } from './stamp-binding.ts';
+import { isOtherStampInstance, StampBinding } from './stamp-binding.ts';
 import { StampsService } from './stamps.service.ts';
 import { SecondDeviceService } from './second-device.service.ts';
 import { SecondDeviceSettingsService } from './second-device-settings.service.ts';
@@ -35,8 +35,11 @@ export default definePlugin({
     reg.service(settingsRef, SecondDeviceSettingsService);
   },
   init({ forms, instances, stamps, binding, secondDevice, settings, seals }, ctx) {
-    // The content-bound purpose: the kernel fixes its key order; this plugin reads the fields.
-    seals.purposes.register<SealPurposeContext>({ ...APPROVAL_STAMP_PURPOSE, buildFields: (input) => binding.fields(input) });
+    // The content-bound purpose: the kernel fixes its key order; this plugin reads the fields and
+    // says that a seal for another instance is other content (403), not a wrong seal (401).
+    seals.purposes.register<SealPurposeContext>({
+      ...APPROVAL_STAMP_PURPOSE, buildFields: (input) => binding.fields(input), otherContent: isOtherStampInstance,
+    });
     ctx.routes(
       ...formRoutes(forms, instances), ...instanceRoutes(forms, instances, stamps),
       ...settingsRoutes(settings), ...secondDeviceRoutes(secondDevice, stamps),

@@ -26,6 +26,16 @@ export const submitSubject = (slug: string, workItemId: string): string => `${sl
 export const stampSubject = (instanceId: string): string => `${instanceId}|approve|reject`;
 
 /**
+ * Rule 5, "a seal for another instance": whether a seal signed for stamp subject `signed` and
+ * presented on stamp subject `presented` is a stamp seal over another instance (both
+ * `{instanceId}|approve|reject`). The kernel then verifies it and answers 403
+ * `seal_binding_mismatch` instead of 401 `STEPUP_FAILED` (`other_subject`); a submit seal stays a wrong seal.
+ * @see docs/api/approvals.md "The binding"
+ */
+export const isOtherStampInstance = (signed: string, presented: string): boolean =>
+  signed !== presented && STAMP_SUBJECT.test(signed) && STAMP_SUBJECT.test(presented);
+
+/**
  * Builds the signed fields of purpose `approval.stamp` from the database (spec rules 2–5), when the
  * options are issued and again at `/stamp`: `org` (slug), `instance`, `number`, `title`,
  * `decision` (`reject` when the options request carried `input.reason`, else `approve`),
