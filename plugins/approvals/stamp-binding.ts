@@ -40,7 +40,8 @@ export const isOtherStampInstance = (signed: string, presented: string): boolean
  * options are issued and again at `/stamp`: `org` (slug), `instance`, `number`, `title`,
  * `decision` (`reject` when the options request carried `input.reason`, else `approve`),
  * `requester` (ConnectedId), `body.sha256`, `attachments.sha256`, and one `grant` per scope of the
- * permission form's role (approve only). A submit subject binds no fields. Only an approver of the
+ * role the permission form assigns — its linked role, or the role backing its
+ * `linkedPermissionScope` (that one scope) — approve only. A submit subject binds no fields. Only an approver of the
  * instance may ask; anyone else gets 404 `INSTANCE_NOT_FOUND`, so ids reveal nothing.
  * @see docs/api/approvals.md "The binding"
  */
@@ -62,7 +63,7 @@ export class StampBinding {
     if (row.docType === 'report') throw approvalsErrors.reportNotStamped();
     const org = await this.orgs.findById(row.orgId);
     const decision = inputs.some((i) => i.key === 'input.reason') ? 'reject' : 'approve';
-    const grants = decision === 'approve' && row.linkedRoleId ? [...new Set(await this.roles.templateScopes(row.orgId, row.linkedRoleId))] : [];
+    const grants = decision === 'approve' && row.grantRoleId ? [...new Set(await this.roles.templateScopes(row.orgId, row.grantRoleId))] : [];
     return [
       { key: 'org', value: org?.slug ?? '' },
       { key: 'instance', value: row.id },

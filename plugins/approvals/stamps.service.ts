@@ -193,7 +193,7 @@ export class StampsService {
         ...(stamp.secondDevice ? { secondDevice: { requestId: stamp.secondDevice.requestId, credentialId: stamp.secondDevice.credentialId, sp: stamp.secondDevice.sp } } : {}),
       },
     });
-    if (status === 'approved' && updated.linkedRoleId) await this.instances.grant(trx, updated, stamp.member.accountId);
+    if (status === 'approved' && updated.grantRoleId) await this.instances.grant(trx, updated, stamp.member.accountId);
     return { row: updated, next };
   }
 }
