@@ -7,7 +7,7 @@ import { isOtherStampInstance, StampBinding } from './stamp-binding.ts';
 import { StampsService } from './stamps.service.ts';
 import { SecondDeviceService } from './second-device.service.ts';
 import { SecondDeviceSettingsService } from './second-device-settings.service.ts';
-import { secondDeviceRoutes } from './routes/second-device.route.ts';
+import { SECOND_DEVICE_LINK_REQUESTS_PER_IP, secondDeviceRoutes } from './routes/second-device.route.ts';
 import { settingsRoutes } from './routes/settings.route.ts';
 import { formRoutes } from './routes/forms.route.ts';
 import { instanceRoutes } from './routes/instances.route.ts';
@@ -23,7 +23,7 @@ const settingsRef = createServiceRef<SecondDeviceSettingsService>('approvals.sec
 
 export default definePlugin({
   id: 'approvals',
-  deps: { forms: formsRef, instances: instancesRef, stamps: stampsRef, binding: bindingRef, secondDevice: secondDeviceRef, settings: settingsRef, seals: coreRefs.seals },
+  deps: { forms: formsRef, instances: instancesRef, stamps: stampsRef, binding: bindingRef, secondDevice: secondDeviceRef, settings: settingsRef, seals: coreRefs.seals, rateLimits: coreRefs.rateLimits },
   register(reg) {
     reg.extensionPoint(approvalsExtensions.attachmentStore);
     reg.service(formsRef, FormsService);
@@ -34,7 +34,7 @@ export default definePlugin({
     reg.service(secondDeviceRef, SecondDeviceService);
     reg.service(settingsRef, SecondDeviceSettingsService);
   },
-  init({ forms, instances, stamps, binding, secondDevice, settings, seals }, ctx) {
+  init({ forms, instances, stamps, binding, secondDevice, settings, seals, rateLimits }, ctx) {
     // The content-bound purpose: the kernel fixes its key order; this plugin reads the fields and
     // says that a seal for another instance is other content (403), not a wrong seal (401).
     seals.purposes.register<SealPurposeContext>({
@@ -42,7 +42,8 @@ export default definePlugin({
     });
     ctx.routes(
       ...formRoutes(forms, instances), ...instanceRoutes(forms, instances, stamps),
-      ...settingsRoutes(settings), ...secondDeviceRoutes(secondDevice, stamps),
+      ...settingsRoutes(settings),
+      ...secondDeviceRoutes(secondDevice, stamps, rateLimits.limiter({ name: 'approvals.second-device-links', ...SECOND_DEVICE_LINK_REQUESTS_PER_IP })),
     );
   },
 });
