@@ -183,6 +183,20 @@ describe('approvals rule 7: the required phase (AERIE_APPROVALS_SECOND_DEVICE_PH
     expect(await w.aerie.sql('select * from approvals.second_device_requests where instance_id = ?', [doc.InstanceId])).toEqual([]);
   });
 
+  it("403 seal_binding_mismatch when the phone confirms with a seal made for another instance; the request stays open and then completes", async () => {
+    const { doc, requestId, token } = await awaiting();
+    expect((await phoneOptions(token)).status).toBe(200);
+    const elsewhere = await newDoc(w, w.formFor.bob);
+    const wrong = await signStamp(w.aerie, w.acme.tokens.bob, w.phone.bob, elsewhere.InstanceId);
+    const res = await w.aerie.request('POST', '/api/approvals/second-device/confirm', { body: { Token: token, SealAssertionJson: JSON.stringify(wrong.assertion) } });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ error: 'seal_binding_mismatch', mismatchedKeys: ['subject', 'instance', 'number'] });
+    expect(await requestRow(requestId)).toMatchObject({ status: 'completing', refused_code: null });
+    expect((await stepStatus(w, doc.InstanceId)).map((s) => s.status)).toEqual(['pending']);
+    expect((await confirmOnPhone(token, w.phone.bob)).body).toMatchObject({ requestId, status: 'done' });
+    expect((await stepStatus(w, elsewhere.InstanceId)).map((s) => s.status)).toEqual(['pending']);
+  });
+
   it('pending → completing → done: the phone signs the same document with another passkey; the stamp then takes effect with both proofs', async () => {
     const { doc, signed, requestId, token } = await awaiting(w.formFor.both);
     expect((await poll(requestId)).body).toMatchObject({ requestId, status: 'pending', instanceId: doc.InstanceId, documentNumber: doc.DocumentNumber, decision: 'approve', channel: 'email', finishedAt: null, error: null });
