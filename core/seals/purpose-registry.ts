@@ -37,6 +37,14 @@ export interface PurposeDefinition<Context = unknown> {
   repeatableKeys?: readonly string[];
   /** Reads the current content (e.g. from the database) and returns its fields; omitted means no fields. */
   buildFields?(ctx: PurposeFieldContext<Context>): readonly SealField[] | Promise<readonly SealField[]>;
+  /**
+   * Whether a seal signed for subject `signed` but presented for `presented` is a seal over other
+   * content of the same kind (e.g. another approval instance) rather than a wrong seal. Such a seal
+   * is verified in full and, when it verifies, refused with 403 `seal_binding_mismatch`: the binding
+   * rebuilt for `presented` with the signed nonce is compared with the signed one. Omitted (or
+   * false): another subject is 401 `STEPUP_FAILED` with reason `other_subject`.
+   */
+  otherContent?(signed: string, presented: string): boolean;
 }
 
 /**

@@ -48,7 +48,8 @@ export interface SealService {
   /**
    * Verifies an assertion once for this account, purpose and subject.
    * @throws 401 `STEPUP_REQUIRED` (no assertion), 401 `STEPUP_FAILED` (other account, purpose or
-   *   subject, replayed, expired, bad signature), 403 `seal_binding_mismatch`.
+   *   subject, replayed, expired, bad signature), 403 `seal_binding_mismatch` (changed content, or
+   *   a seal that verifies over other content of the purpose's kind: see `PurposeDefinition.otherContent`).
    */
   verify(input: { accountId: string; purpose: string; subject: string; assertion: unknown; inputs?: Record<string, string> }): Promise<SealVerification>;
 }

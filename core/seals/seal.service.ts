@@ -9,6 +9,9 @@
  *   flags set and a counter that moved forward — otherwise 401 `STEPUP_FAILED` and nothing changes;
  * - content-bound purposes rebuild their fields from the database at verification: any difference
  *   is 403 `seal_binding_mismatch`; typed inputs must equal the values sent with the action;
+ * - a seal for another subject is 401 `other_subject`, unless the purpose says the two subjects name
+ *   content of one kind (`otherContent`, e.g. two approval instances): then a seal that verifies is
+ *   403 `seal_binding_mismatch` (the presented subject's content rebuilt and compared);
  * - `verified` is checked before the challenge is consumed and the counter advanced (one transaction).
  */
 import { randomUUID, randomBytes as nodeRandomBytes } from 'node:crypto';
@@ -118,7 +121,9 @@ export class KernelSealService implements SealService {
   /**
    * Verifies an assertion once. Checks, in order: readable assertion, known challenge, same
    * account, purpose and subject, unused, unexpired, the account's credential, WebAuthn
-   * verification (signature, origin, RP ID, UP and UV, counter), content binding, typed inputs;
+   * verification (signature, origin, RP ID, UP and UV, counter), content binding (rebuilt for the
+   * presented subject, which differs from the signed one only when the purpose's `otherContent`
+   * allows it), typed inputs;
    * then consumes the challenge and advances the counter in one transaction.
    * @throws 401 `STEPUP_REQUIRED` (no assertion), 401 `STEPUP_FAILED` with `reason`, 403 `seal_binding_mismatch`
    */
@@ -131,7 +136,11 @@ export class KernelSealService implements SealService {
     if (!row) throw this.#fail('unknown_challenge', input);
     if (row.accountId !== input.accountId) throw this.#fail('other_account', input);
     if (row.purpose !== input.purpose) throw this.#fail('other_purpose', input);
-    if (row.subject !== input.subject) throw this.#fail('other_subject', input);
+    // A seal over other content of the purpose's kind (another instance) goes on to be verified and
+    // compared, so a genuine seal for the wrong document is a binding mismatch, not a bad seal.
+    if (row.subject !== input.subject && !this.purposes.get(row.purpose)?.otherContent?.(row.subject, input.subject)) {
+      throw this.#fail('other_subject', input);
+    }
     if (row.consumedAt) throw this.#fail('replayed', input);
     if (row.expiresAt.getTime() <= this.deps.clock.now().getTime()) throw this.#fail('expired', input);
     const store = this.deps.passkeys();
@@ -142,7 +151,7 @@ export class KernelSealService implements SealService {
     if (!result?.verified) throw this.#fail('verification_failed', input);
 
     const signed = parseCanonicalLine(row.canonical);
-    assertBindingMatches(await this.#bind(input.accountId, row.purpose, row.subject, row.inputs, row.binding.nonce), signed);
+    assertBindingMatches(await this.#bind(input.accountId, row.purpose, input.subject, row.inputs, row.binding.nonce), signed);
     const allowed = this.purposes.get(row.purpose)?.allowedInputs ?? [];
     for (const [key, value] of Object.entries(input.inputs ?? {})) if (allowed.includes(key)) assertInputMatches(signed, key, value);
 

@@ -7,7 +7,13 @@ import { peopleOf, type DocType, type PositionRow, type ResolveType, type WorkIt
 
 /** A form as clients see it. @see docs/api/approvals.md "Forms" */
 export interface FormDto {
-  id: string; docType: DocType; title: string; description: string | null; linkedRoleId: string | null; createdAt: string; updatedAt: string;
+  id: string; docType: DocType; title: string; description: string | null; linkedRoleId: string | null; linkedPermissionScope: string | null;
+  createdAt: string; updatedAt: string;
+}
+
+/** What a form is created from. @see docs/api/approvals.md "Create" */
+export interface FormInput {
+  docType: DocType; title: string; description?: string | null; linkedRoleId?: string | null; linkedPermissionScope?: string | null;
 }
 
 /** One approval line position, as sent and shown. @see docs/api/approvals.md "Approval lines" */
@@ -20,7 +26,7 @@ export interface PositionDto {
 export type PositionInput = Omit<PositionDto, 'resolveRoleId' | 'resolveMemberConnectedId'> & { resolveRoleId?: string | null; resolveMemberConnectedId?: string | null };
 
 const toForm = (r: WorkItemRow): FormDto => ({
-  id: r.id, docType: r.docType, title: r.title, description: r.description, linkedRoleId: r.linkedRoleId,
+  id: r.id, docType: r.docType, title: r.title, description: r.description, linkedRoleId: r.linkedRoleId, linkedPermissionScope: r.linkedPermissionScope,
   createdAt: new Date(r.createdAt).toISOString(), updatedAt: new Date(r.updatedAt).toISOString(),
 });
 
@@ -44,21 +50,47 @@ export class FormsService {
   ) {}
 
   /**
-   * Creates a form. A `permission` form needs `linkedRoleId` (a role of the organization); other kinds take none.
-   * @throws 400 `VALIDATION_FAILED` (`field: linkedRoleId`), 404 `ROLE_NOT_FOUND`
+   * Creates a form. A `permission` form names exactly one of `linkedRoleId` (a role of the
+   * organization) and `linkedPermissionScope` (a scope of rbac's catalog, as roles carry it); other
+   * kinds name neither. A scope form gets a role of its own carrying exactly that scope (RoleKey
+   * `APPROVAL_{form id, hex}`, created in the same transaction), so that approval grants it through
+   * rbac's assignment path and separation of duties applies.
+   * @throws 400 `VALIDATION_FAILED` (`field: linkedRoleId` / `linkedPermissionScope`), 404 `ROLE_NOT_FOUND`
    */
-  async create(orgId: string, accountId: string, input: { docType: DocType; title: string; description?: string | null; linkedRoleId?: string | null }): Promise<FormDto> {
+  async create(orgId: string, accountId: string, input: FormInput): Promise<FormDto> {
     const linkedRoleId = input.linkedRoleId ?? null;
-    if (input.docType === 'permission' && !linkedRoleId) throw approvalsErrors.invalid('A permission form names the role it grants.', 'linkedRoleId');
-    if (input.docType !== 'permission' && linkedRoleId) throw approvalsErrors.invalid('Only permission forms grant a role.', 'linkedRoleId');
+    const scope = input.linkedPermissionScope ?? null;
+    if (input.docType === 'permission') {
+      if (!linkedRoleId && !scope) throw approvalsErrors.invalid('A permission form names the role (linkedRoleId) or the scope (linkedPermissionScope) it grants.', 'linkedRoleId');
+      if (linkedRoleId && scope) throw approvalsErrors.invalid('A permission form grants a role or a scope, not both.', 'linkedPermissionScope');
+    } else {
+      if (linkedRoleId) throw approvalsErrors.invalid('Only permission forms grant a role.', 'linkedRoleId');
+      if (scope) throw approvalsErrors.invalid('Only permission forms grant a scope.', 'linkedPermissionScope');
+    }
+    if (scope && !this.roles.scopeCatalog().list().some((e) => e.scope === scope)) {
+      throw approvalsErrors.invalid(`"${scope}" is not a scope of the catalog that roles may carry.`, 'linkedPermissionScope');
+    }
     return this.db.transaction(async (trx) => {
       if (linkedRoleId && !(await this.roles.find(orgId, linkedRoleId, trx))) throw approvalsErrors.roleNotFound('linkedRoleId');
+      const id = randomUUID();
+      let grantRoleId = linkedRoleId;
+      if (scope) {
+        const role = await this.roles.create(orgId, {
+          Name: `Approval grant: ${scope}`, RoleKey: `APPROVAL_${id.replaceAll('-', '').toUpperCase()}`,
+          Description: `Granted by approval form "${input.title.trim()}" (linkedPermissionScope)`,
+        }, trx);
+        await this.roles.addPermission(orgId, role.RoleId, scope, undefined, trx);
+        grantRoleId = role.RoleId;
+      }
       const now = this.clock.now();
       const [row] = (await trx('approvals.work_items').insert({
-        id: randomUUID(), orgId, docType: input.docType, title: input.title.trim(), description: input.description ?? null,
-        linkedRoleId, createdBy: accountId, createdAt: now, updatedAt: now,
+        id, orgId, docType: input.docType, title: input.title.trim(), description: input.description ?? null,
+        linkedRoleId, linkedPermissionScope: scope, grantRoleId, createdBy: accountId, createdAt: now, updatedAt: now,
       }).returning('*')) as WorkItemRow[];
-      await this.audit.append(trx, { orgId, eventType: 'approval.form.created', businessData: { workItemId: row.id, docType: row.docType, linkedRoleId } });
+      await this.audit.append(trx, {
+        orgId, eventType: 'approval.form.created',
+        businessData: { workItemId: row.id, docType: row.docType, linkedRoleId, ...(scope ? { linkedPermissionScope: scope, grantRoleId } : {}) },
+      });
       return toForm(row);
     });
   }

@@ -3,11 +3,11 @@ import { APPROVAL_STAMP_PURPOSE, coreRefs, createServiceRef, definePlugin, type 
 import { FormsService } from './forms.service.ts';
 import { InstancesService } from './instances.service.ts';
 import { LineResolver } from './line-resolver.ts';
-import { StampBinding } from './stamp-binding.ts';
+import { isOtherStampInstance, StampBinding } from './stamp-binding.ts';
 import { StampsService } from './stamps.service.ts';
 import { SecondDeviceService } from './second-device.service.ts';
 import { SecondDeviceSettingsService } from './second-device-settings.service.ts';
-import { secondDeviceRoutes } from './routes/second-device.route.ts';
+import { SECOND_DEVICE_LINK_REQUESTS_PER_IP, secondDeviceRoutes } from './routes/second-device.route.ts';
 import { settingsRoutes } from './routes/settings.route.ts';
 import { formRoutes } from './routes/forms.route.ts';
 import { instanceRoutes } from './routes/instances.route.ts';
@@ -23,7 +23,7 @@ const settingsRef = createServiceRef<SecondDeviceSettingsService>('approvals.sec
 
 export default definePlugin({
   id: 'approvals',
-  deps: { forms: formsRef, instances: instancesRef, stamps: stampsRef, binding: bindingRef, secondDevice: secondDeviceRef, settings: settingsRef, seals: coreRefs.seals },
+  deps: { forms: formsRef, instances: instancesRef, stamps: stampsRef, binding: bindingRef, secondDevice: secondDeviceRef, settings: settingsRef, seals: coreRefs.seals, rateLimits: coreRefs.rateLimits },
   register(reg) {
     reg.extensionPoint(approvalsExtensions.attachmentStore);
     reg.service(formsRef, FormsService);
@@ -34,12 +34,16 @@ export default definePlugin({
     reg.service(secondDeviceRef, SecondDeviceService);
     reg.service(settingsRef, SecondDeviceSettingsService);
   },
-  init({ forms, instances, stamps, binding, secondDevice, settings, seals }, ctx) {
-    // The content-bound purpose: the kernel fixes its key order; this plugin reads the fields.
-    seals.purposes.register<SealPurposeContext>({ ...APPROVAL_STAMP_PURPOSE, buildFields: (input) => binding.fields(input) });
+  init({ forms, instances, stamps, binding, secondDevice, settings, seals, rateLimits }, ctx) {
+    // The content-bound purpose: the kernel fixes its key order; this plugin reads the fields and
+    // says that a seal for another instance is other content (403), not a wrong seal (401).
+    seals.purposes.register<SealPurposeContext>({
+      ...APPROVAL_STAMP_PURPOSE, buildFields: (input) => binding.fields(input), otherContent: isOtherStampInstance,
+    });
     ctx.routes(
       ...formRoutes(forms, instances), ...instanceRoutes(forms, instances, stamps),
-      ...settingsRoutes(settings), ...secondDeviceRoutes(secondDevice, stamps),
+      ...settingsRoutes(settings),
+      ...secondDeviceRoutes(secondDevice, stamps, rateLimits.limiter({ name: 'approvals.second-device-links', ...SECOND_DEVICE_LINK_REQUESTS_PER_IP })),
     );
   },
 });

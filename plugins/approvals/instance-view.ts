@@ -5,7 +5,7 @@ import { peopleOf, type InstanceRow, type StepRow } from './records.ts';
 export interface InstanceDto {
   InstanceId: string; DocumentNumber: string; WorkItemId: string; DocType: InstanceRow['docType']; Title: string; Body: string;
   Attachments: InstanceRow['attachments']; Status: InstanceRow['status']; RequesterConnectedId: string; CreatorName: string;
-  IsRequester: boolean; IsReceiver: boolean; MyStepStatus: string | null; LinkedRoleId: string | null;
+  IsRequester: boolean; IsReceiver: boolean; MyStepStatus: string | null; LinkedRoleId: string | null; LinkedPermissionScope: string | null;
   Steps: Array<{
     Order: number; LabelKo: string; LabelEn: string; LabelJa: string; Kind: StepRow['kind']; ApproverConnectedId: string;
     ApproverName: string; Status: StepRow['status']; Reason: string | null; StampedAt: string | null;
@@ -32,7 +32,7 @@ export async function renderInstances(db: Knex | Knex.Transaction, orgId: string
       InstanceId: r.id, DocumentNumber: r.documentNumber, WorkItemId: r.workItemId, DocType: r.docType, Title: r.title, Body: r.body,
       Attachments: r.attachments.map((a) => ({ Name: a.Name, Sha256: a.Sha256, Size: a.Size, ...(a.FileId ? { FileId: a.FileId } : {}) })), Status: r.status, RequesterConnectedId: r.requesterConnectedId, CreatorName: name(r.requesterConnectedId),
       IsRequester: r.requesterConnectedId === viewerId, IsReceiver: my?.kind === 'receiver', MyStepStatus: my?.status ?? null,
-      LinkedRoleId: r.linkedRoleId,
+      LinkedRoleId: r.linkedRoleId, LinkedPermissionScope: r.linkedPermissionScope,
       Steps: mine.map((s) => ({
         Order: s.stepOrder, LabelKo: s.labelKo, LabelEn: s.labelEn, LabelJa: s.labelJa, Kind: s.kind, ApproverConnectedId: s.approverConnectedId,
         ApproverName: name(s.approverConnectedId), Status: s.status, Reason: s.reason, StampedAt: iso(s.stampedAt),

@@ -69,7 +69,8 @@ export class InstancesService {
       const attachments = await this.attachments(trx, org.id, requester.accountId, input.Attachments ?? [], id);
       const [inserted] = (await trx('approvals.instances').insert({
         id, orgId: org.id, workItemId: form.id, docType: form.docType, documentNumber, title: input.Title, body: input.Body,
-        attachments: JSON.stringify(attachments), linkedRoleId: form.linkedRoleId, requesterConnectedId: requester.connectedId,
+        attachments: JSON.stringify(attachments), linkedRoleId: form.linkedRoleId,
+        linkedPermissionScope: form.linkedPermissionScope, grantRoleId: form.grantRoleId, requesterConnectedId: requester.connectedId,
         requesterKind: requester.kind, status, createdAt: now, decidedAt: status === 'approved' ? now : null,
       }).returning('*')) as InstanceRow[];
       if (line.steps.length > 0 && routing !== 'unroutable') {
@@ -82,7 +83,7 @@ export class InstancesService {
         orgId: org.id, eventType: 'approval.instance.submitted',
         businessData: { instanceId: inserted.id, documentNumber, workItemId: form.id, docType: form.docType, status, approverCount: line.approverCount, requesterKind: requester.kind },
       });
-      if (routing === 'auto' && inserted.linkedRoleId) await this.grant(trx, inserted, requester.accountId);
+      if (routing === 'auto' && inserted.grantRoleId) await this.grant(trx, inserted, requester.accountId);
       const notify = routing === 'sent' ? line.steps.map((s) => s.connectedId) : routing === 'route' ? [line.steps[0].connectedId] : [];
       return { row: inserted, notify };
     });
@@ -107,11 +108,12 @@ export class InstancesService {
   }
 
   /**
-   * Grants a `permission` document's role to its requester through rbac's assignment path (SoD
-   * checked; a refusal throws `SodConflictError`, which the caller's `withSodAudit` records).
+   * Grants a `permission` document's role — the linked role, or the role backing its
+   * `linkedPermissionScope` — to its requester through rbac's assignment path (SoD checked; a
+   * refusal throws `SodConflictError`, which the caller's `withSodAudit` records).
    */
   async grant(trx: Knex.Transaction, row: InstanceRow, byAccountId: string): Promise<void> {
-    await this.assignments.assign(trx, { orgId: row.orgId, membershipId: row.requesterConnectedId, roleId: row.linkedRoleId!, assigner: { accountId: byAccountId } });
+    await this.assignments.assign(trx, { orgId: row.orgId, membershipId: row.requesterConnectedId, roleId: row.grantRoleId!, assigner: { accountId: byAccountId } });
   }
 
   /** Mails `connectedIds` about `row`; delivery failures are logged and never block approvals. */

@@ -9,6 +9,10 @@ export type StepStatus = 'waiting' | 'pending' | 'approved' | 'rejected' | 'rece
 /** `approvals.work_items`: a form. */
 export interface WorkItemRow {
   id: string; orgId: string; docType: DocType; title: string; description: string | null; linkedRoleId: string | null;
+  /** The single scope a permission form grants instead of a chosen role (migration 003). */
+  linkedPermissionScope: string | null;
+  /** The role assigned on final approval: `linkedRoleId`, or the role backing `linkedPermissionScope`. */
+  grantRoleId: string | null;
   createdBy: string; createdAt: Date; updatedAt: Date;
 }
 
@@ -27,7 +31,7 @@ export interface Attachment { Name: string; Sha256: string; Size: number; FileId
 /** `approvals.instances`. */
 export interface InstanceRow {
   id: string; orgId: string; workItemId: string; docType: DocType; documentNumber: string; title: string; body: string;
-  attachments: Attachment[]; linkedRoleId: string | null; requesterConnectedId: string; requesterKind: 'human' | 'agent';
+  attachments: Attachment[]; linkedRoleId: string | null; linkedPermissionScope: string | null; grantRoleId: string | null; requesterConnectedId: string; requesterKind: 'human' | 'agent';
   status: InstanceStatus; createdAt: Date; decidedAt: Date | null;
 }
 

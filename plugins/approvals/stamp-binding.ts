@@ -26,11 +26,22 @@ export const submitSubject = (slug: string, workItemId: string): string => `${sl
 export const stampSubject = (instanceId: string): string => `${instanceId}|approve|reject`;
 
 /**
+ * Rule 5, "a seal for another instance": whether a seal signed for stamp subject `signed` and
+ * presented on stamp subject `presented` is a stamp seal over another instance (both
+ * `{instanceId}|approve|reject`). The kernel then verifies it and answers 403
+ * `seal_binding_mismatch` instead of 401 `STEPUP_FAILED` (`other_subject`); a submit seal stays a wrong seal.
+ * @see docs/api/approvals.md "The binding"
+ */
+export const isOtherStampInstance = (signed: string, presented: string): boolean =>
+  signed !== presented && STAMP_SUBJECT.test(signed) && STAMP_SUBJECT.test(presented);
+
+/**
  * Builds the signed fields of purpose `approval.stamp` from the database (spec rules 2–5), when the
  * options are issued and again at `/stamp`: `org` (slug), `instance`, `number`, `title`,
  * `decision` (`reject` when the options request carried `input.reason`, else `approve`),
  * `requester` (ConnectedId), `body.sha256`, `attachments.sha256`, and one `grant` per scope of the
- * permission form's role (approve only). A submit subject binds no fields. Only an approver of the
+ * role the permission form assigns — its linked role, or the role backing its
+ * `linkedPermissionScope` (that one scope) — approve only. A submit subject binds no fields. Only an approver of the
  * instance may ask; anyone else gets 404 `INSTANCE_NOT_FOUND`, so ids reveal nothing.
  * @see docs/api/approvals.md "The binding"
  */
@@ -52,7 +63,7 @@ export class StampBinding {
     if (row.docType === 'report') throw approvalsErrors.reportNotStamped();
     const org = await this.orgs.findById(row.orgId);
     const decision = inputs.some((i) => i.key === 'input.reason') ? 'reject' : 'approve';
-    const grants = decision === 'approve' && row.linkedRoleId ? [...new Set(await this.roles.templateScopes(row.orgId, row.linkedRoleId))] : [];
+    const grants = decision === 'approve' && row.grantRoleId ? [...new Set(await this.roles.templateScopes(row.orgId, row.grantRoleId))] : [];
     return [
       { key: 'org', value: org?.slug ?? '' },
       { key: 'instance', value: row.id },

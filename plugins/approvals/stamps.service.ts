@@ -119,7 +119,8 @@ export class StampsService {
    * The second device confirms with a content-bound `approval.stamp` assertion from another
    * passkey of the approver; the stamp is then recorded with the computer's proof as `sp` and the
    * second device's as `secondDevice.sp`. A document that moved on meanwhile (step no longer
-   * pending, content changed, grant refused) ends the request `refused`.
+   * pending, content changed, grant refused) ends the request `refused`; a seal made for another
+   * instance is refused (403 `seal_binding_mismatch`) and leaves the request open.
    * @throws 404 `SECOND_DEVICE_REQUEST_NOT_FOUND`, 410 `SECOND_DEVICE_LINK_EXPIRED`, 409
    *   `SECOND_DEVICE_LINK_USED`, 409 `SECOND_DEVICE_SAME_PASSKEY`, 401 `STEPUP_REQUIRED` /
    *   `STEPUP_FAILED`, 403 `seal_binding_mismatch`, and the stamp's errors
@@ -141,7 +142,9 @@ export class StampsService {
         secondDevice: { requestId: request.id, stepId: request.stepId, credentialId: seal.credentialId, sp: seal.proof },
       });
     } catch (err) {
-      if (err instanceof AerieError && REFUSING.has(err.code)) {
+      // A seal for another instance is the wrong seal, not a document that moved on: the request stays open.
+      const otherInstance = err instanceof SealBindingError && (err.details.mismatchedKeys as string[] | undefined)?.includes('subject');
+      if (err instanceof AerieError && REFUSING.has(err.code) && !otherInstance) {
         const code = err.code;
         await this.db.knex.transaction(async (trx) => this.secondDevice.finish(trx, await this.secondDevice.lockOpen(trx, request.id), 'refused', { actor: request.accountId, refusedCode: code }))
           .catch(() => undefined); // already final or expired: the original error is the answer
@@ -193,7 +196,7 @@ export class StampsService {
         ...(stamp.secondDevice ? { secondDevice: { requestId: stamp.secondDevice.requestId, credentialId: stamp.secondDevice.credentialId, sp: stamp.secondDevice.sp } } : {}),
       },
     });
-    if (status === 'approved' && updated.linkedRoleId) await this.instances.grant(trx, updated, stamp.member.accountId);
+    if (status === 'approved' && updated.grantRoleId) await this.instances.grant(trx, updated, stamp.member.accountId);
     return { row: updated, next };
   }
 }

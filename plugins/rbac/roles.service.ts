@@ -211,14 +211,15 @@ export class RolesService implements RolesServiceApi {
    * Adds a scope expression to a custom role, its base resolved from the catalog. Existing
    * assignments keep their snapshots (see docs/api/roles.md "Snapshots").
    * @param callerHolds - the caller's grants when they are a plain member (they may only add what they hold)
+   * @param outer - the caller's transaction, when the role is created in it
    * @throws 400 `INVALID_SCOPE` / `SCOPE_NOT_ALLOWED` / `UNKNOWN_SCOPE`, 404 `ROLE_NOT_FOUND`,
    *   409 `PRESET_ROLE`, 403 `PERMISSION_DENIED`, 409 `PERMISSION_EXISTS`
    */
-  async addPermission(orgId: string, roleId: string, scopeText: string, callerHolds?: PermissionSet): Promise<PermissionDto> {
+  async addPermission(orgId: string, roleId: string, scopeText: string, callerHolds?: PermissionSet, outer?: Knex.Transaction): Promise<PermissionDto> {
     const template = parseTemplate(scopeText);
     const baseScope = this.catalog.resolveBase(template.expr, scopeText);
-    await this.ensurePresets(orgId);
-    const row = await this.db.transaction(async (trx) => {
+    await this.ensurePresets(orgId, outer);
+    const row = await this.inTransaction(outer, async (trx) => {
       const role = (await trx('rbac.roles').where({ orgId, id: roleId }).forUpdate().first()) as RoleRow | undefined;
       if (!role) throw rbacErrors.roleNotFound();
       if (role.isPreset) throw rbacErrors.presetRole(role.roleKey, 'permissions');

@@ -57,10 +57,11 @@ export interface RolesService {
    * Adds a scope expression to a custom role, its base resolved from the catalog. Existing
    * assignments keep their snapshots (see docs/api/roles.md "Snapshots").
    * @param callerHolds - the caller's grants when they are a plain member (they may only add what they hold)
+   * @param trx - the caller's transaction (a role created together with its permission), else one of its own
    * @throws 400 `INVALID_SCOPE` / `SCOPE_NOT_ALLOWED` / `UNKNOWN_SCOPE`, 404 `ROLE_NOT_FOUND`,
    *   409 `PRESET_ROLE`, 403 `PERMISSION_DENIED`, 409 `PERMISSION_EXISTS`
    */
-  addPermission(orgId: string, roleId: string, scopeText: string, callerHolds?: PermissionSet): Promise<PermissionDto>;
+  addPermission(orgId: string, roleId: string, scopeText: string, callerHolds?: PermissionSet, trx?: Knex.Transaction): Promise<PermissionDto>;
   /** Removes a template from a custom role. @throws 404 `ROLE_NOT_FOUND` / `PERMISSION_NOT_FOUND`, 409 `PRESET_ROLE` */
   removePermission(orgId: string, roleId: string, templateId: string): Promise<void>;
 }

@@ -6,7 +6,7 @@ const label = { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S' } a
 /** The seal: a WebAuthn assertion as a JSON string, from `POST /api/passkey/stepup/options`. */
 const seal = { type: 'string', maxLength: 20000 } as const;
 
-/** JSON Schema `approvals/create-form.body`. `linkedRoleId` only (and always) on `permission` forms. */
+/** JSON Schema `approvals/create-form.body`. A `permission` form names exactly one of `linkedRoleId`, `linkedPermissionScope`; other kinds neither. */
 export const createFormBody = {
   $id: 'approvals/create-form.body', type: 'object', additionalProperties: false, required: ['docType', 'title'],
   properties: {
@@ -14,6 +14,7 @@ export const createFormBody = {
     title: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
     description: { type: ['string', 'null'], maxLength: 2000 },
     linkedRoleId: nullableUuid,
+    linkedPermissionScope: { type: ['string', 'null'], minLength: 1, maxLength: 200 },
   },
 } as const satisfies RouteSchema;
 

@@ -5,10 +5,10 @@ const labels = { labelKo: { type: 'string' }, labelEn: { type: 'string' }, label
 /** Shared schema `approvals/Form`. @see docs/api/approvals.md "Forms" */
 export const form = {
   $id: 'approvals/Form', type: 'object', additionalProperties: false,
-  required: ['id', 'docType', 'title', 'description', 'linkedRoleId', 'createdAt', 'updatedAt'],
+  required: ['id', 'docType', 'title', 'description', 'linkedRoleId', 'linkedPermissionScope', 'createdAt', 'updatedAt'],
   properties: {
     id: { type: 'string' }, docType: { enum: ['permission', 'document', 'report'] }, title: { type: 'string' },
-    description: NULLABLE_STRING, linkedRoleId: NULLABLE_STRING, createdAt: DATE_TIME, updatedAt: DATE_TIME,
+    description: NULLABLE_STRING, linkedRoleId: NULLABLE_STRING, linkedPermissionScope: NULLABLE_STRING, createdAt: DATE_TIME, updatedAt: DATE_TIME,
   },
 } as const satisfies RouteSchema;
 
@@ -59,7 +59,7 @@ export const instance = {
   $id: 'approvals/Instance', type: 'object', additionalProperties: false,
   required: [
     'InstanceId', 'DocumentNumber', 'WorkItemId', 'DocType', 'Title', 'Body', 'Attachments', 'Status', 'RequesterConnectedId',
-    'CreatorName', 'IsRequester', 'IsReceiver', 'MyStepStatus', 'LinkedRoleId', 'Steps', 'CreatedAt', 'DecidedAt',
+    'CreatorName', 'IsRequester', 'IsReceiver', 'MyStepStatus', 'LinkedRoleId', 'LinkedPermissionScope', 'Steps', 'CreatedAt', 'DecidedAt',
   ],
   properties: {
     InstanceId: { type: 'string' }, DocumentNumber: { type: 'string' }, WorkItemId: { type: 'string' },
@@ -73,7 +73,7 @@ export const instance = {
     },
     Status: { enum: ['pending', 'approved', 'rejected', 'unroutable', 'sent'] },
     RequesterConnectedId: { type: 'string' }, CreatorName: { type: 'string' },
-    IsRequester: { type: 'boolean' }, IsReceiver: { type: 'boolean' }, MyStepStatus: NULLABLE_STRING, LinkedRoleId: NULLABLE_STRING,
+    IsRequester: { type: 'boolean' }, IsReceiver: { type: 'boolean' }, MyStepStatus: NULLABLE_STRING, LinkedRoleId: NULLABLE_STRING, LinkedPermissionScope: NULLABLE_STRING,
     Steps: {
       type: 'array',
       items: {

@@ -1,6 +1,6 @@
 import type { TestAerie, TestResponse } from '../../helpers/harness.ts';
 import { addPasskey, authenticatorFor, signStepUp } from '../../helpers/passkey-flows.ts';
-import type { SoftAuthenticator } from '../../helpers/soft-authenticator.ts';
+import type { AssertionOverrides, SoftAuthenticator } from '../../helpers/soft-authenticator.ts';
 
 export { orgWithPeople, relate, type PeopleOrg } from '../teams/team-helpers.ts';
 import type { PeopleOrg } from '../teams/team-helpers.ts';
@@ -38,11 +38,11 @@ export async function submit(
   return aerie.request('POST', `/api/org/${slug}/approvals/instances`, { token, body: { ...body, SealAssertionJson: JSON.stringify(assertion) } });
 }
 
-/** Asks for stamp options on `instanceId` (with the reject reason as input when given) and signs them. */
-export async function signStamp(aerie: TestAerie, token: string, auth: SoftAuthenticator, instanceId: string, reason?: string) {
+/** Asks for stamp options on `instanceId` (with the reject reason as input when given) and signs them (`overrides`: e.g. a corrupt signature). */
+export async function signStamp(aerie: TestAerie, token: string, auth: SoftAuthenticator, instanceId: string, reason?: string, overrides: AssertionOverrides = {}) {
   return signStepUp(aerie, token, auth, {
     purpose: 'approval.stamp', subject: `${instanceId}|approve|reject`, ...(reason !== undefined ? { inputs: [{ key: 'input.reason', value: reason }] } : {}),
-  });
+  }, overrides);
 }
 
 /** `POST …/instances/{id}/stamp`. */

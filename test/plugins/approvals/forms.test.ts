@@ -35,17 +35,42 @@ describe('approvals: forms and approval lines (docs/api/approvals.md)', () => {
     expect((await auditEvents(aerie, acme, 'approval.form.created')).map((e) => e.businessData.docType)).toEqual(['document', 'permission', 'report']);
   });
 
+  const NIL = '00000000-0000-4000-8000-000000000000';
   it.each([
-    ['a permission form without a role', { docType: 'permission', title: 'x' }, 400, 'VALIDATION_FAILED'],
-    ['a document form with a role', { docType: 'document', title: 'x', linkedRoleId: '00000000-0000-4000-8000-000000000000' }, 400, 'VALIDATION_FAILED'],
-    ['an unknown role', { docType: 'permission', title: 'x', linkedRoleId: '00000000-0000-4000-8000-000000000000' }, 404, 'ROLE_NOT_FOUND'],
-    ['an unknown kind', { docType: 'memo', title: 'x' }, 400, 'VALIDATION_FAILED'],
-  ])('refuses %s and writes nothing', async (_l, body, status, code) => {
-    const before = await aerie.sql('select count(*)::int as n from approvals.work_items');
+    ['a permission form with neither a role nor a scope', { docType: 'permission', title: 'x' }, 400, 'VALIDATION_FAILED', 'linkedRoleId'],
+    ['a permission form with both a role and a scope', { docType: 'permission', title: 'x', linkedRoleId: NIL, linkedPermissionScope: 'org.team.list' }, 400, 'VALIDATION_FAILED', 'linkedPermissionScope'],
+    ['a document form with a role', { docType: 'document', title: 'x', linkedRoleId: NIL }, 400, 'VALIDATION_FAILED', 'linkedRoleId'],
+    ['a document form with a scope', { docType: 'document', title: 'x', linkedPermissionScope: 'org.team.list' }, 400, 'VALIDATION_FAILED', 'linkedPermissionScope'],
+    ['a report form with a scope', { docType: 'report', title: 'x', linkedPermissionScope: 'org.team.list' }, 400, 'VALIDATION_FAILED', 'linkedPermissionScope'],
+    ['a scope outside the catalog', { docType: 'permission', title: 'x', linkedPermissionScope: 'org.team.fly' }, 400, 'VALIDATION_FAILED', 'linkedPermissionScope'],
+    ['a resource roles may not carry', { docType: 'permission', title: 'x', linkedPermissionScope: 'org.everything.read' }, 400, 'VALIDATION_FAILED', 'linkedPermissionScope'],
+    ['a wildcard scope', { docType: 'permission', title: 'x', linkedPermissionScope: 'org.team.*' }, 400, 'VALIDATION_FAILED', 'linkedPermissionScope'],
+    ['"everything"', { docType: 'permission', title: 'x', linkedPermissionScope: '*' }, 400, 'VALIDATION_FAILED', 'linkedPermissionScope'],
+    ['a constrained scope', { docType: 'permission', title: 'x', linkedPermissionScope: 'org.team.list:team=t1' }, 400, 'VALIDATION_FAILED', 'linkedPermissionScope'],
+    ['an empty scope', { docType: 'permission', title: 'x', linkedPermissionScope: '' }, 400, 'VALIDATION_FAILED', undefined],
+    ['an unknown role', { docType: 'permission', title: 'x', linkedRoleId: NIL }, 404, 'ROLE_NOT_FOUND', 'linkedRoleId'],
+    ['an unknown kind', { docType: 'memo', title: 'x' }, 400, 'VALIDATION_FAILED', undefined],
+  ])('refuses %s and writes nothing', async (_l, body, status, code, field) => {
+    const count = 'select (select count(*) from approvals.work_items)::int as forms, (select count(*) from rbac.roles)::int as roles';
+    const before = await aerie.sql(count);
     const res = await aerie.request('POST', url(acme), { token: acme.owner, body });
     expect(res.status).toBe(status);
     expect(res.body.error).toBe(code);
-    expect(await aerie.sql('select count(*)::int as n from approvals.work_items')).toEqual(before);
+    if (field) expect(res.body.field).toBe(field);
+    expect(await aerie.sql(count)).toEqual(before);
+  });
+
+  it('creates a permission form granting one scope (linkedPermissionScope), backed by a role carrying exactly that scope', async () => {
+    const res = await aerie.request('POST', url(acme), { token: acme.owner, body: { docType: 'permission', title: 'Team list', linkedPermissionScope: 'org.team.list' } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ docType: 'permission', linkedRoleId: null, linkedPermissionScope: 'org.team.list' });
+    expect((await aerie.request('GET', url(acme, `/${res.body.id}`), { token: acme.tokens.ann })).body.linkedPermissionScope).toBe('org.team.list');
+    const [event] = (await auditEvents(aerie, acme, 'approval.form.created')).filter((e) => e.businessData.workItemId === res.body.id);
+    expect(event.businessData).toMatchObject({ docType: 'permission', linkedRoleId: null, linkedPermissionScope: 'org.team.list' });
+    const role = await aerie.request('GET', `/api/org/acme/roles/${event.businessData.grantRoleId}`, { token: acme.owner });
+    expect(role.status).toBe(200);
+    expect(role.body).toMatchObject({ RoleKey: `APPROVAL_${res.body.id.replaceAll('-', '').toUpperCase()}`, Name: 'Approval grant: org.team.list' });
+    expect(role.body.Permissions.map((p: { Scope: string }) => p.Scope)).toEqual(['org.team.list']);
   });
 
   it('lets only the Owner or an Admin create forms and read or replace lines (403 PERMISSION_DENIED)', async () => {

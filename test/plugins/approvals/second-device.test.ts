@@ -5,6 +5,7 @@ import { TestAerie, type TestResponse } from '../../helpers/harness.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
 import { mailsTo } from '../../helpers/mail.ts';
 import type { AssertionOverrides, SoftAuthenticator } from '../../helpers/soft-authenticator.ts';
+import { SECOND_DEVICE_LINK_REQUESTS_PER_IP } from '../../../plugins/approvals/routes/second-device.route.ts';
 import { createForm, orgWithPeople, position, setLine, signStamp, stamp, submit, withPasskey, type PeopleOrg } from './approval-helpers.ts';
 
 /**
@@ -180,6 +181,20 @@ describe('approvals rule 7: the required phase (AERIE_APPROVALS_SECOND_DEVICE_PH
     expect(challenge.consumed_at).toBeNull();
     expect(await stepStatus(w, doc.InstanceId)).toEqual([{ status: 'pending', reason: null, credential_id: null }]);
     expect(await w.aerie.sql('select * from approvals.second_device_requests where instance_id = ?', [doc.InstanceId])).toEqual([]);
+  });
+
+  it("403 seal_binding_mismatch when the phone confirms with a seal made for another instance; the request stays open and then completes", async () => {
+    const { doc, requestId, token } = await awaiting();
+    expect((await phoneOptions(token)).status).toBe(200);
+    const elsewhere = await newDoc(w, w.formFor.bob);
+    const wrong = await signStamp(w.aerie, w.acme.tokens.bob, w.phone.bob, elsewhere.InstanceId);
+    const res = await w.aerie.request('POST', '/api/approvals/second-device/confirm', { body: { Token: token, SealAssertionJson: JSON.stringify(wrong.assertion) } });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ error: 'seal_binding_mismatch', mismatchedKeys: ['subject', 'instance', 'number'] });
+    expect(await requestRow(requestId)).toMatchObject({ status: 'completing', refused_code: null });
+    expect((await stepStatus(w, doc.InstanceId)).map((s) => s.status)).toEqual(['pending']);
+    expect((await confirmOnPhone(token, w.phone.bob)).body).toMatchObject({ requestId, status: 'done' });
+    expect((await stepStatus(w, elsewhere.InstanceId)).map((s) => s.status)).toEqual(['pending']);
   });
 
   it('pending → completing → done: the phone signs the same document with another passkey; the stamp then takes effect with both proofs', async () => {
@@ -359,5 +374,41 @@ describe('approvals rule 7: the required phase (AERIE_APPROVALS_SECOND_DEVICE_PH
     } finally {
       expect((await setSetting(w, true)).status).toBe(200);
     }
+  });
+});
+
+describe('approvals rule 7: the key-less second-device routes are rate-limited per client address', () => {
+  let aerie: TestAerie;
+  beforeAll(async () => {
+    // Requests come from the addresses given in X-Forwarded-For, as behind a reverse proxy.
+    process.env.AERIE_TRUST_PROXY = '1';
+    aerie = await TestAerie.start();
+  });
+  afterAll(async () => {
+    delete process.env.AERIE_TRUST_PROXY;
+    await aerie?.close();
+  });
+
+  const link = (route: string, ip: string, Token = 'x'.repeat(43)) =>
+    aerie.request('POST', `/api/approvals/second-device/${route}`, { body: { Token }, headers: { 'x-forwarded-for': ip } });
+
+  it(`answers 429 RATE_LIMITED with Retry-After past ${SECOND_DEVICE_LINK_REQUESTS_PER_IP.points} requests in ${SECOND_DEVICE_LINK_REQUESTS_PER_IP.durationSeconds / 60} minutes from one address, over the three routes together`, async () => {
+    const routes = ['options', 'confirm', 'deny'];
+    const answers: string[] = [];
+    for (let i = 0; i < SECOND_DEVICE_LINK_REQUESTS_PER_IP.points; i++) {
+      const res = await link(routes[i % 3], '10.9.9.9');
+      answers.push(`${res.status} ${res.body.error}`);
+    }
+    // Guessed tokens spend the budget: each answer was the unknown link's 404.
+    expect(new Set(answers)).toEqual(new Set(['404 SECOND_DEVICE_REQUEST_NOT_FOUND']));
+    for (const route of routes) {
+      const refused = await link(route, '10.9.9.9');
+      expect(refused.status).toBe(429);
+      expect(refused.body).toMatchObject({ error: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number) });
+      expect(refused.body.retryAfterSeconds).toBeLessThanOrEqual(SECOND_DEVICE_LINK_REQUESTS_PER_IP.durationSeconds);
+      expect(refused.headers.get('retry-after')).toBe(String(refused.body.retryAfterSeconds));
+    }
+    // Another address has its own budget.
+    expect((await link('options', '10.9.9.8')).body.error).toBe('SECOND_DEVICE_REQUEST_NOT_FOUND');
   });
 });

@@ -9,7 +9,8 @@ import { registerSealCommands } from '../../../core/seals/verify-proof.command.t
 import { TestAerie } from '../../helpers/harness.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
 import { mailsTo } from '../../helpers/mail.ts';
-import { assign, customRole } from '../../helpers/org-members.ts';
+import { assign, customRole, joinOrg } from '../../helpers/org-members.ts';
+import { signStepUp } from '../../helpers/passkey-flows.ts';
 import type { SoftAuthenticator } from '../../helpers/soft-authenticator.ts';
 import { createForm, orgWithPeople, position, setLine, signStamp, stamp, submit, withPasskey, type PeopleOrg } from './approval-helpers.ts';
 
@@ -191,12 +192,74 @@ describe('approvals: content-bound stamps, rules 2–6 (docs/api/approvals.md)',
     expect(await steps(doc.InstanceId)).toEqual(['pending', 'waiting']);
   });
 
-  it("refuses a seal signed for another instance (401 STEPUP_FAILED other_subject: the subject names the instance)", async () => {
+  it("rule 5: refuses a genuine seal signed for another instance with 403 seal_binding_mismatch; nothing is recorded or spent", async () => {
     const [a, b] = [await newDoc(), await newDoc()];
     const bob = await signStamp(aerie, acme.tokens.bob, auth.bob, a.InstanceId);
     const res = await stamp(aerie, 'acme', acme.tokens.bob, b.InstanceId, { Decision: 'approve', SealAssertionJson: JSON.stringify(bob.assertion) });
-    expect(res.body).toMatchObject({ error: 'STEPUP_FAILED', reason: 'other_subject' });
+    expect(res.status).toBe(403);
+    // Same requester, title, body and attachments: only what names the instance differs.
+    expect(res.body).toMatchObject({ error: 'seal_binding_mismatch', mismatchedKeys: ['subject', 'instance', 'number'] });
     expect(await steps(b.InstanceId)).toEqual(['pending', 'waiting']);
+    expect((await auditEvents(aerie, acme, 'approval.stamp.approved')).some((e) => [a.InstanceId, b.InstanceId].includes(e.businessData.instanceId))).toBe(false);
+    // The refused seal was not spent: it still stamps the instance it was made for.
+    expect((await stamp(aerie, 'acme', acme.tokens.bob, a.InstanceId, { Decision: 'approve', SealAssertionJson: JSON.stringify(bob.assertion) })).status).toBe(200);
+  });
+
+  it.each([
+    ['no seal', async () => undefined, 'STEPUP_REQUIRED', undefined],
+    ["another instance's seal with a broken signature", async (a: string) =>
+      (await signStamp(aerie, acme.tokens.bob, auth.bob, a, undefined, { corruptSignature: true })).assertion, 'STEPUP_FAILED', 'verification_failed'],
+    ["another instance's seal whose challenge expired", async (a: string) => {
+      const { assertion, options } = await signStamp(aerie, acme.tokens.bob, auth.bob, a);
+      await aerie.sql("update core.seal_challenges set expires_at = now() - interval '1 second' where challenge = ?", [options.challenge]);
+      return assertion;
+    }, 'STEPUP_FAILED', 'expired'],
+    ['a submit seal (not a stamp seal)', async () =>
+      (await signStepUp(aerie, acme.tokens.bob, auth.bob, { purpose: 'approval.stamp', subject: `acme|${docForm}|submit` })).assertion, 'STEPUP_FAILED', 'other_subject'],
+  ])('rule 5: other seal failures keep their 401 answers (%s)', async (_l, seal, code, reason) => {
+    const [a, b] = [await newDoc(), await newDoc()];
+    const assertion = await seal(a.InstanceId);
+    const res = await stamp(aerie, 'acme', acme.tokens.bob, b.InstanceId, { Decision: 'approve', ...(assertion ? { SealAssertionJson: JSON.stringify(assertion) } : {}) });
+    expect(res.status).toBe(401);
+    expect(res.body.error).toBe(code);
+    if (reason) expect(res.body.reason).toBe(reason);
+    expect(await steps(b.InstanceId)).toEqual(['pending', 'waiting']);
+  });
+
+  it('rule 5: refuses a stamp after the org field changed (the organization renamed its slug after signing)', async () => {
+    const doc = await newDoc();
+    const bob = await signStamp(aerie, acme.tokens.bob, auth.bob, doc.InstanceId);
+    await aerie.sql("update orgs.organizations set slug = 'acme-renamed' where id = ?", [acme.id]);
+    try {
+      const res = await stamp(aerie, 'acme-renamed', acme.tokens.bob, doc.InstanceId, { Decision: 'approve', SealAssertionJson: JSON.stringify(bob.assertion) });
+      expect(res.status).toBe(403);
+      expect(res.body).toMatchObject({ error: 'seal_binding_mismatch', mismatchedKeys: ['org'] });
+    } finally {
+      await aerie.sql("update orgs.organizations set slug = 'acme' where id = ?", [acme.id]);
+    }
+    expect(await steps(doc.InstanceId)).toEqual(['pending', 'waiting']);
+  });
+
+  it("rule 5: refuses a seal made in another organization for a document with the same title, body and attachments (org differs)", async () => {
+    // Oscar approves in both organizations; Dan submits the twin in "other".
+    const oscarInAcme = await joinOrg(aerie, acme.owner, 'acme', 'oscar@owner.test', 'ORG_FREELANCER');
+    const form = await createForm(aerie, acme, { docType: 'document', title: 'Twin' });
+    await setLine(aerie, acme, form, [position('Approver', 'member', { resolveMemberConnectedId: oscarInAcme.id })]);
+    const dan = await joinOrg(aerie, other.owner, 'other', 'dan@other.test', 'ORG_FREELANCER');
+    const danAuth = await withPasskey(aerie, dan.token);
+    const otherForm = await createForm(aerie, other, { docType: 'document', title: 'Twin' });
+    await setLine(aerie, other, otherForm, [position('Approver', 'member', { resolveMemberConnectedId: other.ownerId })]);
+    const doc = await newDoc('ann', form);
+    const body = { WorkItemId: otherForm, Title: '이사회 승인', Body: 'Body ✓', Attachments: [{ Name: 'a.pdf', Sha256: 'b'.repeat(64), Size: 3 }] };
+    const twin = await submit(aerie, 'other', dan.token, danAuth, body);
+    expect(twin.status).toBe(201);
+    const seal = await signStamp(aerie, other.owner, auth.oscar, twin.body.InstanceId);
+    expect(seal.binding.fields[0]).toEqual({ key: 'org', value: 'other' });
+    const res = await stamp(aerie, 'acme', oscarInAcme.token, doc.InstanceId, { Decision: 'approve', SealAssertionJson: JSON.stringify(seal.assertion) });
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ error: 'seal_binding_mismatch', mismatchedKeys: ['subject', 'org', 'instance', 'number', 'requester'] });
+    expect(await steps(doc.InstanceId)).toEqual(['pending']);
+    expect(await steps(twin.body.InstanceId)).toEqual(['pending']);
   });
 
   it("grants a permission form's role through rbac's assignment path on the last approval", async () => {
