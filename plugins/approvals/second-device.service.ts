@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import {
-  coreRefs, inject, injectable, type AerieConfig, type AuditService, type Clock, type CryptoService, type Database, type Mailer,
+  coreRefs, inject, injectable, parseCanonicalLine, SealBindingError, type AerieConfig, type AuditService, type Clock, type CryptoService, type Database, type Mailer,
   type SealProof, type SealService, type SealVerification, type StepUpOptions,
 } from '../../core/index.ts';
 import { orgsRefs, type OrganizationsService } from '../orgs/api.ts';
@@ -215,6 +215,26 @@ export class SecondDeviceService {
       },
     });
     return updated;
+  }
+
+  /**
+   * The second device's verified seal signed what the computer signed: the same fields (document,
+   * decision, reason, grants), nonce apart. Its assertion may answer any `approval.stamp` challenge
+   * of the approver on the instance, so the seal service alone does not tie it to this request.
+   * @throws 403 `seal_binding_mismatch` (`mismatchedKeys`)
+   */
+  assertSameContent(request: SecondDeviceRow, seal: SealVerification): void {
+    const valuesOf = (canonical: string) => {
+      const byKey = new Map<string, string[]>();
+      for (const f of parseCanonicalLine(canonical).fields) byKey.set(f.key, [...(byKey.get(f.key) ?? []), f.value]);
+      return byKey;
+    };
+    const [stamped, confirmed] = [valuesOf(request.proof.canonical), valuesOf(seal.proof.canonical)];
+    const mismatchedKeys = [...new Set([...stamped.keys(), ...confirmed.keys()])]
+      .filter((key) => JSON.stringify(stamped.get(key) ?? []) !== JSON.stringify(confirmed.get(key) ?? []));
+    if (mismatchedKeys.length > 0) {
+      throw new SealBindingError('seal_binding_mismatch', 'the second device signed other content than the stamp', { mismatchedKeys });
+    }
   }
 
   /** The credential id an assertion names, read without verifying it (to refuse the stamping passkey before a challenge is spent). */

@@ -136,6 +136,7 @@ export class StampsService {
         inputs: { 'input.reason': request.reason ?? '' },
       });
       if (seal.credentialId === request.credentialId) throw approvalsErrors.secondDeviceSamePasskey();
+      this.secondDevice.assertSameContent(request, seal);
       await this.recordAndNotify(org, request.instanceId, {
         member: { id: request.approverConnectedId, accountId: request.accountId }, decision: request.decision, reason: request.reason,
         credentialId: request.credentialId, proof: request.proof,

@@ -254,6 +254,26 @@ describe('approvals rule 7: the required phase (AERIE_APPROVALS_SECOND_DEVICE_PH
     expect((await eventsOf(requestId)).map((e) => e.eventType)).toContain('approval.stamp.rejected');
   });
 
+  // The phone's assertion may answer any approval.stamp challenge of the approver on the instance
+  // (e.g. one the computer's session asked for): it confirms only when it signed the decision and
+  // content the computer signed, else the stamp would carry a second proof of another decision.
+  it.each([
+    ['a rejection (no reason) with an approve-signed phone assertion', '', undefined],
+    ['an approval with a reject-signed phone assertion (no reason)', undefined, ''],
+  ] as const)('the phone must sign what the computer signed: %s → 403 seal_binding_mismatch, refused, nothing recorded', async (_label, computerReason, phoneReason) => {
+    const { doc, requestId, token } = await awaiting(w.formFor.bob, computerReason);
+    const other = await signStamp(w.aerie, w.acme.tokens.bob, w.phone.bob, doc.InstanceId, phoneReason);
+    const res = await w.aerie.request('POST', '/api/approvals/second-device/confirm', { body: { Token: token, SealAssertionJson: JSON.stringify(other.assertion) } });
+    expect(res).toMatchObject({ status: 403, body: { error: 'seal_binding_mismatch' } });
+    expect(res.body.mismatchedKeys).toContain('decision');
+    expect(await stepStatus(w, doc.InstanceId)).toEqual([{ status: 'pending', reason: null, credential_id: null }]);
+    expect(await requestRow(requestId)).toMatchObject({ status: 'refused', confirm_credential_id: null, refused_code: 'seal_binding_mismatch' });
+    expect((await eventsOf(requestId)).map((e) => [e.eventType, e.businessData.error])).toEqual([
+      ['approval.second_device.requested', undefined], ['approval.second_device.refused', 'seal_binding_mismatch'],
+    ]);
+    expect((await auditEvents(w.aerie, w.acme)).filter((e) => e.eventType.startsWith('approval.stamp.') && e.businessData.instanceId === doc.InstanceId)).toEqual([]);
+  });
+
   it('denied: "this was not me" on the phone; the stamp is never recorded', async () => {
     const { doc, requestId, token } = await awaiting();
     const res = await w.aerie.request('POST', '/api/approvals/second-device/deny', { body: { Token: token } });
