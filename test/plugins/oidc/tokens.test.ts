@@ -89,4 +89,44 @@ describe('oidc: refresh, revocation, introspection, client credentials', () => {
     const wrongSecret = await relyingParty({ issuer: world.issuer, clientId: created.body.clientKey, clientSecret: 'not-the-secret' });
     expect(await grantError(oidc.clientCredentialsGrant(wrongSecret))).toBe('invalid_client');
   });
+
+  it('introspects a client-credentials token as active, and as inactive once the secret is rotated or the application disabled or deleted', async () => {
+    const created = await aerie.request('POST', `/api/org/acme/app-groups/${world.groupId}/apps`, { token: world.org.owner, body: { name: 'Reporter', kind: 'Machine', environment: 'Production' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const appPath = `/api/org/acme/applications/${created.body.id}`;
+    const machineOf = (clientSecret: string) => relyingParty({ issuer: world.issuer, clientId: created.body.clientKey, clientSecret });
+    let machine = await machineOf(created.body.clientSecret);
+    const tokens = await oidc.clientCredentialsGrant(machine);
+    const claims = JSON.parse(Buffer.from(tokens.access_token.split('.')[1], 'base64url').toString());
+    const active = await oidc.tokenIntrospection(machine, tokens.access_token);
+    expect(active).toEqual({
+      active: true, token_type: 'Bearer', client_id: created.body.clientKey, sub: created.body.clientKey, iss: world.issuer,
+      aud: `urn:aerie:app-group:${world.groupId}`, exp: claims.exp, iat: claims.iat, jti: claims.jti, ...(claims.scope ? { scope: claims.scope } : {}),
+    });
+    expect(active.exp! - active.iat!).toBe(900);
+    // Only the client it was issued to may introspect it; it is no end user's token (userinfo refuses it).
+    expect(await oidc.tokenIntrospection(rp, tokens.access_token)).toEqual({ active: false });
+    const info = await fetch(`${world.issuer}/oauth/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(info.status).toBe(401);
+
+    // Rotating the secret ends the tokens obtained with the old one (iat has whole seconds: rotate in a later second).
+    await new Promise((resolve) => setTimeout(resolve, 1010 - (Date.now() % 1000)));
+    const rotated = await aerie.request('POST', `${appPath}/rotate-secret`, { token: world.org.owner });
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+    machine = await machineOf(rotated.body.clientSecret);
+    expect(await oidc.tokenIntrospection(machine, tokens.access_token)).toEqual({ active: false });
+    const fresh = await oidc.clientCredentialsGrant(machine);
+    expect((await oidc.tokenIntrospection(machine, fresh.access_token)).active).toBe(true);
+
+    // Disabled: inactive to anyone asking, and the application itself can no longer authenticate; active again once re-enabled.
+    expect((await aerie.request('PATCH', `${appPath}/status`, { token: world.org.owner, body: { status: 'disabled' } })).status).toBe(200);
+    expect(await oidc.tokenIntrospection(rp, fresh.access_token)).toEqual({ active: false });
+    expect(await grantError(oidc.tokenIntrospection(machine, fresh.access_token))).toBe('invalid_client');
+    expect((await aerie.request('PATCH', `${appPath}/status`, { token: world.org.owner, body: { status: 'active' } })).status).toBe(200);
+    expect((await oidc.tokenIntrospection(machine, fresh.access_token)).active).toBe(true);
+
+    // Deleted: gone for good.
+    expect((await aerie.request('DELETE', appPath, { token: world.org.owner })).status).toBe(204);
+    expect(await grantError(oidc.tokenIntrospection(machine, fresh.access_token))).toBe('invalid_client');
+  });
 });
