@@ -3,7 +3,8 @@ import type { Clock, Database } from '../../core/index.ts';
 import type { ApplicationDto, ApplicationsService } from '../apps/api.ts';
 import type { EndUserSignInService, EndUserSubject } from '../endusers/api.ts';
 import type { SigningKeysService } from '../keys/api.ts';
-import { appGroupAudience } from './token-policy.ts';
+import { OrgPayloadAdapter } from './adapter.ts';
+import { appGroupAudience, GRANT_ID_CLAIM } from './token-policy.ts';
 
 /** What verifying an access token needs. */
 export interface AccessTokenDeps {
@@ -15,7 +16,7 @@ export interface AccessTokenDeps {
 }
 
 /** The claims of a verified access token. */
-export type AccessTokenClaims = JWTPayload & { client_id: string; scope?: string };
+export type AccessTokenClaims = JWTPayload & { client_id: string; scope?: string; [GRANT_ID_CLAIM]?: string };
 
 /** An end user's access token that verified, with the end user read fresh. */
 export interface LiveAccessToken {
@@ -60,7 +61,9 @@ async function verifyAccessTokenJwt(
 /**
  * Verifies an end user's access token for one organization and reads its state fresh: the checks of
  * every access token (RS256 only, `typ: at+jwt`, the organization's active key and issuer, not
- * expired, an active application of this organization whose app group is the audience); then
+ * expired, an active application of this organization whose app group is the audience); then the
+ * grant it was issued under (claim `grant_id`) must still be stored — a refresh-token family revoked
+ * by reuse detection or RFC 7009, or a sign-out, removes it — for the same end user and client, and
  * the end user must be `Active` with access to that group. A token of another organization, a
  * machine token and a client-credentials token all fail here.
  * @returns the token and its end user, or `undefined` when any check fails
@@ -74,6 +77,10 @@ export async function verifyEndUserAccessToken(
   const { claims, app } = verified;
   const sub = claims.sub!;
   if (sub === claims.client_id) return undefined;
+  const grantId = claims[GRANT_ID_CLAIM];
+  if (typeof grantId !== 'string') return undefined;
+  const grant = await new OrgPayloadAdapter('Grant', org.id, deps.db, deps.clock, async () => undefined).find(grantId);
+  if (!grant || grant.accountId !== sub || grant.clientId !== claims.client_id) return undefined;
   const subject = await deps.signIn.subject(org.id, sub, app.appGroupId);
   if (!subject) return undefined;
   return { claims, subject, appGroupId: app.appGroupId };

@@ -10,7 +10,7 @@ import { clientMetadata, EXTRA_CLIENT_METADATA } from './client-metadata.ts';
 import { logoutSource, postLogoutSuccessSource, renderError } from './provider-pages.ts';
 import { afterProviderRoutes } from './provider-hooks.ts';
 import {
-  ACCESS_TOKEN_TTL_SECONDS, appGroupAudience, AUTHORIZATION_CODE_TTL_SECONDS, ID_TOKEN_TTL_SECONDS, INTERACTION_TTL_SECONDS, PROVIDER_ROUTES,
+  ACCESS_TOKEN_TTL_SECONDS, appGroupAudience, AUTHORIZATION_CODE_TTL_SECONDS, GRANT_ID_CLAIM, ID_TOKEN_TTL_SECONDS, INTERACTION_TTL_SECONDS, PROVIDER_ROUTES,
   REFRESH_TOKEN_TTL_SECONDS, SESSION_TTL_SECONDS, TOKEN_SCOPES,
 } from './token-policy.ts';
 
@@ -94,7 +94,9 @@ export async function buildProvider(deps: ProviderDeps, org: ProviderOrg, kid: s
   const groupOf = (client: unknown) => (client as AerieClient | undefined)?.aerie_app_group_id;
 
   const configuration: Configuration = {
-    adapter: (model: string) => new OrgPayloadAdapter(model, org.id, deps.db, deps.clock, clientSource),
+    // A code or refresh token used twice at once: only one use wins, the other is a reuse (the grant is revoked).
+    adapter: (model: string) => new OrgPayloadAdapter(model, org.id, deps.db, deps.clock, clientSource,
+      (kind) => new errors.InvalidGrant(kind === 'RefreshToken' ? 'refresh token already used' : 'authorization code already consumed')),
     jwks: { keys: [privateJwk as never] },
     clients: [],
     extraClientMetadata: { properties: [...EXTRA_CLIENT_METADATA] },
@@ -156,7 +158,7 @@ export async function buildProvider(deps: ProviderDeps, org: ProviderOrg, kid: s
       const source = ctx.oidc.entities.AuthorizationCode ?? ctx.oidc.entities.RefreshToken;
       const byAccount = (source?.amr ?? []).includes('aerie');
       const tenantOrgs = byAccount && groupId && deps.tenantOrgs ? await deps.tenantOrgs(org.id, groupId, token.accountId) : [];
-      return { permissions: JSON.stringify(subject?.permissions ?? []), tenant_orgs: tenantOrgs };
+      return { permissions: JSON.stringify(subject?.permissions ?? []), tenant_orgs: tenantOrgs, ...(token.grantId ? { [GRANT_ID_CLAIM]: token.grantId } : {}) };
     },
     features: {
       devInteractions: { enabled: false },

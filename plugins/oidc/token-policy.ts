@@ -28,6 +28,14 @@ export function appGroupAudience(appGroupId: string): string {
   return `urn:aerie:app-group:${appGroupId}`;
 }
 
+/**
+ * The access-token claim naming the grant (sign-in) the token was issued under: introspection,
+ * userinfo and the owner gate check that the grant is still stored, so an access token of a
+ * refresh-token family that was revoked (reuse detection, RFC 7009, sign-out) is inactive at once.
+ * An opaque id; nothing accepts it as a credential.
+ */
+export const GRANT_ID_CLAIM = 'grant_id';
+
 /** The provider's endpoints under the issuer `{base_url}/api/public/orgs/{slug}`. */
 export const PROVIDER_ROUTES = {
   authorization: '/oauth/authorize',
