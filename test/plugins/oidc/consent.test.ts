@@ -125,4 +125,25 @@ describe('oidc: consent for third-party applications', () => {
     const plain = await signIn(rp, new CookieJar(), world.email);
     expect(plain.callback!.searchParams.get('code')).toBeTruthy();
   });
+
+  it("asks a Native application's end user on every sign-in (the provider's rule for native clients)", async () => {
+    const created = await aerie.request('POST', `/api/org/acme/app-groups/${world.groupId}/apps`, {
+      token: world.org.owner, body: { name: 'Shop iOS', kind: 'Native', environment: 'Production', redirectUris: [REDIRECT_URI] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const rp = await oidc.discovery(new URL(world.issuer), created.body.clientKey, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    const email = 'cy@acme.test';
+    expect((await aerie.request('POST', '/api/org/acme/endusers', { token: world.org.owner, body: { email, appGroupId: world.groupId } })).status).toBe(201);
+    const jar = new CookieJar();
+    const first = await signIn(rp, jar, email);
+    expect(first.page?.html).toContain('id="allow"');
+    expect(first.page!.html).not.toContain('id="third-party"');
+    const { callback } = await follow(jar, (await (await answer(jar, first.login, 'allow')).json()).redirectTo);
+    const tokens = await oidc.authorizationCodeGrant(rp, callback!, { pkceCodeVerifier: first.request.verifier, expectedState: first.request.state });
+    expect(tokens.claims()).toMatchObject({ email });
+    // Signed in at the provider already: the next request still stops at the consent page.
+    const again = await authorizationRequest(rp);
+    const next = await follow(jar, again.url);
+    expect(next.page?.html).toContain('id="allow"');
+  });
 });
