@@ -87,7 +87,7 @@ export class ApplicationsService implements ApplicationsServiceApi {
     const now = this.clock.now();
     const [row] = await trx<ApplicationRow>(TABLE).insert({
       id: randomUUID(), orgId, appGroupId, name, kind, environment, status: 'active', clientKey: CLIENT_KEY_PREFIX + this.crypto.randomToken(16),
-      ...jsonColumns(config), pkceRequired: config.pkceRequired, tokenEndpointAuthMethod: config.tokenEndpointAuthMethod,
+      ...jsonColumns(config), pkceRequired: config.pkceRequired, tokenEndpointAuthMethod: config.tokenEndpointAuthMethod, firstParty: config.firstParty,
       saml: saml ? JSON.stringify(saml) : null, secretHash: secret && this.crypto.sha256Hex(secret), secretRotatedAt: null, createdAt: now, updatedAt: now,
     } as never).returning('*');
     await this.audit.append(trx, { orgId, eventType: 'org.application.created', businessData: auditData(row) });
@@ -102,7 +102,7 @@ export class ApplicationsService implements ApplicationsServiceApi {
       if (saml) checkSaml(saml);
       return {
         ...(name !== undefined ? { name } : {}), ...(saml !== undefined ? { saml: saml && JSON.stringify(saml) } : {}),
-        ...jsonColumns(config), pkceRequired: config.pkceRequired, tokenEndpointAuthMethod: config.tokenEndpointAuthMethod,
+        ...jsonColumns(config), pkceRequired: config.pkceRequired, tokenEndpointAuthMethod: config.tokenEndpointAuthMethod, firstParty: config.firstParty,
       };
     });
   }
@@ -168,8 +168,8 @@ function auditData(row: ApplicationRow): Record<string, unknown> {
 }
 
 function pickConfig(row: ClientConfig): ClientConfig {
-  const { redirectUris, postLogoutRedirectUris, grantTypes, allowedScopes, pkceRequired, tokenEndpointAuthMethod } = row;
-  return { redirectUris, postLogoutRedirectUris, grantTypes, allowedScopes, pkceRequired, tokenEndpointAuthMethod };
+  const { redirectUris, postLogoutRedirectUris, grantTypes, allowedScopes, pkceRequired, tokenEndpointAuthMethod, firstParty } = row;
+  return { redirectUris, postLogoutRedirectUris, grantTypes, allowedScopes, pkceRequired, tokenEndpointAuthMethod, firstParty };
 }
 
 function jsonColumns(c: ClientConfig) {

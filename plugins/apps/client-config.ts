@@ -14,7 +14,7 @@ export function isPublicKind(kind: ApplicationKind): boolean {
 export function defaultConfig(kind: ApplicationKind): ClientConfig {
   const grantTypes: GrantType[] = kind === 'Machine' ? ['client_credentials'] : ['authorization_code', 'refresh_token'];
   const tokenEndpointAuthMethod: TokenEndpointAuthMethod = isPublicKind(kind) ? 'none' : 'client_secret_basic';
-  return { redirectUris: [], postLogoutRedirectUris: [], grantTypes, allowedScopes: ['openid', 'profile', 'email'], pkceRequired: true, tokenEndpointAuthMethod };
+  return { redirectUris: [], postLogoutRedirectUris: [], grantTypes, allowedScopes: ['openid', 'profile', 'email'], pkceRequired: true, tokenEndpointAuthMethod, firstParty: true };
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1']);

@@ -25,6 +25,12 @@ export interface ClientConfig {
   /** Always true for public clients. */
   pkceRequired: boolean;
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  /**
+   * The organization's own application (default `true`): its end users sign in without a consent
+   * screen. `false` for a third party's application the organization registered: the hosted login
+   * asks the end user's consent to the scopes it requests (docs/api/signin.md "Consent").
+   */
+  firstParty: boolean;
 }
 
 /** Social sign-in providers the hosted login page may offer. */

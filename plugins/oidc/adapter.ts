@@ -27,6 +27,8 @@ export class OrgPayloadAdapter implements Adapter {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly clients: ClientSource,
+    /** The error a use of an already consumed code or refresh token ends in (the provider's `invalid_grant`). */
+    private readonly alreadyConsumed: (model: string) => Error = (model) => new Error(`${model} already consumed`),
   ) {}
 
   /** @param expiresIn - seconds from now; absent for rows that do not expire by time */
@@ -53,8 +55,19 @@ export class OrgPayloadAdapter implements Adapter {
     return undefined;
   }
 
+  /**
+   * Marks a code or refresh token used, atomically: only the first of concurrent uses of one token
+   * marks it (the row update is conditional on it being unused). A later one lost a race with another
+   * use of the same token, which is what reuse detection is for: the whole grant is revoked (every row
+   * of it and the grant itself) and the use fails with `alreadyConsumed`.
+   * @throws what `alreadyConsumed` makes, when the token was consumed (or removed) meanwhile
+   */
   async consume(id: string): Promise<void> {
-    await this.db.knex(PAYLOADS).where({ orgId: this.orgId, model: this.model, id }).whereNull('consumedAt').update({ consumedAt: this.clock.now() });
+    const marked = await this.db.knex(PAYLOADS).where({ orgId: this.orgId, model: this.model, id }).whereNull('consumedAt').update({ consumedAt: this.clock.now() });
+    if (marked > 0) return;
+    const row = (await this.db.knex(PAYLOADS).where({ orgId: this.orgId, model: this.model, id }).first('grantId')) as { grantId: string | null } | undefined;
+    if (row?.grantId) await this.revokeGrant(row.grantId);
+    throw this.alreadyConsumed(this.model);
   }
 
   async destroy(id: string): Promise<void> {
@@ -64,6 +77,11 @@ export class OrgPayloadAdapter implements Adapter {
   /** Removes every row of the grant, whatever the model (a revoked refresh-token family, a logout). */
   async revokeByGrantId(grantId: string): Promise<void> {
     await this.db.knex(PAYLOADS).where({ orgId: this.orgId, grantId }).delete();
+  }
+
+  /** Removes a grant with everything issued under it. */
+  private async revokeGrant(grantId: string): Promise<void> {
+    await this.db.knex(PAYLOADS).where({ orgId: this.orgId, grantId }).orWhere({ orgId: this.orgId, model: 'Grant', id: grantId }).delete();
   }
 
   private async read(query: ReturnType<Database['knex']>): Promise<AdapterPayload | undefined> {

@@ -5,7 +5,7 @@ import type { ApplicationDto } from '../apps/api.ts';
 export const SECRET_CHECKED_ELSEWHERE = 'secret-checked-by-the-apps-plugin';
 
 /** Client metadata Aerie adds to oidc-provider's (declared as `extraClientMetadata`). */
-export const EXTRA_CLIENT_METADATA = ['aerie_app_group_id', 'aerie_pkce_required', 'aerie_kind'] as const;
+export const EXTRA_CLIENT_METADATA = ['aerie_app_group_id', 'aerie_pkce_required', 'aerie_kind', 'aerie_first_party'] as const;
 
 /**
  * An application as oidc-provider client metadata: client id = the `client_…` key; redirect URIs,
@@ -34,5 +34,7 @@ export function clientMetadata(app: ApplicationDto, appGroupId: string): Adapter
     aerie_app_group_id: appGroupId,
     aerie_pkce_required: app.pkceRequired || app.tokenEndpointAuthMethod === 'none',
     aerie_kind: app.kind,
+    // false: a third party's application, whose end users consent to its scopes (docs/api/signin.md "Consent").
+    aerie_first_party: app.firstParty,
   };
 }

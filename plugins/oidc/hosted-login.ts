@@ -7,6 +7,8 @@ import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON
 import type { CryptoService } from '../../core/index.ts';
 import type { Ceremony, EndUserPasskeys } from './end-user-passkeys.ts';
 import type { AerieAccountSignIn } from './aerie-account.ts';
+import type { EndUserConsents } from './end-user-consents.ts';
+import { appGroupAudience, grantableScopes, TOKEN_SCOPES } from './token-policy.ts';
 import { oidcErrors } from './errors.ts';
 import type { LoginCodes } from './login-codes.ts';
 import { COOKIE_NAMES, cookieKeys } from './provider-factory.ts';
@@ -48,6 +50,7 @@ export class HostedLogin {
     /** Aerie's own WebAuthn RP ID (`webauthn.rpId`) and the login page's origin. */
     private readonly webauthn: { rpId: string; loginOrigin: string },
     private readonly aerieAccount: AerieAccountSignIn,
+    private readonly consents: EndUserConsents,
     /** The social providers the app group offers (its connections, in button order). */
     private readonly socialOffered: (orgId: string, group: AppGroupDto) => Promise<string[]> = async () => [],
   ) {}
@@ -67,6 +70,53 @@ export class HostedLogin {
    */
   methods(group: AppGroupDto): LoginMethods {
     return { emailCode: group.branding.magicLinkEnabled, passkey: group.branding.passkeyEnabled, social: [], aerieAccount: group.branding.aerieAccountEnabled };
+  }
+
+  /** The organization's display name (the consent page names who does not make a third-party application). */
+  async organizationName(orgId: string): Promise<string> {
+    return (await this.orgs.findById(orgId))?.name ?? '';
+  }
+
+  /**
+   * The scopes a sign-in in progress asks the end user to allow, when the provider's prompt is
+   * consent (a third-party application, or `prompt=consent`); `undefined` otherwise.
+   */
+  consentRequest(current: SignInInProgress): { scopes: string[] } | undefined {
+    if (current.interaction.prompt.name !== 'consent' || !current.interaction.session?.accountId) return undefined;
+    return { scopes: grantableScopes(String(current.interaction.params.scope ?? '').split(' ')) };
+  }
+
+  /**
+   * The end user's answer on the consent page. Allow: the requested scopes are added to the sign-in's
+   * grant and recorded as allowed for this end user and client (the next sign-in asks nothing, or
+   * only for new scopes); Deny: the sign-in ends with `access_denied` at the client's redirect URI.
+   * @returns where the browser goes next (the provider's resume URL)
+   * @throws 404 `SIGN_IN_NOT_FOUND` when no consent is asked in this browser
+   */
+  async consent(applicationKey: string, cookieHeader: string | undefined, allow: boolean): Promise<{ redirectTo: string }> {
+    const current = await this.inProgress(applicationKey, cookieHeader);
+    const asked = current && this.consentRequest(current);
+    if (!current || !asked) throw oidcErrors.signInNotFound();
+    const { interaction, app, org } = current;
+    const ttl = Math.max(1, interaction.exp - Math.floor(Date.now() / 1000));
+    if (!allow) {
+      interaction.result = { error: 'access_denied', error_description: 'The end user did not allow the application access.' };
+      await interaction.save(ttl);
+      return { redirectTo: interaction.returnTo };
+    }
+    const accountId = interaction.session!.accountId;
+    const { Grant } = org.provider;
+    const grant = (interaction.grantId ? await Grant.find(interaction.grantId) : undefined) ?? new Grant({ accountId, clientId: app.clientKey });
+    if (asked.scopes.length > 0) grant.addOIDCScope(asked.scopes.join(' '));
+    const resourceScopes = asked.scopes.filter((s) => (TOKEN_SCOPES as readonly string[]).includes(s));
+    if (resourceScopes.length > 0) grant.addResourceScope(appGroupAudience(app.appGroupId), resourceScopes.join(' '));
+    const missingClaims = (interaction.prompt.details as { missingOIDCClaims?: string[] }).missingOIDCClaims;
+    if (missingClaims?.length) grant.addOIDCClaims(missingClaims);
+    const grantId = await grant.save();
+    await this.consents.allow(app.orgId, accountId, app.clientKey, asked.scopes);
+    interaction.result = { ...interaction.lastSubmission, consent: { grantId } };
+    await interaction.save(ttl);
+    return { redirectTo: interaction.returnTo };
   }
 
   /** What the hosted login offers for an app group: {@link methods} with the social providers it is connected to. */

@@ -9,6 +9,7 @@ import { HostedLogin } from './hosted-login.ts';
 import { LoginCodes } from './login-codes.ts';
 import { EndUserPasskeys } from './end-user-passkeys.ts';
 import { AerieAccountSignIn } from './aerie-account.ts';
+import { EndUserConsents } from './end-user-consents.ts';
 import { aerieAccountRoutes } from './routes/aerie-account.route.ts';
 import { OwnerGate } from './owner-gate.ts';
 import { ownerGateRoutes } from './routes/owner-gate.route.ts';
@@ -48,7 +49,7 @@ export default definePlugin({
     const socialConnections = new SocialConnections(db, clock, crypto, upstream, audit, appGroups, config.loginUrl);
     const login = new HostedLogin(providers, orgs, applications, appGroups, signIn, codes, crypto, passkeys, {
       rpId: config.webauthn.rpId, loginOrigin: new URL(config.loginUrl).origin,
-    }, aerieAccount, (orgId, group) => socialConnections.offered(orgId, group));
+    }, aerieAccount, new EndUserConsents(db, clock), (orgId, group) => socialConnections.offered(orgId, group));
     const social = new SocialSignIn(db, clock, crypto, login, socialConnections, signIn, upstream, config.loginUrl);
     // The issuer's discovery document is the provider's (the keys plugin serves the route).
     ctx.extend(keysExtensions.issuerDiscovery, async (slug) => {

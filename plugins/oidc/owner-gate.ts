@@ -31,7 +31,7 @@ const NO_ACCOUNT = '00000000-0000-0000-0000-000000000000';
  */
 export class OwnerGate {
   constructor(
-    private readonly deps: Pick<ProviderDeps, 'signingKeys' | 'applications' | 'signIn'>,
+    private readonly deps: Pick<ProviderDeps, 'db' | 'clock' | 'signingKeys' | 'applications' | 'signIn'>,
     private readonly orgs: OrganizationsService,
     private readonly accounts: AccountsService,
     private readonly appGroups: AppGroupsService,

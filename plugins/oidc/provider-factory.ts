@@ -7,11 +7,12 @@ import type { EndUserSignInService } from '../endusers/api.ts';
 import type { SigningKeysService } from '../keys/api.ts';
 import { OrgPayloadAdapter } from './adapter.ts';
 import { clientMetadata, EXTRA_CLIENT_METADATA } from './client-metadata.ts';
+import { EndUserConsents } from './end-user-consents.ts';
 import { logoutSource, postLogoutSuccessSource, renderError } from './provider-pages.ts';
 import { afterProviderRoutes } from './provider-hooks.ts';
 import {
-  ACCESS_TOKEN_TTL_SECONDS, appGroupAudience, AUTHORIZATION_CODE_TTL_SECONDS, ID_TOKEN_TTL_SECONDS, INTERACTION_TTL_SECONDS, PROVIDER_ROUTES,
-  REFRESH_TOKEN_TTL_SECONDS, SESSION_TTL_SECONDS, TOKEN_SCOPES,
+  ACCESS_TOKEN_TTL_SECONDS, appGroupAudience, AUTHORIZATION_CODE_TTL_SECONDS, GRANT_ID_CLAIM, ID_TOKEN_TTL_SECONDS, INTERACTION_TTL_SECONDS, PROVIDER_ROUTES,
+  REFRESH_TOKEN_TTL_SECONDS, SESSION_TTL_SECONDS, TOKEN_SCOPES, grantableScopes,
 } from './token-policy.ts';
 
 /** What building an organization's provider needs. */
@@ -64,7 +65,7 @@ export function cookieKeys(crypto: CryptoService, orgId: string): string[] {
 /** The provider's cookie names (scoped by path: the session to the issuer, a sign-in to its login page). */
 export const COOKIE_NAMES = { session: 'aerie_op_session', interaction: 'aerie_op_interaction', resume: 'aerie_op_resume' } as const;
 
-type AerieClient = { clientId: string; aerie_app_group_id?: string; aerie_pkce_required?: boolean; clientAuthMethod: string };
+type AerieClient = { clientId: string; aerie_app_group_id?: string; aerie_pkce_required?: boolean; aerie_first_party?: boolean; clientAuthMethod: string };
 
 /**
  * Builds one organization's OpenID provider (oidc-provider): issuer `{base_url}/api/public/orgs/{slug}`,
@@ -92,9 +93,12 @@ export async function buildProvider(deps: ProviderDeps, org: ProviderOrg, kid: s
     return clientMetadata(app, app.appGroupId);
   };
   const groupOf = (client: unknown) => (client as AerieClient | undefined)?.aerie_app_group_id;
+  const consents = new EndUserConsents(deps.db, deps.clock);
 
   const configuration: Configuration = {
-    adapter: (model: string) => new OrgPayloadAdapter(model, org.id, deps.db, deps.clock, clientSource),
+    // A code or refresh token used twice at once: only one use wins, the other is a reuse (the grant is revoked).
+    adapter: (model: string) => new OrgPayloadAdapter(model, org.id, deps.db, deps.clock, clientSource,
+      (kind) => new errors.InvalidGrant(kind === 'RefreshToken' ? 'refresh token already used' : 'authorization code already consumed')),
     jwks: { keys: [privateJwk as never] },
     clients: [],
     extraClientMetadata: { properties: [...EXTRA_CLIENT_METADATA] },
@@ -123,18 +127,25 @@ export async function buildProvider(deps: ProviderDeps, org: ProviderOrg, kid: s
     rotateRefreshToken: true,
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     interactions: { url: async (ctx) => `${deps.loginUrl}/login/${encodeURIComponent(ctx.oidc.client!.clientId)}` },
-    // Every application of the organization is its own (first-party): no consent screen, the grant
-    // covers what the client asked for within its allowed scopes. (Consent for apps installed from
-    // the marketplace comes with them.)
+    // A first-party application (the organization's own) is granted what it asks for within its
+    // allowed scopes, without a consent screen; a third-party one (`firstParty: false`) only what the
+    // end user allowed it on the hosted login's consent page before — anything more makes the
+    // provider's consent prompt ask (as does `prompt=consent`, for any client).
     loadExistingGrant: async (ctx) => {
       const client = ctx.oidc.client!;
       const groupId = groupOf(client);
+      const accountId = ctx.oidc.session!.accountId!;
       const existingId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session!.grantIdFor(client.clientId);
       const grant = (existingId ? await ctx.oidc.provider.Grant.find(existingId) : undefined)
-        ?? new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: ctx.oidc.session!.accountId! });
-      const requested = [...(ctx.oidc.requestParamScopes ?? [])];
-      grant.addOIDCScope(requested.filter((s) => s === 'openid' || s === 'offline_access' || (TOKEN_SCOPES as readonly string[]).includes(s)).join(' '));
-      if (groupId) grant.addResourceScope(appGroupAudience(groupId), requested.filter((s) => (TOKEN_SCOPES as readonly string[]).includes(s)).join(' '));
+        ?? new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId });
+      let requested = grantableScopes([...(ctx.oidc.requestParamScopes ?? [])]);
+      if ((client as unknown as AerieClient).aerie_first_party === false) {
+        const allowed = new Set(await consents.scopes(org.id, accountId, client.clientId));
+        requested = requested.filter((s) => allowed.has(s));
+      }
+      if (requested.length > 0) grant.addOIDCScope(requested.join(' '));
+      const resourceScopes = requested.filter((s) => (TOKEN_SCOPES as readonly string[]).includes(s));
+      if (groupId && resourceScopes.length > 0) grant.addResourceScope(appGroupAudience(groupId), resourceScopes.join(' '));
       await grant.save();
       return grant;
     },
@@ -156,7 +167,7 @@ export async function buildProvider(deps: ProviderDeps, org: ProviderOrg, kid: s
       const source = ctx.oidc.entities.AuthorizationCode ?? ctx.oidc.entities.RefreshToken;
       const byAccount = (source?.amr ?? []).includes('aerie');
       const tenantOrgs = byAccount && groupId && deps.tenantOrgs ? await deps.tenantOrgs(org.id, groupId, token.accountId) : [];
-      return { permissions: JSON.stringify(subject?.permissions ?? []), tenant_orgs: tenantOrgs };
+      return { permissions: JSON.stringify(subject?.permissions ?? []), tenant_orgs: tenantOrgs, ...(token.grantId ? { [GRANT_ID_CLAIM]: token.grantId } : {}) };
     },
     features: {
       devInteractions: { enabled: false },

@@ -1,6 +1,7 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Next } from 'koa';
-import { verifyEndUserAccessToken } from './access-tokens.ts';
+import { verifyClientCredentialsToken, verifyEndUserAccessToken } from './access-tokens.ts';
+import type { AccessTokenClaims } from './access-tokens.ts';
 import type { ProviderDeps, ProviderOrg } from './provider-factory.ts';
 
 /**
@@ -8,7 +9,9 @@ import type { ProviderDeps, ProviderOrg } from './provider-factory.ts';
  * - **introspection** (RFC 7662) of an access token: the provider does not store JWT access tokens,
  *   so it answers `active: false` for them; here the token is verified (the organization's key,
  *   issuer, audience) and the end user read fresh — a suspended or deleted end user, or a removed
- *   app-group access, is inactive at once. Only the client the token was issued to may introspect it.
+ *   app-group access, is inactive at once; a Machine application's client-credentials token is
+ *   active while the application is active and its secret unrotated. Only the client the token was
+ *   issued to may introspect it.
  *   For refresh tokens the provider's answer stands, with the end user re-checked the same way.
  * - **token** responses carry `tenant_orgs` beside the tokens, as the access token does.
  * @see docs/api/signin.md "Introspection and userinfo"
@@ -47,13 +50,25 @@ export function afterProviderRoutes(deps: ProviderDeps, org: ProviderOrg) {
   };
 }
 
-/** RFC 7662 answer for an end user's JWT access token, introspected by `clientId`. */
+/**
+ * RFC 7662 answer for a JWT access token introspected by `clientId`: an end user's (the end user read
+ * fresh, `permissions` current) or a Machine application's client-credentials token (the application
+ * read fresh: inactive once it is disabled or deleted, loses the grant, or its secret is rotated).
+ */
 async function introspectAccessToken(deps: ProviderDeps, org: ProviderOrg, token: string, clientId: string): Promise<Record<string, unknown>> {
   const live = await verifyEndUserAccessToken(deps, org, token);
-  if (!live || live.claims.client_id !== clientId) return { active: false };
-  const { claims } = live;
+  if (live) {
+    if (live.claims.client_id !== clientId) return { active: false };
+    return { ...rfc7662(live.claims), permissions: JSON.stringify(live.subject.permissions) };
+  }
+  const machine = await verifyClientCredentialsToken(deps, org, token);
+  if (!machine || machine.claims.client_id !== clientId) return { active: false };
+  return rfc7662(machine.claims);
+}
+
+function rfc7662(claims: AccessTokenClaims): Record<string, unknown> {
   return {
     active: true, token_type: 'Bearer', client_id: claims.client_id, sub: claims.sub, iss: claims.iss, aud: claims.aud,
-    exp: claims.exp, iat: claims.iat, jti: claims.jti, scope: claims.scope, permissions: JSON.stringify(live.subject.permissions),
+    exp: claims.exp, iat: claims.iat, jti: claims.jti, scope: claims.scope,
   };
 }

@@ -65,6 +65,8 @@ export class SdkSignIn {
   async start(applicationKey: string, input: SdkStart, ip: string): Promise<{ signInId: string; expiresInSeconds: number }> {
     const { app } = await this.login.application(applicationKey);
     await this.startsPerIp.consume(ip);
+    // The SDK routes mint the code themselves: only for first-party applications, which need no consent.
+    if (!app.firstParty) throw oidcErrors.sdkInvalid('A third-party application signs its end users in through the hosted login, where they consent.', 'applicationKey');
     if (!app.grantTypes.includes('authorization_code')) throw oidcErrors.sdkInvalid('The application does not use the authorization code flow.', 'applicationKey');
     if (!app.redirectUris.includes(input.redirectUri)) throw oidcErrors.sdkInvalid('redirectUri is not registered for this application (exact match).', 'redirectUri');
     const scopes = input.scope.split(' ').filter(Boolean);

@@ -19,6 +19,11 @@ export const INTERACTION_TTL_SECONDS = 600;
 /** The scopes an end user's access token may carry (beside them, `offline_access` asks for a refresh token). */
 export const TOKEN_SCOPES = ['openid', 'profile', 'email'] as const;
 
+/** Of requested scopes, those a grant may hold: `openid`, `offline_access` and {@link TOKEN_SCOPES}. */
+export function grantableScopes(requested: readonly string[]): string[] {
+  return requested.filter((s) => s === 'openid' || s === 'offline_access' || (TOKEN_SCOPES as readonly string[]).includes(s));
+}
+
 /**
  * The audience (RFC 8707 resource) of an app group's tokens: every application of the group shares it,
  * so one API behind the group accepts tokens of its web, single-page and native applications alike.
@@ -27,6 +32,14 @@ export const TOKEN_SCOPES = ['openid', 'profile', 'email'] as const;
 export function appGroupAudience(appGroupId: string): string {
   return `urn:aerie:app-group:${appGroupId}`;
 }
+
+/**
+ * The access-token claim naming the grant (sign-in) the token was issued under: introspection,
+ * userinfo and the owner gate check that the grant is still stored, so an access token of a
+ * refresh-token family that was revoked (reuse detection, RFC 7009, sign-out) is inactive at once.
+ * An opaque id; nothing accepts it as a credential.
+ */
+export const GRANT_ID_CLAIM = 'grant_id';
 
 /** The provider's endpoints under the issuer `{base_url}/api/public/orgs/{slug}`. */
 export const PROVIDER_ROUTES = {

@@ -9,6 +9,7 @@ const CONFIG = {
   allowedScopes: { type: 'array', maxItems: 100, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$' } },
   pkceRequired: { type: 'boolean' },
   tokenEndpointAuthMethod: { enum: ['client_secret_basic', 'client_secret_post', 'none'] },
+  firstParty: { type: 'boolean' },
   saml: {
     type: ['object', 'null'],
     additionalProperties: false,

@@ -41,7 +41,7 @@ export const application = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'appGroupId', 'name', 'kind', 'environment', 'status', 'clientKey', 'redirectUris', 'postLogoutRedirectUris', 'grantTypes',
-    'allowedScopes', 'pkceRequired', 'tokenEndpointAuthMethod', 'confidential', 'saml', 'secretRotatedAt', 'createdAt', 'updatedAt'],
+    'allowedScopes', 'pkceRequired', 'tokenEndpointAuthMethod', 'firstParty', 'confidential', 'saml', 'secretRotatedAt', 'createdAt', 'updatedAt'],
   properties: {
     id: { type: 'string', format: 'uuid' },
     appGroupId: { type: 'string', format: 'uuid' },
@@ -56,6 +56,7 @@ export const application = {
     allowedScopes: STRINGS,
     pkceRequired: { type: 'boolean' },
     tokenEndpointAuthMethod: { enum: ['client_secret_basic', 'client_secret_post', 'none'] },
+    firstParty: { type: 'boolean', description: 'The organization\'s own application (no consent screen); false for a third party\'s, whose end users consent to its scopes.' },
     confidential: { type: 'boolean', description: 'true for Web and Machine: the client has a secret.' },
     saml: {
       type: ['object', 'null'], additionalProperties: false, required: ['entityId', 'acsUrl'],

@@ -6,13 +6,21 @@ import { PAGE_HEADERS, reply, route, type AerieConfig, type RouteDef } from '../
 import { webauthnBundlePath } from '../../accounts/api.ts';
 import type { HostedLogin } from '../hosted-login.ts';
 import { SOCIAL_SOURCES as SOCIAL_LABELS } from '../social-connections.ts';
-import { emailCodeBody, emailCodeVerifyBody, passkeyBody } from '../schemas/bodies.ts';
+import { consentBody, emailCodeBody, emailCodeVerifyBody, passkeyBody } from '../schemas/bodies.ts';
 import { applicationParams } from '../schemas/params.ts';
 import { emailCodeResponse, loginMethodsResponse, passkeyOptionsResponse, redirectResponse } from '../schemas/responses.ts';
 
 const PAGE_DIR = fileURLToPath(new URL('../page/', import.meta.url));
 
 const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
+
+/** What each scope lets an application have, as the consent page says it. */
+const SCOPE_LABELS: Record<string, string> = {
+  openid: 'Know who you are (an identifier of your account, for this application)',
+  profile: 'See your name',
+  email: 'See your email address',
+  offline_access: 'Keep access while you are not using it (until you sign out)',
+};
 
 
 /**
@@ -25,6 +33,7 @@ export function loginRoutes(login: HostedLogin, config: AerieConfig): RouteDef[]
   const eta = new Eta({ autoEscape: true, autoTrim: false });
   const template = readFileSync(`${PAGE_DIR}login.eta`, 'utf8');
   const aerieTemplate = readFileSync(`${PAGE_DIR}aerie.eta`, 'utf8');
+  const consentTemplate = readFileSync(`${PAGE_DIR}consent.eta`, 'utf8');
   const loginOrigin = new URL(config.loginUrl).origin;
   /** The cookies of a POST from the login page; none for another site's page (browsers send `Origin` on POSTs). */
   const cookieOf = (headers: Record<string, string | string[] | undefined>) =>
@@ -41,10 +50,19 @@ export function loginRoutes(login: HostedLogin, config: AerieConfig): RouteDef[]
     route({
       method: 'GET', path: '/login/{applicationKey}', auth: 'public', params: applicationParams, tags: ['pages'],
       response: { 200: { contentType: 'text/html', description: 'The sign-in page' }, 404: { contentType: 'text/html', description: 'The page saying no sign-in is in progress' } },
-      summary: 'The hosted login page of an application (the OpenID provider sends the browser here)',
+      summary: 'The hosted login page of an application (the OpenID provider sends the browser here); the consent page when the provider asks for consent',
       handler: async ({ params, request }) => {
         const { app, group } = await login.application(params.applicationKey);
         const current = await login.inProgress(params.applicationKey, request.headers.cookie as string | undefined);
+        const consent = current && login.consentRequest(current);
+        if (consent) {
+          const html = eta.renderString(consentTemplate, {
+            applicationKey: params.applicationKey, applicationName: app.name, groupName: group.name, organizationName: await login.organizationName(app.orgId), firstParty: app.firstParty,
+            iconUrl: group.iconUrl?.startsWith('/') ? group.iconUrl : null,
+            scopes: consent.scopes.map((name) => ({ name, label: SCOPE_LABELS[name] ?? name })),
+          });
+          return reply(200, html, { ...PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8' });
+        }
         const html = eta.renderString(template, {
           applicationKey: params.applicationKey, groupName: group.name, heroTitle: group.branding.heroTitle, heroSubtitle: group.branding.heroSubtitle,
           iconUrl: group.iconUrl?.startsWith('/') ? group.iconUrl : null, inProgress: current !== undefined, methods: await login.loginMethods(app.orgId, group),
@@ -92,6 +110,11 @@ export function loginRoutes(login: HostedLogin, config: AerieConfig): RouteDef[]
       },
     }),
     route({
+      method: 'POST', path: '/login/{applicationKey}/consent', auth: 'public', params: applicationParams, body: consentBody, tags: ['oidc'],
+      response: redirectResponse, summary: 'The end user allows or denies a third-party application the scopes it asks for; answers where the browser goes next',
+      handler: async ({ params, body, request }) => login.consent(params.applicationKey, cookieOf(request.headers), body.decision === 'allow'),
+    }),
+    route({
       method: 'POST', path: '/login/{applicationKey}/passkey/options', auth: 'public', params: applicationParams, tags: ['oidc'],
       response: passkeyOptionsResponse, summary: 'Options for signing in with a passkey (discoverable credentials)',
       handler: async ({ params, request }) => ({ options: await login.passkeyOptions(params.applicationKey, cookieOf(request.headers)) }),
@@ -128,5 +151,6 @@ export function loginRoutes(login: HostedLogin, config: AerieConfig): RouteDef[]
     asset('/login/assets/login.css', 'login.css', 'text/css; charset=utf-8'),
     asset('/login/assets/webauthn.js', webauthnBundlePath(), 'text/javascript; charset=utf-8'),
     asset('/login/assets/aerie.js', 'aerie.js', 'text/javascript; charset=utf-8'),
+    asset('/login/assets/consent.js', 'consent.js', 'text/javascript; charset=utf-8'),
   ];
 }

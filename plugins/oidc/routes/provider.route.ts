@@ -6,6 +6,9 @@ import type { OrgProviders } from '../providers.ts';
 import { resumeParams, slugParams } from '../schemas/params.ts';
 import { providerJson, userinfoResponse } from '../schemas/responses.ts';
 
+/** A form-encoded UserInfo request carries one access token (at most 8 KiB, as verification accepts). */
+const USERINFO_BODY_MAX_BYTES = 16 * 1024;
+
 const JSON_ANSWER = { contentType: 'application/json', schema: providerJson, description: 'The provider\'s JSON answer (errors as RFC 6749 `{error, error_description}`)' };
 const REDIRECT = { 303: null, 302: null };
 const PAGE = { contentType: 'text/html', description: 'A page of the provider (sign-out confirmation, an error it cannot redirect)' };
@@ -28,6 +31,36 @@ export function providerRoutes(providers: OrgProviders, deps: ProviderDeps): Rou
     return delegate(found.mountPath, found.handle);
   };
   const tags = ['oidc'];
+  /**
+   * UserInfo for the access token of the request: `Authorization: Bearer`, or (POST) the form field
+   * `access_token` of an `application/x-www-form-urlencoded` body (RFC 6750 2.2); one of the two only.
+   */
+  const userinfo = async (slug: string, headers: Record<string, string | string[] | undefined>, body?: Buffer) => {
+    const org = await providers.forSlug(slug);
+    const header = headers.authorization === undefined ? undefined : String(headers.authorization);
+    const fromHeader = header === undefined ? undefined : /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header)?.[1];
+    const form = body?.length && /^application\/x-www-form-urlencoded\s*(;|$)/i.test(String(headers['content-type'] ?? ''))
+      ? new URLSearchParams(body.toString('utf8')).getAll('access_token') : [];
+    // RFC 6750 2: one method per request, one token.
+    if (form.length > 1 || (form.length === 1 && header !== undefined)) {
+      return reply(400, { error: 'invalid_request', error_description: 'Send the access token once: in the Authorization header or as access_token in the form body.' },
+        { 'www-authenticate': 'Bearer error="invalid_request"' });
+    }
+    const token = fromHeader ?? form[0];
+    const live = org && token ? await verifyEndUserAccessToken(deps, org.org, token) : undefined;
+    if (!live) {
+      return reply(401, { error: 'invalid_token', error_description: 'The access token is missing, invalid, expired, or its end user may no longer sign in.' },
+        { 'www-authenticate': 'Bearer error="invalid_token"' });
+    }
+    const scopes = new Set(String(live.claims.scope ?? '').split(' '));
+    if (!scopes.has('openid')) return reply(403, { error: 'insufficient_scope', error_description: 'The access token lacks the openid scope.' }, { 'www-authenticate': 'Bearer error="insufficient_scope", scope="openid"' });
+    const { subject } = live;
+    return {
+      sub: subject.id,
+      ...(scopes.has('email') ? { email: subject.email, email_verified: subject.emailVerified } : {}),
+      ...(scopes.has('profile') && subject.displayName ? { name: subject.displayName } : {}),
+    };
+  };
   /** Routes a browser visits: their errors are pages (the fuzz test and OpenAPI readers know `pages`). */
   const browser = ['oidc', 'pages'];
   return [
@@ -71,27 +104,16 @@ export function providerRoutes(providers: OrgProviders, deps: ProviderDeps): Rou
       method: 'GET', path: '/api/public/orgs/{slug}/oauth/logout/success', auth: 'public', params: slugParams, tags: browser, response: { 200: PAGE },
       summary: 'Shown after a sign-out with nowhere registered to return to', handler: ({ params }) => handOver(params.slug),
     }),
-    ...(['GET', 'POST'] as const).map((method) => route({
-      method, path: '/api/public/orgs/{slug}/oauth/userinfo', auth: 'public', params: slugParams, tags, response: userinfoResponse,
+    route({
+      method: 'GET', path: '/api/public/orgs/{slug}/oauth/userinfo', auth: 'public', params: slugParams, tags, response: userinfoResponse,
       summary: 'UserInfo (OpenID Connect Core 5.3): claims of the access token\'s end user, by its scopes, read fresh',
-      handler: async ({ params, request }) => {
-        const org = await providers.forSlug(params.slug);
-        const header = String(request.headers.authorization ?? '');
-        const token = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header)?.[1];
-        const live = org && token ? await verifyEndUserAccessToken(deps, org.org, token) : undefined;
-        if (!live) {
-          return reply(401, { error: 'invalid_token', error_description: 'The access token is missing, invalid, expired, or its end user may no longer sign in.' },
-            { 'www-authenticate': 'Bearer error="invalid_token"' });
-        }
-        const scopes = new Set(String(live.claims.scope ?? '').split(' '));
-        if (!scopes.has('openid')) return reply(403, { error: 'insufficient_scope', error_description: 'The access token lacks the openid scope.' }, { 'www-authenticate': 'Bearer error="insufficient_scope", scope="openid"' });
-        const { subject } = live;
-        return {
-          sub: subject.id,
-          ...(scopes.has('email') ? { email: subject.email, email_verified: subject.emailVerified } : {}),
-          ...(scopes.has('profile') && subject.displayName ? { name: subject.displayName } : {}),
-        };
-      },
-    })),
+      handler: async ({ params, request }) => userinfo(params.slug, request.headers),
+    }),
+    route({
+      method: 'POST', path: '/api/public/orgs/{slug}/oauth/userinfo', auth: 'public', params: slugParams, tags, response: userinfoResponse,
+      rawBody: { maxBytes: USERINFO_BODY_MAX_BYTES },
+      summary: 'UserInfo, posted: the access token as bearer, or as `access_token` in a form-encoded body (RFC 6750 2.2)',
+      handler: async ({ params, request, rawBody }) => userinfo(params.slug, request.headers, rawBody),
+    }),
   ];
 }

@@ -37,6 +37,15 @@ export const aerieConnectBody = {
   properties: { consent: { type: 'boolean' } },
 } as const satisfies RouteSchema;
 
+/** JSON Schema `oidc/consent.body`: the end user's answer on the consent page. */
+export const consentBody = {
+  $id: 'oidc/consent.body',
+  type: 'object',
+  additionalProperties: false,
+  required: ['decision'],
+  properties: { decision: { enum: ['allow', 'deny'] } },
+} as const satisfies RouteSchema;
+
 /** JSON Schema `oidc/create-app-group.body`: the organization, and the app group's fields as the dashboard takes them. */
 export const createAppGroupForOwnerBody = {
   $id: 'oidc/create-app-group.body',

@@ -40,7 +40,7 @@ describe('apps: applications (/api/org/{slug}/applications)', () => {
       id: expect.stringMatching(/^[0-9a-f-]{36}$/), appGroupId: groupId, name: 'App', kind: 'Web', environment: 'Production', status: 'active',
       clientKey: expect.stringMatching(/^client_[A-Za-z0-9_-]{22}$/), redirectUris: ['https://shop.acme.test/cb', 'http://localhost:3000/cb'],
       postLogoutRedirectUris: ['https://shop.acme.test/bye'], grantTypes: ['authorization_code', 'refresh_token'], allowedScopes: ['openid', 'profile', 'email'],
-      pkceRequired: true, tokenEndpointAuthMethod: 'client_secret_post', confidential: true, saml: null, secretRotatedAt: null, createdAt: expect.any(String), updatedAt: expect.any(String),
+      pkceRequired: true, tokenEndpointAuthMethod: 'client_secret_post', firstParty: true, confidential: true, saml: null, secretRotatedAt: null, createdAt: expect.any(String), updatedAt: expect.any(String),
     });
     const [row] = await aerie.sql('select org_id, secret_hash from apps.applications where id = ?', [app.id]);
     expect(row).toEqual({ org_id: acme.id, secret_hash: sha256(clientSecret) });

@@ -105,4 +105,54 @@ describe('oidc: sign-in with an Aerie account', () => {
     expect(await asPerson('POST', `/login/${shop.clientId}/aerie/connect`, {})).toMatchObject({ status: 404, body: { error: 'SIGN_IN_NOT_FOUND' } });
     expect((await aerie.request('GET', `/api/v1/aerie-account/apps/${shop.clientId}`)).status).toBe(401);
   });
+
+  /** A sign-in in progress at the shop's hosted login, in a browser that also holds `person`'s Aerie session. */
+  async function hostedSignIn(person: { cookie: string; csrf: string }) {
+    const jar = new CookieJar();
+    const request = await authorizationRequest(await relyingParty(shop));
+    const start = await jar.fetch(request.url);
+    const login = new URL(start.headers.get('location')!).href;
+    const connect = (headers: Record<string, string>) => fetch(`${login}/aerie/connect`, {
+      method: 'POST', body: JSON.stringify({ consent: true }),
+      headers: { 'content-type': 'application/json', origin, cookie: `${jar.header(login)}; ${person.cookie}`, ...headers },
+    });
+    const interaction = async () => (await aerie.sql("select payload from oidc.payloads where org_id = ? and model = 'Interaction' and payload->'params'->>'state' = ?", [shop.org.id, request.state]))[0].payload;
+    return { connect, interaction };
+  }
+
+  it('refuses an account whose email is not verified, on the API and on the hosted login, and connects nothing', async () => {
+    const una = await cookieSession('una@example.com');
+    // Accounts are verified when they are made; one whose email lost its verification (as after an address change) may not use the method.
+    await aerie.sql("update accounts.accounts set email_verified_at = null where email = 'una@example.com'");
+    const headers = { cookie: una.cookie, origin, 'x-csrf-token': una.csrf };
+    const preview = await aerie.request('GET', `/api/v1/aerie-account/apps/${shop.clientId}`, { headers });
+    expect(preview.body).toMatchObject({ emailVerified: false, enabled: true });
+    const api = await aerie.request('POST', `/api/v1/aerie-account/apps/${shop.clientId}/connect`, { headers, body: { consent: true } });
+    expect(api).toMatchObject({ status: 403, body: { error: 'ACCOUNT_EMAIL_UNVERIFIED' } });
+
+    const hosted = await hostedSignIn(una);
+    const refused = await hosted.connect({ 'x-csrf-token': una.csrf });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toMatchObject({ error: 'ACCOUNT_EMAIL_UNVERIFIED' });
+    expect((await hosted.interaction()).result).toBeUndefined();
+    expect(await aerie.sql('select 1 from endusers.end_users where org_id = ? and email_normalized = ?', [shop.org.id, 'una@example.com'])).toEqual([]);
+    expect(await aerie.sql("select 1 from oidc.account_consents c join accounts.accounts a on a.id = c.account_id where a.email = 'una@example.com'")).toEqual([]);
+  });
+
+  it('refuses the hosted connect without the X-CSRF-Token header (or with another session\'s), finishing nothing', async () => {
+    const kim = await cookieSession('kim@example.com');
+    const hosted = await hostedSignIn(kim);
+    const other = await cookieSession('lee@example.com');
+    for (const headers of [{}, { 'x-csrf-token': other.csrf }, { 'x-csrf-token': '' }] as Array<Record<string, string>>) {
+      const res = await hosted.connect(headers);
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect(await res.json()).toMatchObject({ error: 'CSRF_FAILED' });
+    }
+    expect((await hosted.interaction()).result).toBeUndefined();
+    expect(await aerie.sql('select 1 from endusers.end_users where org_id = ? and email_normalized = ?', [shop.org.id, 'kim@example.com'])).toEqual([]);
+    // The same request with the header finishes the sign-in.
+    const ok = await hosted.connect({ 'x-csrf-token': kim.csrf });
+    expect(ok.status, await ok.clone().text()).toBe(200);
+    expect((await hosted.interaction()).result).toMatchObject({ login: { amr: ['aerie'] } });
+  });
 });

@@ -1,12 +1,15 @@
 /**
  * The OpenID provider and the hosted login under the attacks a relying party's enemies try:
  * unregistered redirect URIs, PKCE left out or wrong, code replay, one organization's client or
- * token at another's issuer, `alg` confusion, a sign-in finished from another site or browser, and
+ * token at another's issuer, `alg` and key confusion on every path that verifies a token, a sign-in finished from another site or browser, and
  * email-code guessing and enumeration.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oidc from 'openid-client';
-import { SignJWT, base64url } from 'jose';
+import { createPublicKey } from 'node:crypto';
+import { SignJWT, base64url, exportJWK, generateKeyPair, type JWTPayload } from 'jose';
+import { SECRET_CHECKED_ELSEWHERE } from '../../../plugins/oidc/client-metadata.ts';
+import { createKey } from '../../helpers/api-keys.ts';
 import { TestAerie } from '../../helpers/harness.ts';
 import { mailsTo } from '../../helpers/mail.ts';
 import { authorizationRequest, browserSignIn, CookieJar, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld } from './helpers.ts';
@@ -78,19 +81,57 @@ describe('oidc: attacks on the provider and the hosted login', () => {
     expect(await oidc.refreshTokenGrant(globexRp, tokens.refresh_token!).then(() => 'granted', (e: { error: string }) => e.error)).toBe('invalid_grant');
   });
 
-  it('accepts RS256 only: an HS256 token keyed with the public key, or alg none, is refused everywhere', async () => {
+  it('accepts RS256 with the organization key only: forged algorithms and keys are refused at userinfo, introspection, the owner gate and id_token_hint', async () => {
+    // Its own end user: codes mailed to one address are limited per hour, and other tests here mail acme's.
+    const email = 'alg@acme.test';
+    expect((await aerie.request('POST', '/api/org/acme/endusers', { token: acme.org.owner, body: { email, appGroupId: acme.groupId } })).status).toBe(201);
+    const request = await authorizationRequest(rp);
+    const real = await oidc.authorizationCodeGrant(rp, await browserSignIn(aerie, new CookieJar(), request.url, email), { pkceCodeVerifier: request.verifier, expectedState: request.state });
     const jwks = await (await fetch(`${acme.issuer}/.well-known/jwks.json`)).json();
-    const [{ kid, n }] = jwks.keys;
-    const claims = { sub: acme.endUserId, client_id: acme.clientId, aud: `urn:aerie:app-group:${acme.groupId}`, scope: 'openid email', permissions: '["admin"]' };
-    const hs = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid }).setIssuer(acme.issuer).setIssuedAt().setExpirationTime('5m')
-      .sign(Buffer.from(JSON.stringify(jwks.keys[0])));
-    const hsN = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt', kid }).setIssuer(acme.issuer).setIssuedAt().setExpirationTime('5m')
-      .sign(base64url.decode(n));
-    const none = `${base64url.encode(JSON.stringify({ alg: 'none', typ: 'at+jwt', kid }))}.${base64url.encode(JSON.stringify({ ...claims, iss: acme.issuer, exp: Math.floor(Date.now() / 1000) + 300 }))}.`;
-    for (const token of [hs, hsN, none]) {
-      const info = await fetch(`${acme.issuer}/oauth/userinfo`, { headers: { authorization: `Bearer ${token}` } });
-      expect(info.status).toBe(401);
-      expect(await oidc.tokenIntrospection(rp, token)).toEqual({ active: false });
+    const publicJwk = jwks.keys[0];
+    const { kid } = publicJwk;
+    const publicPem = createPublicKey({ key: publicJwk, format: 'jwk' }).export({ type: 'spki', format: 'pem' });
+    const rsa = await generateKeyPair('RS256');
+    const ec = await generateKeyPair('ES256');
+    const attackerJwk = await exportJWK(rsa.publicKey);
+    const payloadOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()) as JWTPayload;
+    /** The real token's claims (grant, end user, audience, expiry all valid), signed every wrong way. */
+    const forgeries = async (jwt: string, typ: string | undefined) => {
+      const claims = { ...payloadOf(jwt), permissions: '["admin"]' };
+      const sign = (header: Record<string, unknown>, key: Parameters<SignJWT['sign']>[0]) => new SignJWT(claims).setProtectedHeader({ ...header, ...(typ ? { typ } : {}) } as never).sign(key);
+      return {
+        'HS256 keyed with the public JWK': await sign({ alg: 'HS256', kid }, Buffer.from(JSON.stringify(publicJwk))),
+        'HS256 keyed with the modulus': await sign({ alg: 'HS256', kid }, base64url.decode(publicJwk.n)),
+        'HS256 keyed with the public key PEM': await sign({ alg: 'HS256', kid }, Buffer.from(publicPem)),
+        'HS256 keyed with the client secret placeholder': await sign({ alg: 'HS256', kid }, Buffer.from(SECRET_CHECKED_ELSEWHERE)),
+        'HS256 keyed with the client secret': await sign({ alg: 'HS256', kid }, Buffer.from(acme.clientSecret)),
+        'alg none': `${base64url.encode(JSON.stringify({ alg: 'none', kid, ...(typ ? { typ } : {}) }))}.${base64url.encode(JSON.stringify(claims))}.`,
+        'ES256 with another key': await sign({ alg: 'ES256', kid }, ec.privateKey),
+        'RS256 with another key under the same kid': await sign({ alg: 'RS256', kid }, rsa.privateKey),
+        'RS256 with another key embedded as jwk': await sign({ alg: 'RS256', jwk: attackerJwk }, rsa.privateKey),
+        'the real signature over changed claims': `${jwt.split('.')[0]}.${base64url.encode(JSON.stringify(claims))}.${jwt.split('.')[2]}`,
+      };
+    };
+    const key = (await createKey(aerie, acme.org)).value;
+    const userinfo = (token: string) => fetch(`${acme.issuer}/oauth/userinfo`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
+    const introspect = async (token: string) => (await oidc.tokenIntrospection(rp, token)).active;
+    const ownerStatus = async (token: string) => (await aerie.request('POST', '/api/public/v1/orgs/owner-status', { headers: { 'x-api-key': key, authorization: `Bearer ${token}` }, body: {} })).status;
+    const logout = async (idToken: string) => {
+      const res = await new CookieJar().fetch(oidc.buildEndSessionUrl(rp, { id_token_hint: idToken, post_logout_redirect_uri: REDIRECT_URI }).href);
+      return { status: res.status, text: await res.text() };
+    };
+
+    // The real tokens pass every path: only the forgery makes a difference below.
+    expect([await userinfo(real.access_token), await introspect(real.access_token), await ownerStatus(real.access_token)]).toEqual([200, true, 200]);
+    expect((await logout(real.id_token!)).status).toBe(200);
+
+    for (const [how, token] of Object.entries(await forgeries(real.access_token, 'at+jwt'))) {
+      expect([await userinfo(token), await introspect(token), await ownerStatus(token)], how).toEqual([401, false, 401]);
+    }
+    for (const [how, idToken] of Object.entries(await forgeries(real.id_token!, undefined))) {
+      const answer = await logout(idToken);
+      expect(answer.status, how).toBe(400);
+      expect(answer.text, how).toMatch(/could not validate id_token_hint|invalid_request/);
     }
   });
 

@@ -63,6 +63,45 @@ describe('oidc: authorization code with PKCE through the hosted login', () => {
     ]);
   });
 
+  it('answers userinfo for an access token posted form-encoded (RFC 6750 2.2), and refuses two tokens in one request', async () => {
+    const request = await authorizationRequest(rp);
+    const tokens = await oidc.authorizationCodeGrant(rp, await browserSignIn(aerie, new CookieJar(), request.url, world.email), { pkceCodeVerifier: request.verifier, expectedState: request.state });
+    const post = (body: URLSearchParams | undefined, headers: Record<string, string> = {}) => fetch(`${world.issuer}/oauth/userinfo`, {
+      method: 'POST', headers: { ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...headers }, ...(body ? { body: body.toString() } : {}),
+    });
+    const expected = { sub: world.endUserId, email: world.email, email_verified: true };
+
+    const form = await post(new URLSearchParams({ access_token: tokens.access_token }));
+    expect(form.status).toBe(200);
+    expect(await form.json()).toEqual(expected);
+    const withCharset = await post(new URLSearchParams({ access_token: tokens.access_token }), { 'content-type': 'application/x-www-form-urlencoded; charset=UTF-8' });
+    expect(await withCharset.json()).toEqual(expected);
+    const bearer = await post(undefined, { authorization: `Bearer ${tokens.access_token}` });
+    expect(await bearer.json()).toEqual(expected);
+
+    for (const [body, headers] of [
+      [new URLSearchParams({ access_token: tokens.access_token }), { authorization: `Bearer ${tokens.access_token}` }],
+      [new URLSearchParams([['access_token', tokens.access_token], ['access_token', tokens.access_token]]), {}],
+    ] as const) {
+      const twice = await post(body, headers);
+      expect(twice.status).toBe(400);
+      expect(twice.headers.get('www-authenticate')).toBe('Bearer error="invalid_request"');
+      expect(await twice.json()).toMatchObject({ error: 'invalid_request' });
+    }
+    for (const body of [new URLSearchParams({ access_token: 'not.a.token' }), new URLSearchParams({ token: tokens.access_token }), new URLSearchParams()]) {
+      const refused = await post(body);
+      expect(refused.status, body.toString()).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    }
+    // The field counts only in a form-encoded body.
+    const plain = await post(undefined, { 'content-type': 'text/plain' });
+    expect(plain.status).toBe(401);
+    const textBody = await fetch(`${world.issuer}/oauth/userinfo`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: `access_token=${tokens.access_token}` });
+    expect(textBody.status).toBe(401);
+    const json = await fetch(`${world.issuer}/oauth/userinfo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ access_token: tokens.access_token }) });
+    expect(json.status).toBe(415);
+  });
+
   it('puts the permissions an administrator set into the next token', async () => {
     const set = await aerie.request('PUT', `/api/org/acme/endusers/${world.endUserId}/groups/${world.groupId}/permissions`, {
       token: world.org.owner, body: { permissions: ['orders:read', 'orders:write', 'orders:read'] },

@@ -70,6 +70,18 @@ describe('oidc: SDK routes', () => {
     expect(wrong).toBe('invalid_grant');
   });
 
+  it('refuses a third-party application: its end users consent on the hosted login', async () => {
+    const created = await aerie.request('POST', `/api/org/acme/app-groups/${world.groupId}/apps`, {
+      token: world.org.owner, body: { name: 'Partner SPA', kind: 'Spa', environment: 'Production', redirectUris: [REDIRECT_URI], firstParty: false },
+    });
+    expect(created.status).toBe(201);
+    const res = await aerie.request('POST', `/api/public/apps/${created.body.clientKey}/auth/start`, {
+      body: { redirectUri: REDIRECT_URI, scope: 'openid email', codeChallenge: 'a'.repeat(43), codeChallengeMethod: 'S256' },
+    });
+    expect(res).toMatchObject({ status: 400, body: { error: 'VALIDATION_FAILED', field: 'applicationKey' } });
+    expect(await aerie.sql('select 1 from oidc.sdk_sign_ins where client_key = ?', [created.body.clientKey])).toEqual([]);
+  });
+
   it("does not let one application's handle work for another", async () => {
     const { res } = await start();
     const other = `/api/public/apps/${world.clientId}/auth/email-code`;
