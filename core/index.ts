@@ -44,6 +44,7 @@ export type { JobDefinition, JobsService, SendJobOptions } from './jobs/jobs.typ
 export { BlobTooLargeError, BlobKeyError } from './blob/blob.types.ts';
 export type { BlobStore, BlobInfo, PutOptions, PresignOptions } from './blob/blob.types.ts';
 export { EgressError } from './egress/egress.types.ts';
+export { openIdCallbackQuery } from './openid/callback-query.ts';
 export { discoverProvider, finishOidc, SigninRefused, startOidc, type IdpIdentity, type OidcSigninConfig } from './openid/relying-party.ts';
 export type { Egress, EgressFailureClass, EgressFetch, EgressPostOptions, EgressResponse, FetchOptions } from './egress/egress.types.ts';
 export { AUDIT_SEALED_EVENT, type AuditSealedPayload } from './audit/audit-sealed-event.ts';

@@ -1,4 +1,4 @@
-import { schemaRef, type RouteSchema } from '../../../core/index.ts';
+import { openIdCallbackQuery, schemaRef, type RouteSchema } from '../../../core/index.ts';
 import { SOCIAL_PROVIDERS } from '../social-connections.ts';
 
 /** JSON Schema `oidc/social-group.params`. */
@@ -25,15 +25,8 @@ export const socialLoginParams = {
   properties: { applicationKey: { type: 'string', maxLength: 128 }, provider: { enum: SOCIAL_PROVIDERS } },
 } as const satisfies RouteSchema;
 
-const PARAM = { type: 'string', maxLength: 4096 } as const;
-
-/** JSON Schema `oidc/social-callback.query`: what the provider sends back (RFC 6749 4.1.2, RFC 9207 `iss`); other parameters pass through. */
-export const socialCallbackQuery = {
-  $id: 'oidc/social-callback.query',
-  type: 'object',
-  additionalProperties: PARAM,
-  properties: { code: PARAM, state: PARAM, iss: PARAM, error: PARAM, error_description: PARAM },
-} as const satisfies RouteSchema;
+/** JSON Schema `oidc/social-callback.query`: what the social provider sends back. */
+export const socialCallbackQuery = openIdCallbackQuery('oidc/social-callback.query') satisfies RouteSchema;
 
 /** JSON Schema `oidc/social-connection.body`. */
 export const socialConnectionBody = {
