@@ -57,4 +57,9 @@ export class MarketplaceService implements MarketplaceServiceApi {
     const rows = (await this.db.knex(INSTALLATIONS).where({ appGroupId }).whereIn('orgId', [...orgIds]).select('orgId')) as Array<{ orgId: string }>;
     return rows.map((r) => r.orgId);
   }
+
+  async isListed(appGroupId: string): Promise<boolean> {
+    const row = (await this.db.knex(APP_GROUPS_TABLE).where({ id: appGroupId }).whereNotNull('listedAt').first('id')) as { id: string } | undefined;
+    return row !== undefined;
+  }
 }

@@ -178,6 +178,8 @@ export interface MarketplaceService {
   install(orgId: string, groupKey: string, byAccountId: string | null): Promise<{ appGroupId: string; installedAt: string; created: boolean }>;
   /** Which of `orgIds` installed the app group. */
   installedAmong(appGroupId: string, orgIds: readonly string[]): Promise<string[]>;
+  /** Whether the app group is listed (published) on the marketplace now; `false` for an unknown id. */
+  isListed(appGroupId: string): Promise<boolean>;
 }
 
 /**

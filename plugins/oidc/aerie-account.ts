@@ -53,6 +53,15 @@ export class AerieAccountSignIn {
     return memberships.filter((m) => installed.has(m.id)).map((m) => ({ slug: m.slug, name: m.name }));
   }
 
+  /**
+   * Whether the app group offers the method: switched on (`branding.aerieAccountEnabled`), or the
+   * group is listed on the marketplace — a listed group always offers it, whatever the switch says.
+   * @see spec 01 "Sign-in with an account of the service"
+   */
+  async enabled(group: AppGroupDto): Promise<boolean> {
+    return group.branding.aerieAccountEnabled || (await this.marketplace.isListed(group.id));
+  }
+
   /** What the method would do for this account and application. */
   async preview(accountId: string, app: ApplicationDto & { orgId: string }, group: AppGroupDto): Promise<AerieAccountPreview> {
     const account = await this.accounts.findById(accountId);
@@ -60,19 +69,19 @@ export class AerieAccountSignIn {
     const consent = await this.db.knex(CONSENTS).where({ orgId: app.orgId, appGroupId: group.id, accountId }).first('endUserId');
     return {
       application: { key: app.clientKey, name: app.name, appGroup: group.name, organization: org?.name ?? '' },
-      shares: SHARED_WITH_APPLICATION, consentRequired: !consent, enabled: group.branding.aerieAccountEnabled, emailVerified: !!account?.emailVerifiedAt,
+      shares: SHARED_WITH_APPLICATION, consentRequired: !consent, enabled: await this.enabled(group), emailVerified: !!account?.emailVerifiedAt,
     };
   }
 
   /**
-   * Connects the account to the application's organization: checks the method is on and the email
+   * Connects the account to the application's organization: checks the method is on ({@link enabled}) and the email
    * verified, records consent the first time, and finds or creates the end user.
    * @returns the end user's id
    * @throws 403 `AERIE_ACCOUNT_LOGIN_OFF`, 403 `ACCOUNT_EMAIL_UNVERIFIED`, 409 `CONSENT_REQUIRED`,
    *   403 `PERMISSION_DENIED` for a suspended end user
    */
   async connect(accountId: string, app: ApplicationDto & { orgId: string }, group: AppGroupDto, consent: boolean): Promise<string> {
-    if (!group.branding.aerieAccountEnabled) throw oidcErrors.aerieAccountOff();
+    if (!(await this.enabled(group))) throw oidcErrors.aerieAccountOff();
     const account = await this.accounts.findById(accountId);
     if (!account?.emailVerifiedAt) throw oidcErrors.emailUnverified();
     const known = (await this.db.knex(CONSENTS).where({ orgId: app.orgId, appGroupId: group.id, accountId }).first('endUserId')) as { endUserId: string } | undefined;

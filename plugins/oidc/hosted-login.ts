@@ -64,12 +64,14 @@ export class HostedLogin {
   }
 
   /**
-   * The switches of an app group's methods: the email code when `magicLinkEnabled`, passkeys when
-   * `passkeyEnabled`, sign-in with an Aerie account when `aerieAccountEnabled` (`social` left empty:
-   * see {@link loginMethods}).
+   * The app group's methods: the email code when `magicLinkEnabled`, passkeys when `passkeyEnabled`,
+   * sign-in with an Aerie account when `aerieAccountEnabled` or while the group is listed on the
+   * marketplace (`social` left empty: see {@link loginMethods}).
    */
-  methods(group: AppGroupDto): LoginMethods {
-    return { emailCode: group.branding.magicLinkEnabled, passkey: group.branding.passkeyEnabled, social: [], aerieAccount: group.branding.aerieAccountEnabled };
+  async methods(group: AppGroupDto): Promise<LoginMethods> {
+    return {
+      emailCode: group.branding.magicLinkEnabled, passkey: group.branding.passkeyEnabled, social: [], aerieAccount: await this.aerieAccount.enabled(group),
+    };
   }
 
   /** The organization's display name (the consent page names who does not make a third-party application). */
@@ -121,7 +123,7 @@ export class HostedLogin {
 
   /** What the hosted login offers for an app group: {@link methods} with the social providers it is connected to. */
   async loginMethods(orgId: string, group: AppGroupDto): Promise<LoginMethods> {
-    return { ...this.methods(group), social: await this.socialOffered(orgId, group) };
+    return { ...(await this.methods(group)), social: await this.socialOffered(orgId, group) };
   }
 
   /**
@@ -256,7 +258,7 @@ export class HostedLogin {
   private async require(applicationKey: string, cookieHeader: string | undefined, method: 'emailCode' | 'passkey'): Promise<SignInInProgress> {
     const current = await this.inProgress(applicationKey, cookieHeader);
     if (!current) throw oidcErrors.signInNotFound();
-    if (!this.methods(current.group)[method]) throw oidcErrors.methodOff(method === 'emailCode' ? 'email code' : 'passkey');
+    if (!(await this.methods(current.group))[method]) throw oidcErrors.methodOff(method === 'emailCode' ? 'email code' : 'passkey');
     return current;
   }
 }

@@ -134,7 +134,7 @@ export class SdkSignIn {
   /** The live sign-in for this handle and application, with the app group offering the email code. */
   private async live(applicationKey: string, signInId: string) {
     const { app, group } = await this.login.application(applicationKey);
-    if (!this.login.methods(group).emailCode) throw oidcErrors.methodOff('email code');
+    if (!(await this.login.methods(group)).emailCode) throw oidcErrors.methodOff('email code');
     const row = (await this.db.knex(SDK).where({ handleHash: this.crypto.sha256Hex(signInId), clientKey: app.clientKey, orgId: app.orgId })
       .whereNull('finishedAt').where('expiresAt', '>', this.clock.now()).first('id', 'orgId', 'clientKey', 'redirectUri', 'scope', 'codeChallenge', 'nonce')) as SdkRow | undefined;
     if (!row) throw oidcErrors.signInNotFound();

@@ -80,7 +80,7 @@ export function loginRoutes(login: HostedLogin, config: AerieConfig): RouteDef[]
         const { group } = await login.application(params.applicationKey);
         const current = await login.inProgress(params.applicationKey, request.headers.cookie as string | undefined);
         const html = eta.renderString(aerieTemplate, {
-          applicationKey: params.applicationKey, groupName: group.name, inProgress: current !== undefined, enabled: login.methods(group).aerieAccount,
+          applicationKey: params.applicationKey, groupName: group.name, inProgress: current !== undefined, enabled: (await login.methods(group)).aerieAccount,
         });
         return reply(current ? 200 : 404, html, { ...PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8' });
       },

@@ -87,4 +87,46 @@ describe('oidc: marketplace installs and tenant_orgs', () => {
     const again = await oidc.refreshTokenGrant(rp, refreshed.refresh_token!);
     expect((again as unknown as { tenant_orgs: unknown }).tenant_orgs).toEqual([]);
   });
+
+  it('offers sign-in with an Aerie account while the app group is listed, whatever the switch says; delisted, the switch decides again', async () => {
+    // A person with a verified account and a cookie session (consented before, in the previous test).
+    await aerie.request('POST', '/api/v1/users/registration/email', { body: { email: 'pat@example.com' } });
+    const signedIn = await aerie.request('POST', '/api/v1/users/verification/email', { body: { email: 'pat@example.com', code: aerie.code('pat@example.com'), session: 'cookie' }, headers: { origin } });
+    const asPat = { cookie: signedIn.headers.get('set-cookie')!.split(';')[0], origin, 'x-csrf-token': signedIn.body.csrfToken };
+    const methods = async () => (await aerie.request('GET', `/api/public/apps/${shop.clientId}/login-methods`)).body.methods.aerieAccount;
+    const preview = async () => (await aerie.request('GET', `/api/v1/aerie-account/apps/${shop.clientId}`, { headers: asPat })).body.enabled;
+    const connect = () => aerie.request('POST', `/api/v1/aerie-account/apps/${shop.clientId}/connect`, { headers: asPat, body: { consent: true } });
+    const hostedPage = async () => {
+      const jar = new CookieJar();
+      const login = new URL((await jar.fetch((await authorizationRequest(await relyingParty(shop))).url)).headers.get('location')!).href;
+      return { start: await (await jar.fetch(login)).text(), aerie: await (await jar.fetch(`${login}/aerie`)).text() };
+    };
+    const setListing = (listed: boolean) => aerie.request('PUT', `/api/v1/admin/app-groups/${groupKey}/listing`, { token: admin, body: { listed } });
+    const setSwitch = (on: boolean) => aerie.request('PUT', `/api/org/shop/app-groups/${shop.groupId}`, { token: shop.org.owner, body: { branding: { aerieAccountEnabled: on } } });
+
+    // Listed (the first test listed it) and the switch off: still on everywhere.
+    expect((await setSwitch(false)).status).toBe(200);
+    expect(await aerie.sql("select listed_at is not null as listed, branding->>'aerieAccountEnabled' as switch from apps.app_groups where id = ?", [shop.groupId])).toEqual([{ listed: true, switch: 'false' }]);
+    expect(await methods()).toBe(true);
+    expect(await preview()).toBe(true);
+    expect(await connect()).toMatchObject({ status: 200, body: { connected: true } });
+    const listedPages = await hostedPage();
+    expect(listedPages.start).toContain('id="aerie-account"');
+    expect(listedPages.aerie).toContain('id="aerie"');
+
+    // Delisted: the switch (off) decides.
+    expect(await setListing(false)).toMatchObject({ status: 200, body: { groupKey, listed: false, listedAt: null } });
+    expect(await auditEvents(aerie, shop.org, 'org.app_group.delisted')).toHaveLength(1);
+    expect(await methods()).toBe(false);
+    expect(await preview()).toBe(false);
+    expect(await connect()).toMatchObject({ status: 403, body: { error: 'AERIE_ACCOUNT_LOGIN_OFF' } });
+    const delistedPages = await hostedPage();
+    expect(delistedPages.start).not.toContain('id="aerie-account"');
+    expect(delistedPages.aerie).toContain('data-state="off"');
+
+    // The switch on again: on, though not listed.
+    expect((await setSwitch(true)).status).toBe(200);
+    expect(await methods()).toBe(true);
+    expect(await connect()).toMatchObject({ status: 200, body: { connected: true } });
+  });
 });
