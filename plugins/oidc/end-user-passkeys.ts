@@ -23,13 +23,17 @@ export interface LoginRelyingParty {
   /** The app group's `passkeyRpId`, or Aerie's own RP ID. */
   rpId: string;
   rpName: string;
-  /** The login page's origin. */
-  origin: string;
+  /**
+   * The origin the ceremony must come from: the login page's; for an SDK sign-in also the
+   * application's (its redirect URI's origin, when that host is under the RP ID).
+   */
+  origin: string | string[];
 }
 
-/** Where a ceremony happens: one organization's sign-in (provider interaction) in one browser. */
+/** Where a ceremony happens: one organization's sign-in (provider interaction) in one browser, or one SDK sign-in. */
 export interface Ceremony {
   orgId: string;
+  /** The provider interaction's uid, or `sdk:{id}` of an SDK sign-in. */
   interactionUid: string;
   rp: LoginRelyingParty;
 }

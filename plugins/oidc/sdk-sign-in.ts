@@ -1,7 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock, CryptoService, Database, RateLimiter } from '../../core/index.ts';
-import type { EndUserSignInService } from '../endusers/api.ts';
+import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import type { AppGroupDto } from '../apps/api.ts';
+import type { EndUserSignInService, SignInMethod } from '../endusers/api.ts';
 import type { OrganizationsService } from '../orgs/api.ts';
+import type { Ceremony, EndUserPasskeys } from './end-user-passkeys.ts';
 import { oidcErrors } from './errors.ts';
 import type { HostedLogin } from './hosted-login.ts';
 import type { LoginCodes } from './login-codes.ts';
@@ -35,8 +38,8 @@ interface SdkRow {
 }
 
 /**
- * The SDK routes: the hosted login's emailed-code method as JSON for single-page and native
- * applications. A sign-in starts with the same parameters an authorization request carries
+ * The SDK routes: the hosted login's emailed-code and passkey methods as JSON for single-page and
+ * native applications. A sign-in starts with the same parameters an authorization request carries
  * (registered redirect URI, PKCE S256 always, scopes) and ends with an authorization code the
  * application exchanges at the token endpoint with its verifier — so the token response, rotation,
  * introspection and every check are the provider's own. The sign-in handle is a 256-bit secret the
@@ -54,6 +57,7 @@ export class SdkSignIn {
     private readonly signIn: EndUserSignInService,
     private readonly orgs: OrganizationsService,
     private readonly startsPerIp: RateLimiter,
+    private readonly passkeys: EndUserPasskeys,
   ) {}
 
   /**
@@ -89,7 +93,7 @@ export class SdkSignIn {
 
   /** Mails a code for the sign-in (the same answer for any address). @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 429 */
   async sendCode(applicationKey: string, signInId: string, email: string, ip: string): Promise<{ expiresInSeconds: number }> {
-    const { row, group } = await this.live(applicationKey, signInId);
+    const { row, group } = await this.live(applicationKey, signInId, 'emailCode');
     const emailNormalized = email.normalize('NFC').toLowerCase();
     const endUserId = (await this.signIn.candidate(row.orgId, group.id, emailNormalized)) ?? null;
     return this.codes.issue({ orgId: row.orgId, interactionUid: `sdk:${row.id}`, emailNormalized, endUserId, applicationName: group.name, ip });
@@ -101,13 +105,57 @@ export class SdkSignIn {
    * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 400 `LOGIN_CODE_INVALID` / `LOGIN_CODE_EXPIRED`
    */
   async verifyCode(applicationKey: string, signInId: string, email: string, code: string): Promise<{ code: string; redirectUri: string }> {
-    const { row, group } = await this.live(applicationKey, signInId);
+    const { row, group } = await this.live(applicationKey, signInId, 'emailCode');
     const endUserId = await this.codes.verify(row.orgId, `sdk:${row.id}`, email.normalize('NFC').toLowerCase(), code);
+    return this.finish(row, group.id, endUserId, 'email_code', 'otp', oidcErrors.codeExpired);
+  }
+
+  /**
+   * Options for `navigator.credentials.get()` in this sign-in (discoverable credentials, no allow
+   * list, user verification required), with the app group's RP ID.
+   * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`
+   */
+  async passkeyOptions(applicationKey: string, signInId: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    const { row, group } = await this.live(applicationKey, signInId, 'passkey');
+    return this.passkeys.signInOptions(this.ceremony(row, group));
+  }
+
+  /**
+   * Verifies a passkey assertion against this sign-in's challenge (the hosted login's checks) and
+   * finishes the sign-in with the passkey's end user.
+   * @returns `{code, redirectUri}` as {@link verifyCode}
+   * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 400 `PASSKEY_FAILED` (also for an end user
+   *   who may not sign in to this application)
+   */
+  async passkeySignIn(applicationKey: string, signInId: string, response: AuthenticationResponseJSON): Promise<{ code: string; redirectUri: string }> {
+    const { row, group } = await this.live(applicationKey, signInId, 'passkey');
+    const endUserId = await this.passkeys.signIn(this.ceremony(row, group), response);
+    return this.finish(row, group.id, endUserId, 'passkey', 'hwk', oidcErrors.passkeyFailed);
+  }
+
+  /**
+   * A passkey ceremony of this SDK sign-in: challenges bound to `sdk:{id}`, the app group's RP ID;
+   * the origin is the login page's or the application's own (its redirect URI's), when that host is
+   * the RP ID or under it — where a browser lets a page use the RP ID at all.
+   */
+  private ceremony(row: SdkRow, group: AppGroupDto): Ceremony {
+    const rp = this.login.relyingParty(group);
+    const origins = [rp.origin].flat();
+    const app = new URL(row.redirectUri);
+    if ((app.protocol === 'https:' || app.protocol === 'http:') && (app.hostname === rp.rpId || app.hostname.endsWith(`.${rp.rpId}`)) && !origins.includes(app.origin)) {
+      origins.push(app.origin);
+    }
+    return { orgId: row.orgId, interactionUid: `sdk:${row.id}`, rp: { ...rp, origin: origins } };
+  }
+
+  /** Ends the sign-in once (a second finish is 404) with the proven end user; answers the authorization code. */
+  private async finish(row: SdkRow, appGroupId: string, endUserId: string, method: SignInMethod, amr: string, refused: () => Error): Promise<{ code: string; redirectUri: string }> {
     const finished = await this.db.knex(SDK).where({ id: row.id }).whereNull('finishedAt').update({ finishedAt: this.clock.now() });
     if (finished !== 1) throw oidcErrors.signInNotFound();
-    const subject = await this.signIn.signedIn(row.orgId, endUserId, group.id, 'email_code', row.clientKey);
-    if (!subject) throw oidcErrors.codeExpired();
-    return { code: await this.mintCode(row, group.id, subject.id, ['otp']), redirectUri: row.redirectUri };
+    // Suspended or lost access between the proof and now: refused as the method's own failure.
+    const subject = await this.signIn.signedIn(row.orgId, endUserId, appGroupId, method, row.clientKey);
+    if (!subject) throw refused();
+    return { code: await this.mintCode(row, appGroupId, subject.id, [amr]), redirectUri: row.redirectUri };
   }
 
   /** An authorization code of the organization's provider, as its authorization endpoint would issue it. */
@@ -131,10 +179,10 @@ export class SdkSignIn {
     return authorizationCode.save();
   }
 
-  /** The live sign-in for this handle and application, with the app group offering the email code. */
-  private async live(applicationKey: string, signInId: string) {
+  /** The live sign-in for this handle and application, with the app group offering the method. */
+  private async live(applicationKey: string, signInId: string, method: 'emailCode' | 'passkey') {
     const { app, group } = await this.login.application(applicationKey);
-    if (!(await this.login.methods(group)).emailCode) throw oidcErrors.methodOff('email code');
+    if (!(await this.login.methods(group))[method]) throw oidcErrors.methodOff(method === 'emailCode' ? 'email code' : 'passkey');
     const row = (await this.db.knex(SDK).where({ handleHash: this.crypto.sha256Hex(signInId), clientKey: app.clientKey, orgId: app.orgId })
       .whereNull('finishedAt').where('expiresAt', '>', this.clock.now()).first('id', 'orgId', 'clientKey', 'redirectUri', 'scope', 'codeChallenge', 'nonce')) as SdkRow | undefined;
     if (!row) throw oidcErrors.signInNotFound();

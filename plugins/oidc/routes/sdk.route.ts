@@ -1,12 +1,13 @@
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { reply, route, type RouteDef } from '../../../core/index.ts';
 import type { SdkSignIn } from '../sdk-sign-in.ts';
-import { sdkEmailCodeBody, sdkEmailCodeVerifyBody, sdkStartBody } from '../schemas/bodies.ts';
+import { sdkEmailCodeBody, sdkEmailCodeVerifyBody, sdkPasskeyBody, sdkSignInBody, sdkStartBody } from '../schemas/bodies.ts';
 import { applicationParams } from '../schemas/params.ts';
-import { emailCodeResponse, sdkCodeResponse, sdkStartResponse } from '../schemas/responses.ts';
+import { emailCodeResponse, passkeyOptionsResponse, sdkCodeResponse, sdkStartResponse } from '../schemas/responses.ts';
 
 /**
- * The SDK routes `/api/public/apps/{applicationKey}/auth/*`: the hosted login's emailed-code method as
- * JSON, ending with an authorization code the application exchanges at the token endpoint.
+ * The SDK routes `/api/public/apps/{applicationKey}/auth/*`: the hosted login's emailed-code and
+ * passkey methods as JSON, ending with an authorization code the application exchanges at the token endpoint.
  * @see docs/api/signin.md "SDK routes"
  */
 export function sdkRoutes(sdk: SdkSignIn): RouteDef[] {
@@ -25,6 +26,16 @@ export function sdkRoutes(sdk: SdkSignIn): RouteDef[] {
       method: 'POST', path: '/api/public/apps/{applicationKey}/auth/email-code/verify', auth: 'public', params: applicationParams, body: sdkEmailCodeVerifyBody,
       response: sdkCodeResponse, tags: ['oidc'], summary: 'Check the code; answers an authorization code to exchange at the token endpoint',
       handler: ({ params, body }) => sdk.verifyCode(params.applicationKey, body.signInId, body.email, body.code),
+    }),
+    route({
+      method: 'POST', path: '/api/public/apps/{applicationKey}/auth/passkey/options', auth: 'public', params: applicationParams, body: sdkSignInBody,
+      response: passkeyOptionsResponse, tags: ['oidc'], summary: 'Options for a passkey sign-in in an SDK sign-in (discoverable credentials)',
+      handler: async ({ params, body }) => ({ options: await sdk.passkeyOptions(params.applicationKey, body.signInId) }),
+    }),
+    route({
+      method: 'POST', path: '/api/public/apps/{applicationKey}/auth/passkey/verify', auth: 'public', params: applicationParams, body: sdkPasskeyBody,
+      response: sdkCodeResponse, tags: ['oidc'], summary: 'Check a passkey assertion; answers an authorization code to exchange at the token endpoint',
+      handler: ({ params, body }) => sdk.passkeySignIn(params.applicationKey, body.signInId, body.response as unknown as AuthenticationResponseJSON),
     }),
   ];
 }

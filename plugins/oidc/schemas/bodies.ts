@@ -97,3 +97,21 @@ export const sdkEmailCodeVerifyBody = {
     signInId: { type: 'string', minLength: 1, maxLength: 100 }, email: { type: 'string', minLength: 3, maxLength: 320 }, code: { type: 'string', pattern: '^[0-9]{6}$' },
   },
 } as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/sdk-sign-in.body`: the SDK sign-in's handle alone. */
+export const sdkSignInBody = {
+  $id: 'oidc/sdk-sign-in.body',
+  type: 'object',
+  additionalProperties: false,
+  required: ['signInId'],
+  properties: { signInId: { type: 'string', minLength: 1, maxLength: 100 } },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/sdk-passkey.body`: the handle and an AuthenticationResponseJSON as @simplewebauthn/browser returns it. */
+export const sdkPasskeyBody = {
+  $id: 'oidc/sdk-passkey.body',
+  type: 'object',
+  additionalProperties: false,
+  required: ['signInId', 'response'],
+  properties: { signInId: { type: 'string', minLength: 1, maxLength: 100 }, response: { type: 'object', ...webauthnResponseFields } },
+} as const satisfies RouteSchema;
