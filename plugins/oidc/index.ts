@@ -56,7 +56,7 @@ export default definePlugin({
       const found = await providers.forSlug(slug);
       return found && found.org.slug === slug ? delegate(found.mountPath, found.handle) : undefined;
     });
-    const sdk = new SdkSignIn(db, clock, crypto, providers, login, codes, signIn, orgs, rateLimits.limiter({ name: 'oidc.sdk-starts', ...SDK_STARTS_PER_IP }), passkeys);
+    const sdk = new SdkSignIn(db, clock, crypto, providers, login, codes, signIn, orgs, rateLimits.limiter({ name: 'oidc.sdk-starts', ...SDK_STARTS_PER_IP }), passkeys, aerieAccount);
     ctx.routes(...providerRoutes(providers, deps), ...loginRoutes(login, config), ...aerieAccountRoutes(login, aerieAccount),
       ...ownerGateRoutes(new OwnerGate(deps, orgs, accounts, appGroups)),
       ...sdkRoutes(sdk), ...socialRoutes(socialConnections, social));

@@ -4,6 +4,7 @@ import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON 
 import type { AppGroupDto } from '../apps/api.ts';
 import type { EndUserSignInService, SignInMethod } from '../endusers/api.ts';
 import type { OrganizationsService } from '../orgs/api.ts';
+import type { AerieAccountSignIn } from './aerie-account.ts';
 import type { Ceremony, EndUserPasskeys } from './end-user-passkeys.ts';
 import { oidcErrors } from './errors.ts';
 import type { HostedLogin } from './hosted-login.ts';
@@ -38,8 +39,8 @@ interface SdkRow {
 }
 
 /**
- * The SDK routes: the hosted login's emailed-code and passkey methods as JSON for single-page and
- * native applications. A sign-in starts with the same parameters an authorization request carries
+ * The SDK routes: the hosted login's emailed-code, passkey and Aerie-account methods as JSON for
+ * single-page and native applications. A sign-in starts with the same parameters an authorization request carries
  * (registered redirect URI, PKCE S256 always, scopes) and ends with an authorization code the
  * application exchanges at the token endpoint with its verifier — so the token response, rotation,
  * introspection and every check are the provider's own. The sign-in handle is a 256-bit secret the
@@ -58,6 +59,7 @@ export class SdkSignIn {
     private readonly orgs: OrganizationsService,
     private readonly startsPerIp: RateLimiter,
     private readonly passkeys: EndUserPasskeys,
+    private readonly aerieAccount: AerieAccountSignIn,
   ) {}
 
   /**
@@ -134,6 +136,20 @@ export class SdkSignIn {
   }
 
   /**
+   * Sign-in with an Aerie account in this SDK sign-in: connects the person's account (the checks of
+   * {@link AerieAccountSignIn.connect}: method on, verified email, consent the first time) and
+   * finishes the sign-in with the end user it is. A refused connect leaves the sign-in live.
+   * @returns `{code, redirectUri}` as {@link verifyCode}; its tokens carry `amr` `aerie` and `tenant_orgs`
+   * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `AERIE_ACCOUNT_LOGIN_OFF`, 403 `ACCOUNT_EMAIL_UNVERIFIED`,
+   *   409 `CONSENT_REQUIRED`, 403 `PERMISSION_DENIED` (suspended end user)
+   */
+  async aerieAccountSignIn(applicationKey: string, signInId: string, accountId: string, consent: boolean): Promise<{ code: string; redirectUri: string }> {
+    const { row, app, group } = await this.live(applicationKey, signInId);
+    const endUserId = await this.aerieAccount.connect(accountId, app, group, consent);
+    return this.finish(row, group.id, endUserId, 'aerie_account', 'aerie', oidcErrors.endUserRefused);
+  }
+
+  /**
    * A passkey ceremony of this SDK sign-in: challenges bound to `sdk:{id}`, the app group's RP ID;
    * the origin is the login page's or the application's own (its redirect URI's), when that host is
    * the RP ID or under it — where a browser lets a page use the RP ID at all.
@@ -179,13 +195,16 @@ export class SdkSignIn {
     return authorizationCode.save();
   }
 
-  /** The live sign-in for this handle and application, with the app group offering the method. */
-  private async live(applicationKey: string, signInId: string, method: 'emailCode' | 'passkey') {
+  /**
+   * The live sign-in for this handle and application, with the app group offering `method` (without
+   * one, the caller checks the method itself: the Aerie account's has its own error).
+   */
+  private async live(applicationKey: string, signInId: string, method?: 'emailCode' | 'passkey') {
     const { app, group } = await this.login.application(applicationKey);
-    if (!(await this.login.methods(group))[method]) throw oidcErrors.methodOff(method === 'emailCode' ? 'email code' : 'passkey');
+    if (method && !(await this.login.methods(group))[method]) throw oidcErrors.methodOff(method === 'emailCode' ? 'email code' : 'passkey');
     const row = (await this.db.knex(SDK).where({ handleHash: this.crypto.sha256Hex(signInId), clientKey: app.clientKey, orgId: app.orgId })
       .whereNull('finishedAt').where('expiresAt', '>', this.clock.now()).first('id', 'orgId', 'clientKey', 'redirectUri', 'scope', 'codeChallenge', 'nonce')) as SdkRow | undefined;
     if (!row) throw oidcErrors.signInNotFound();
-    return { row, group };
+    return { row, app, group };
   }
 }

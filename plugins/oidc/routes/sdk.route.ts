@@ -1,13 +1,15 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { reply, route, type RouteDef } from '../../../core/index.ts';
 import type { SdkSignIn } from '../sdk-sign-in.ts';
-import { sdkEmailCodeBody, sdkEmailCodeVerifyBody, sdkPasskeyBody, sdkSignInBody, sdkStartBody } from '../schemas/bodies.ts';
+import { sdkAerieConnectBody, sdkEmailCodeBody, sdkEmailCodeVerifyBody, sdkPasskeyBody, sdkSignInBody, sdkStartBody } from '../schemas/bodies.ts';
 import { applicationParams } from '../schemas/params.ts';
 import { emailCodeResponse, passkeyOptionsResponse, sdkCodeResponse, sdkStartResponse } from '../schemas/responses.ts';
 
 /**
- * The SDK routes `/api/public/apps/{applicationKey}/auth/*`: the hosted login's emailed-code and
- * passkey methods as JSON, ending with an authorization code the application exchanges at the token endpoint.
+ * The SDK routes `/api/public/apps/{applicationKey}/auth/*`: the hosted login's emailed-code, passkey
+ * and Aerie-account methods as JSON, ending with an authorization code the application exchanges at
+ * the token endpoint. The Aerie-account connect is cookie-authenticated (Aerie's own session, from
+ * Aerie's origin): `X-CSRF-Token` required.
  * @see docs/api/signin.md "SDK routes"
  */
 export function sdkRoutes(sdk: SdkSignIn): RouteDef[] {
@@ -36,6 +38,11 @@ export function sdkRoutes(sdk: SdkSignIn): RouteDef[] {
       method: 'POST', path: '/api/public/apps/{applicationKey}/auth/passkey/verify', auth: 'public', params: applicationParams, body: sdkPasskeyBody,
       response: sdkCodeResponse, tags: ['oidc'], summary: 'Check a passkey assertion; answers an authorization code to exchange at the token endpoint',
       handler: ({ params, body }) => sdk.passkeySignIn(params.applicationKey, body.signInId, body.response as unknown as AuthenticationResponseJSON),
+    }),
+    route({
+      method: 'POST', path: '/api/public/apps/{applicationKey}/auth/aerie-account/connect', auth: 'cookieSession', params: applicationParams, body: sdkAerieConnectBody,
+      response: sdkCodeResponse, tags: ['oidc'], summary: 'Connect your Aerie account in an SDK sign-in (consent the first time); answers an authorization code',
+      handler: ({ params, body, principal }) => sdk.aerieAccountSignIn(params.applicationKey, body.signInId, principal.accountId!, body.consent === true),
     }),
   ];
 }

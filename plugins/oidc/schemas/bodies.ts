@@ -115,3 +115,12 @@ export const sdkPasskeyBody = {
   required: ['signInId', 'response'],
   properties: { signInId: { type: 'string', minLength: 1, maxLength: 100 }, response: { type: 'object', ...webauthnResponseFields } },
 } as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/sdk-aerie-connect.body`: the SDK sign-in's handle, and `consent: true` the first time. */
+export const sdkAerieConnectBody = {
+  $id: 'oidc/sdk-aerie-connect.body',
+  type: 'object',
+  additionalProperties: false,
+  required: ['signInId'],
+  properties: { signInId: { type: 'string', minLength: 1, maxLength: 100 }, consent: { type: 'boolean' } },
+} as const satisfies RouteSchema;

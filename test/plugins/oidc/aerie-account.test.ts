@@ -155,4 +155,57 @@ describe('oidc: sign-in with an Aerie account', () => {
     expect(ok.status, await ok.clone().text()).toBe(200);
     expect((await hosted.interaction()).result).toMatchObject({ login: { amr: ['aerie'] } });
   });
+
+  it('connects in an SDK sign-in and answers an authorization code that exchanges for the normal token response', async () => {
+    const created = await aerie.request('POST', `/api/org/shop/app-groups/${shop.groupId}/apps`, {
+      token: shop.org.owner, body: { name: 'Shop SPA', kind: 'Spa', environment: 'Production', redirectUris: [REDIRECT_URI] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const spa = created.body.clientKey as string;
+    const verifier = oidc.randomPKCECodeVerifier();
+    const started = await aerie.request('POST', `/api/public/apps/${spa}/auth/start`, {
+      body: { redirectUri: REDIRECT_URI, scope: 'openid email profile offline_access', codeChallenge: await oidc.calculatePKCECodeChallenge(verifier), codeChallengeMethod: 'S256', nonce: 'n-aerie' },
+    });
+    expect(started.status).toBe(201);
+    const { signInId } = started.body;
+    const sam = await cookieSession('sam@example.com');
+    const path = `/api/public/apps/${spa}/auth/aerie-account/connect`;
+    const connect = (body: unknown, headers: Record<string, string> = { 'x-csrf-token': sam.csrf }, key = spa) =>
+      aerie.request('POST', `/api/public/apps/${key}/auth/aerie-account/connect`, { headers: { cookie: sam.cookie, origin, ...headers }, body });
+    const finished = async () => (await aerie.sql('select finished_at from oidc.sdk_sign_ins where client_key = ?', [spa]))[0].finished_at;
+    const samEndUser = () => aerie.sql('select id, source from endusers.end_users where org_id = ? and email_normalized = ?', [shop.org.id, 'sam@example.com']);
+
+    // Refusals leave the sign-in live and connect nothing.
+    expect(await connect({ signInId, consent: true }, {})).toMatchObject({ status: 403, body: { error: 'CSRF_FAILED' } });
+    expect((await aerie.request('POST', path, { headers: { origin }, body: { signInId, consent: true } })).status).toBe(401);
+    expect(await connect({ signInId })).toMatchObject({ status: 409, body: { error: 'CONSENT_REQUIRED' } });
+    expect((await enable(false)).status).toBe(200);
+    expect(await connect({ signInId, consent: true })).toMatchObject({ status: 403, body: { error: 'AERIE_ACCOUNT_LOGIN_OFF' } });
+    expect((await enable(true)).status).toBe(200);
+    expect(await connect({ signInId, consent: true }, undefined, shop.clientId)).toMatchObject({ status: 404, body: { error: 'SIGN_IN_NOT_FOUND' } });
+    expect(await connect({ signInId: 'x'.repeat(43), consent: true })).toMatchObject({ status: 404, body: { error: 'SIGN_IN_NOT_FOUND' } });
+    expect(await finished()).toBeNull();
+    expect(await samEndUser()).toEqual([]);
+
+    const done = await connect({ signInId, consent: true });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect(done.body).toEqual({ code: expect.any(String), redirectUri: REDIRECT_URI });
+    expect(await finished()).not.toBeNull();
+    const [endUser] = await samEndUser();
+    expect(endUser).toMatchObject({ source: 'Aerie' });
+    const signIns = await auditEvents(aerie, shop.org, 'org.end_user.signed_in');
+    expect(signIns.at(-1)!.businessData).toMatchObject({ endUserId: endUser.id, clientKey: spa, method: 'aerie_account' });
+    // Finished once.
+    expect(await connect({ signInId, consent: true })).toMatchObject({ status: 404, body: { error: 'SIGN_IN_NOT_FOUND' } });
+
+    const rp = await relyingParty({ issuer: shop.issuer, clientId: spa, clientSecret: undefined as unknown as string });
+    const callback = new URL(`${REDIRECT_URI}?code=${encodeURIComponent(done.body.code)}&iss=${encodeURIComponent(shop.issuer)}`);
+    const tokens = await oidc.authorizationCodeGrant(rp, callback, { pkceCodeVerifier: verifier, expectedNonce: 'n-aerie' });
+    expect(tokens.claims()).toMatchObject({ sub: endUser.id, email: 'sam@example.com', amr: ['aerie'], nonce: 'n-aerie' });
+    expect((tokens as unknown as { tenant_orgs: unknown }).tenant_orgs).toEqual([]);
+    expect(tokens.refresh_token).toBeTruthy();
+    const [account] = await aerie.sql("select id from accounts.accounts where email = 'sam@example.com'");
+    expect(JSON.stringify(tokens.claims())).not.toContain(account.id);
+    expect(tokens.access_token).not.toContain(account.id);
+  });
 });
