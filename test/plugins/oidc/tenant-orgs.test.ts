@@ -3,6 +3,8 @@
  * another organization's Owner installs it (sealed), and a person who is an active member of that
  * organization signs in to the app with their Aerie account — their token names the organization.
  * An emailed-code sign-in by the same address never does (the account must prove the sign-in).
+ * A listed app group offers sign-in with an Aerie account whatever its switch says; the SDK connect
+ * carries tenant_orgs like the hosted one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oidc from 'openid-client';
@@ -10,7 +12,7 @@ import { TestAerie } from '../../helpers/harness.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
 import { createOrg } from '../../helpers/orgs.ts';
 import { addSealPasskey, authenticatorFor, signStepUp } from '../../helpers/passkey-flows.ts';
-import { authorizationRequest, browserSignIn, CookieJar, relyingParty, signInWorld, type SignInWorld } from './helpers.ts';
+import { authorizationRequest, browserSignIn, CookieJar, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld } from './helpers.ts';
 
 describe('oidc: marketplace installs and tenant_orgs', () => {
   let aerie: TestAerie;
@@ -128,5 +130,31 @@ describe('oidc: marketplace installs and tenant_orgs', () => {
     expect((await setSwitch(true)).status).toBe(200);
     expect(await methods()).toBe(true);
     expect(await connect()).toMatchObject({ status: 200, body: { connected: true } });
+  });
+
+  it('carries tenant_orgs after an SDK sign-in with the Aerie account, as after the hosted one', async () => {
+    expect((await aerie.request('PUT', `/api/v1/admin/app-groups/${groupKey}/listing`, { token: admin, body: { listed: true } })).status).toBe(200);
+    expect((await install('customer', pat)).status).toBe(201);
+    const created = await aerie.request('POST', `/api/org/shop/app-groups/${shop.groupId}/apps`, {
+      token: shop.org.owner, body: { name: 'Shop SPA', kind: 'Spa', environment: 'Production', redirectUris: [REDIRECT_URI] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const spa = created.body.clientKey as string;
+    const verifier = oidc.randomPKCECodeVerifier();
+    const started = await aerie.request('POST', `/api/public/apps/${spa}/auth/start`, {
+      body: { redirectUri: REDIRECT_URI, scope: 'openid email offline_access', codeChallenge: await oidc.calculatePKCECodeChallenge(verifier), codeChallengeMethod: 'S256' },
+    });
+    await aerie.request('POST', '/api/v1/users/registration/email', { body: { email: 'pat@example.com' } });
+    const signedIn = await aerie.request('POST', '/api/v1/users/verification/email', { body: { email: 'pat@example.com', code: aerie.code('pat@example.com'), session: 'cookie' }, headers: { origin } });
+    const done = await aerie.request('POST', `/api/public/apps/${spa}/auth/aerie-account/connect`, {
+      headers: { cookie: signedIn.headers.get('set-cookie')!.split(';')[0], origin, 'x-csrf-token': signedIn.body.csrfToken }, body: { signInId: started.body.signInId },
+    });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    const rp = await relyingParty({ issuer: shop.issuer, clientId: spa, clientSecret: undefined as unknown as string });
+    const tokens = await oidc.authorizationCodeGrant(rp, new URL(`${REDIRECT_URI}?code=${encodeURIComponent(done.body.code)}&iss=${encodeURIComponent(shop.issuer)}`), { pkceCodeVerifier: verifier });
+    expect(tokens.claims()).toMatchObject({ sub: shop.endUserId, amr: ['aerie'] });
+    const expected = [{ slug: 'customer', name: expect.any(String) }];
+    expect((tokens as unknown as { tenant_orgs: unknown }).tenant_orgs).toEqual(expected);
+    expect(JSON.parse(Buffer.from(tokens.access_token.split('.')[1], 'base64url').toString()).tenant_orgs).toEqual(expected);
   });
 });
