@@ -7,6 +7,7 @@ export const approvalsErrorCodes = defineErrorCodes('approvals', {
   INSTANCE_NOT_FOUND: { status: 404, description: "unknown approval instance, another organization's, or one the caller takes no part in" },
   STEP_NOT_PENDING: { status: 409, description: 'the caller has no step of the instance awaiting their stamp (`instanceStatus`)' },
   REPORT_NOT_STAMPED: { status: 409, description: 'a `report` form is sent to recipients and takes no stamps' },
+  APPROVAL_LINE_UNRESOLVED: { status: 409, description: 'a column of the line names nobody who can approve for this requester (`unresolved`: positions and labels); nothing is submitted' },
   ATTACHMENT_NOT_FOUND: { status: 404, description: "an attachment's `FileId` is not a live file of the organization that the requester uploaded (`field`, `fileId`)" },
   second_device_required: { status: 409, description: 'second-device confirmation is required and the approver has no passkey besides the one stamping (spec 02 writes this code in lower case)' },
   SECOND_DEVICE_REQUEST_NOT_FOUND: { status: 404, description: "unknown second-device request or link, another organization's, or another person's" },
@@ -28,6 +29,8 @@ export const approvalsErrors = {
   instanceNotFound: () => aerieError('INSTANCE_NOT_FOUND', 'Approval instance not found.'),
   stepNotPending: (instanceStatus: string) =>
     aerieError('STEP_NOT_PENDING', 'No step of this document awaits your stamp.', { instanceStatus }),
+  lineUnresolved: (unresolved: ReadonlyArray<{ position: number; labelEn: string }>) =>
+    aerieError('APPROVAL_LINE_UNRESOLVED', 'Nobody can approve one of the line\'s columns for you. Ask an administrator to fix the approval line.', { unresolved }),
   attachmentNotFound: (fileId: string) => aerieError('ATTACHMENT_NOT_FOUND', 'Attachment file not found.', { field: 'Attachments', fileId }),
   noAttachmentStore: () => validationFailed('Attachments given by FileId need the files plugin.', 'Attachments'),
   reportNotStamped: () => aerieError('REPORT_NOT_STAMPED', 'A report is sent to its recipients and takes no stamps.'),

@@ -55,12 +55,15 @@ export class InstancesService {
    * rbac's assignment path); an agent requester's is `unroutable` (kept, awaiting a qualified
    * person); a report is `sent` to its recipients. A separation-of-duties refusal of the grant
    * rolls the whole submit back (number included) and is recorded as `auth.sod.assignment_blocked`.
-   * @throws 404 `FORM_NOT_FOUND` (`field: WorkItemId`), 403 `SOD_CONFLICT`
+   * @throws 404 `FORM_NOT_FOUND` (`field: WorkItemId`), 403 `SOD_CONFLICT`, 409 `APPROVAL_LINE_UNRESOLVED` (a vacant column, human requester)
    */
   async submit(org: ApprovalOrg, requester: { connectedId: string; accountId: string; kind: RequesterKind }, input: SubmitInput): Promise<InstanceDto> {
     const { row, notify } = await this.assignments.withSodAudit(async (trx) => {
       const form = await this.forms.row(org.id, input.WorkItemId, trx, 'WorkItemId');
       const line = await this.resolver.resolve(org.id, form.docType, requester.connectedId, await this.forms.positions(org.id, form.id, trx), trx);
+      // Zero approvers approve at once only when no column was left without someone who may approve:
+      // a vacant column (no manager, no holder, a suspended person) is not an approval.
+      if (form.docType !== 'report' && requester.kind === 'human' && line.unresolved.length > 0) throw approvalsErrors.lineUnresolved(line.unresolved);
       const routing = routingOf(form.docType, line, requester.kind);
       const now = this.clock.now();
       const documentNumber = await nextDocumentNumber(trx, org, now.getUTCFullYear());

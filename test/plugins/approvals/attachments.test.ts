@@ -101,6 +101,7 @@ describe('approvals without the files plugin', () => {
     const org = await orgWithPeople(aerie, await aerie.signIn('olga@owner.test'), 'solo', ['ann']);
     const auth = await withPasskey(aerie, org.tokens.ann);
     const form = await createForm(aerie, org, { docType: 'document', title: 'No box' });
+    await setLine(aerie, org, form, [position('Owner', 'member', { resolveMemberConnectedId: org.ownerId })]);
     const refused = await submit(aerie, 'solo', org.tokens.ann, auth, { WorkItemId: form, Title: 'x', Body: '', Attachments: [{ FileId: '00000000-0000-4000-8000-000000000000' }] });
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ error: 'VALIDATION_FAILED', field: 'Attachments' });

@@ -118,6 +118,24 @@ describe('approvals: line resolution, submit, numbering, listing (docs/api/appro
     expect(held.map((r) => [...r.grants].sort())).toEqual([['org.board.read', 'org.team.list']]);
   });
 
+  it.each([
+    ['the default line of a requester with no manager', () => [], 'dan'],
+    ['a role column nobody up the tree holds, with no fallback', () => [position('Grant', 'role', { resolveRoleId: grantRole })], 'eve'],
+    ['a fixed member who is suspended', () => [position('Fixed', 'member', { resolveMemberConnectedId: acme.ids.nop })], 'eve'],
+  ])('refuses to approve at once when a column is vacant — %s (409 APPROVAL_LINE_UNRESOLVED), granting and submitting nothing', async (_l, positions, who) => {
+    const form = await createForm(aerie, acme, { docType: 'permission', title: 'Vacant', linkedRoleId: grantRole });
+    const line = positions();
+    if (line.length > 0) await setLine(aerie, acme, form, line);
+    if (line[0]?.resolveType === 'member') expect((await aerie.request('POST', `/api/org/acme/members/${acme.ids.nop}/suspend`, { token: acme.owner })).status).toBe(200);
+    const auth = await withPasskey(aerie, acme.tokens[who]);
+    const before = (await aerie.sql('select count(*)::int as n from approvals.instances'))[0].n;
+    const res = await submit(aerie, 'acme', acme.tokens[who], auth, { WorkItemId: form, Title: 'Let me in', Body: '' });
+    expect(res.status).toBe(409);
+    expect(res.body).toMatchObject({ error: 'APPROVAL_LINE_UNRESOLVED', unresolved: expect.arrayContaining([expect.objectContaining({ labelEn: expect.any(String) })]) });
+    expect((await aerie.sql('select count(*)::int as n from approvals.instances'))[0].n).toBe(before);
+    expect(await aerie.sql('select 1 from rbac.role_assignments where membership_id = ? and role_id = ?', [acme.ids[who], grantRole])).toEqual([]);
+  });
+
   it('sends a report to its recipients (no stamps): status sent, IsReceiver for them, each mailed', async () => {
     const form = await createForm(aerie, acme, { docType: 'report', title: 'Weekly' });
     await setLine(aerie, acme, form, [position('To', 'member', { resolveMemberConnectedId: acme.ids.eve }), position('Cc', 'member', { resolveMemberConnectedId: acme.ids.dan })]);
@@ -132,6 +150,7 @@ describe('approvals: line resolution, submit, numbering, listing (docs/api/appro
   it('numbers 50 concurrent submits with 50 distinct, gap-free numbers', async () => {
     const zoeAuth = await withPasskey(aerie, acme.tokens.zoe);
     const form = await createForm(aerie, acme, { docType: 'document', title: 'Burst' });
+    await setLine(aerie, acme, form, [position('Lead', 'member', { resolveMemberConnectedId: acme.ids.bob })]);
     const [{ n: before }] = await aerie.sql('select count(*)::int as n from approvals.instances where org_id = ?', [acme.id]);
     // signCount 0 on every assertion: the passkey's counter stays 0, so 50 seals of one passkey can race.
     const seals = [];
