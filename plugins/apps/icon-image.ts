@@ -4,9 +4,9 @@
  * foreign objects and links that leave the document.
  * @see docs/api/apps.md "Icon"
  */
-import createDOMPurify, { type WindowLike } from 'dompurify';
+import type { WindowLike } from 'dompurify';
 import { fileTypeFromBuffer } from 'file-type';
-import { JSDOM } from 'jsdom';
+import type { JSDOM } from 'jsdom';
 
 /** Largest icon accepted: 2 MiB. */
 export const ICON_MAX_BYTES = 2 * 1024 * 1024;
@@ -26,15 +26,24 @@ export async function readIcon(bytes: Buffer): Promise<IconImage | undefined> {
   if (detected && RASTER.has(detected.mime)) return { contentType: detected.mime, bytes };
   // file-type does not know SVG; it names XML with a declaration `application/xml`.
   if (detected && detected.mime !== 'application/xml') return undefined;
-  const svg = cleanSvg(bytes);
+  const svg = await cleanSvg(bytes);
   return svg && { contentType: 'image/svg+xml', bytes: svg };
 }
 
-let sanitizer: { window: JSDOM['window']; purify: ReturnType<typeof createDOMPurify> } | undefined;
+type Purify = ReturnType<typeof import('dompurify').default>;
+let sanitizer: Promise<{ window: JSDOM['window']; purify: Purify }> | undefined;
 
-/** One jsdom window and DOMPurify instance, made on first use; links may only point inside the document. */
+/**
+ * One jsdom window and DOMPurify instance, loaded and made on the first SVG (jsdom costs a serving
+ * process ~80 MiB of memory, which most never need); links may only point inside the document.
+ */
 function svgSanitizer() {
-  if (sanitizer) return sanitizer;
+  sanitizer ??= makeSanitizer();
+  return sanitizer;
+}
+
+async function makeSanitizer() {
+  const [{ JSDOM }, { default: createDOMPurify }] = await Promise.all([import('jsdom'), import('dompurify')]);
   const { window } = new JSDOM('');
   const purify = createDOMPurify(window as unknown as WindowLike);
   purify.addHook('afterSanitizeAttributes', (node) => {
@@ -43,19 +52,18 @@ function svgSanitizer() {
       if (value !== null && value !== undefined && !value.trim().startsWith('#')) node.removeAttribute(name);
     }
   });
-  sanitizer = { window, purify };
-  return sanitizer;
+  return { window, purify };
 }
 
 /** The cleaned SVG document, or `undefined` when `bytes` are not UTF-8 XML with an `<svg>` root. */
-function cleanSvg(bytes: Buffer): Buffer | undefined {
+async function cleanSvg(bytes: Buffer): Promise<Buffer | undefined> {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     return undefined;
   }
-  const { window, purify } = svgSanitizer();
+  const { window, purify } = await svgSanitizer();
   const root = new window.DOMParser().parseFromString(text, 'image/svg+xml').documentElement;
   // A parse error gives a <parsererror> root instead.
   if (root.localName !== 'svg' || root.namespaceURI !== SVG_NS) return undefined;
