@@ -118,7 +118,7 @@ export class Kernel {
       const masterKey = resolveMasterKey(config.masterKey, options.memoryDatabase && !config.masterKey ? null : config.dataDir);
       const crypto = new CryptoService(masterKey);
       const clock = options.clock ?? systemClock;
-      const blob = createBlobStore(config, crypto, () => clock.now());
+      const blob = await createBlobStore(config, crypto, () => clock.now());
       if (config.egress.allowLoopback) logger.warn('egress.allowLoopback is on: webhooks and discovery fetches may reach this host (a test switch; never in production)');
       const egress = new EgressClient({ allowLoopback: config.egress.allowLoopback, caFiles: config.egress.caFiles });
       const values: Array<[string, unknown]> = [

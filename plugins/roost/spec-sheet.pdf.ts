@@ -1,4 +1,3 @@
-import PDFDocument from 'pdfkit';
 import { CLOCK_TOLERANCE_SECONDS, TICKET_LIFETIME_SECONDS } from '../../appliance/ticket-format.ts';
 import type { RearmPublicKeyDocument } from '../../appliance/pin.ts';
 
@@ -6,7 +5,9 @@ import type { RearmPublicKeyDocument } from '../../appliance/pin.ts';
  * Renders the signing box spec sheet: what the box is, how re-arm works, and the key fingerprint a
  * box must be pinned to (or a note that this server has none). @returns the PDF bytes.
  */
-export function renderSpecSheet(key: RearmPublicKeyDocument | null, baseUrl: string, generatedAt: Date): Promise<Buffer> {
+export async function renderSpecSheet(key: RearmPublicKeyDocument | null, baseUrl: string, generatedAt: Date): Promise<Buffer> {
+  // Loaded on the first request: pdfkit and its fonts cost a serving process ~24 MiB it rarely needs.
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({ size: 'A4', margin: 56, info: { Title: 'Aerie roost signing box - spec sheet', Author: 'Aerie' } });
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
