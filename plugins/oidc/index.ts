@@ -58,7 +58,7 @@ export default definePlugin({
     });
     const sdk = new SdkSignIn(db, clock, crypto, providers, login, codes, signIn, orgs, rateLimits.limiter({ name: 'oidc.sdk-starts', ...SDK_STARTS_PER_IP }), passkeys, aerieAccount);
     ctx.routes(...providerRoutes(providers, deps), ...loginRoutes(login, config), ...aerieAccountRoutes(login, aerieAccount),
-      ...ownerGateRoutes(new OwnerGate(deps, orgs, accounts, appGroups)),
+      ...ownerGateRoutes(new OwnerGate(deps, orgs, accounts, appGroups), { ...deps, orgs }),
       ...sdkRoutes(sdk), ...socialRoutes(socialConnections, social));
     const sweep = setInterval(() => {
       void Promise.all([purgeExpiredPayloads(db, clock), codes.purge(), passkeys.purge(), sdk.purge(), social.purge()]).catch((err: unknown) => ctx.logger.warn({ err }, 'oidc sweep failed'));

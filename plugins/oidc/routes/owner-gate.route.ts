@@ -1,8 +1,11 @@
 import { reply, route, type RouteDef } from '../../../core/index.ts';
 import { requireOrganizationWideKey, type ApiKeyPrincipal } from '../../keys/api.ts';
 import type { OwnerGate } from '../owner-gate.ts';
-import { createAppGroupForOwnerBody, ownerStatusBody } from '../schemas/bodies.ts';
-import { ownerAppGroupResponse, ownerStatusResponse } from '../schemas/responses.ts';
+import { checkPermission } from '../permission-check.ts';
+import type { AccessTokenDeps } from '../access-tokens.ts';
+import type { OrganizationsService } from '../../orgs/api.ts';
+import { createAppGroupForOwnerBody, ownerStatusBody, permissionCheckBody } from '../schemas/bodies.ts';
+import { ownerAppGroupResponse, ownerStatusResponse, permissionCheckResponse } from '../schemas/responses.ts';
 
 /**
  * The public API's account-owner routes: `X-Api-Key` (organization-wide) plus the end user's access
@@ -10,8 +13,13 @@ import { ownerAppGroupResponse, ownerStatusResponse } from '../schemas/responses
  * an Aerie account.
  * @see docs/api/public-v1.md "Owner status", "Create an app group for an owner"
  */
-export function ownerGateRoutes(gate: OwnerGate): RouteDef[] {
+export function ownerGateRoutes(gate: OwnerGate, tokens: AccessTokenDeps & { orgs: OrganizationsService }): RouteDef[] {
   return [
+    route({
+      method: 'POST', path: '/api/public/v1/end-users/permission-check', auth: 'apiKey', body: permissionCheckBody, response: permissionCheckResponse, tags: ['public-v1'],
+      summary: "Whether the end user behind an access token (Authorization: Bearer) holds a permission now, read fresh",
+      handler: ({ principal, request, body }) => checkPermission(tokens, principal as ApiKeyPrincipal, request.headers.authorization as string | undefined, body.permission),
+    }),
     route({
       method: 'POST', path: '/api/public/v1/orgs/owner-status', auth: 'apiKey', body: ownerStatusBody, response: ownerStatusResponse, tags: ['public-v1'],
       summary: 'Whether the signed-in end user has an Aerie account, and the organizations it owns',

@@ -63,6 +63,15 @@ export const ownerStatusBody = {
   properties: {},
 } as const satisfies RouteSchema;
 
+/** JSON Schema `oidc/permission-check.body`. */
+export const permissionCheckBody = {
+  $id: 'oidc/permission-check.body',
+  type: 'object',
+  additionalProperties: false,
+  required: ['permission'],
+  properties: { permission: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[\\x21-\\x7e]+$' } },
+} as const satisfies RouteSchema;
+
 /** JSON Schema `oidc/sdk-start.body`. */
 export const sdkStartBody = {
   $id: 'oidc/sdk-start.body',

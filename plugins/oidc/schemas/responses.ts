@@ -135,3 +135,12 @@ export const sdkCodeResponse = {
   required: ['code', 'redirectUri'],
   properties: { code: { type: 'string' }, redirectUri: { type: 'string' } },
 } as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/permission-check.response`. */
+export const permissionCheckResponse = {
+  $id: 'oidc/permission-check.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['active', 'allowed', 'endUserId', 'appGroupId'],
+  properties: { active: { type: 'boolean' }, allowed: { type: 'boolean' }, endUserId: { type: ['string', 'null'] }, appGroupId: { type: ['string', 'null'] } },
+} as const satisfies RouteSchema;

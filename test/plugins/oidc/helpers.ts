@@ -119,3 +119,11 @@ export async function browserSignIn(aerie: TestAerie, jar: CookieJar, authorizeU
   }
   throw new Error('the sign-in never came back to the client');
 }
+
+/** An access token of the world's end user, through the hosted login by emailed code and the token endpoint. */
+export async function endUserAccessToken(aerie: TestAerie, world: SignInWorld): Promise<string> {
+  const rp = await relyingParty(world);
+  const request = await authorizationRequest(rp);
+  const tokens = await oidc.authorizationCodeGrant(rp, await browserSignIn(aerie, new CookieJar(), request.url, world.email), { pkceCodeVerifier: request.verifier, expectedState: request.state });
+  return tokens.access_token;
+}

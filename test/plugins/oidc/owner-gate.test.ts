@@ -4,12 +4,11 @@
  * organizations, and (a platform partner only) creates an app group in one of them for them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as oidc from 'openid-client';
 import { TestAerie } from '../../helpers/harness.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
 import { createKey } from '../../helpers/api-keys.ts';
 import { createOrg } from '../../helpers/orgs.ts';
-import { authorizationRequest, browserSignIn, CookieJar, relyingParty, signInWorld, type SignInWorld } from './helpers.ts';
+import { endUserAccessToken, signInWorld, type SignInWorld } from './helpers.ts';
 
 describe('oidc: owner-status and app groups created for owners', () => {
   let aerie: TestAerie;
@@ -17,12 +16,7 @@ describe('oidc: owner-status and app groups created for owners', () => {
   let key: string;
   let accessToken: string;
 
-  async function endUserToken(world: SignInWorld): Promise<string> {
-    const rp = await relyingParty(world);
-    const request = await authorizationRequest(rp);
-    const tokens = await oidc.authorizationCodeGrant(rp, await browserSignIn(aerie, new CookieJar(), request.url, world.email), { pkceCodeVerifier: request.verifier, expectedState: request.state });
-    return tokens.access_token;
-  }
+  const endUserToken = (world: SignInWorld) => endUserAccessToken(aerie, world);
   const call = (path: string, bearer: string | undefined, body: unknown = {}) =>
     aerie.request('POST', path, { headers: { 'x-api-key': key, ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) }, body });
 
