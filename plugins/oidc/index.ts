@@ -50,13 +50,14 @@ export default definePlugin({
     const login = new HostedLogin(providers, orgs, applications, appGroups, signIn, codes, crypto, passkeys, {
       rpId: config.webauthn.rpId, loginOrigin: new URL(config.loginUrl).origin,
     }, aerieAccount, new EndUserConsents(db, clock), (orgId, group) => socialConnections.offered(orgId, group));
-    const social = new SocialSignIn(db, clock, crypto, login, socialConnections, signIn, upstream, config.loginUrl);
+    let sdk: SdkSignIn | undefined;
+    const social = new SocialSignIn(db, clock, crypto, login, socialConnections, signIn, upstream, config.loginUrl, (id, groupId, endUserId) => sdk!.finishSocial(id, groupId, endUserId));
     // The issuer's discovery document is the provider's (the keys plugin serves the route).
     ctx.extend(keysExtensions.issuerDiscovery, async (slug) => {
       const found = await providers.forSlug(slug);
       return found && found.org.slug === slug ? delegate(found.mountPath, found.handle) : undefined;
     });
-    const sdk = new SdkSignIn(db, clock, crypto, providers, login, codes, signIn, orgs, rateLimits.limiter({ name: 'oidc.sdk-starts', ...SDK_STARTS_PER_IP }), passkeys, aerieAccount);
+    sdk = new SdkSignIn(db, clock, crypto, providers, login, codes, signIn, orgs, rateLimits.limiter({ name: 'oidc.sdk-starts', ...SDK_STARTS_PER_IP }), passkeys, aerieAccount, social);
     ctx.routes(...providerRoutes(providers, deps), ...loginRoutes(login, config), ...aerieAccountRoutes(login, aerieAccount),
       ...ownerGateRoutes(new OwnerGate(deps, orgs, accounts, appGroups), { ...deps, orgs }),
       ...sdkRoutes(sdk), ...socialRoutes(socialConnections, social));

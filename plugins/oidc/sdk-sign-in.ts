@@ -10,6 +10,7 @@ import { oidcErrors } from './errors.ts';
 import type { HostedLogin } from './hosted-login.ts';
 import type { LoginCodes } from './login-codes.ts';
 import type { OrgProviders } from './providers.ts';
+import type { SocialSignIn } from './social-sign-in.ts';
 import { appGroupAudience, INTERACTION_TTL_SECONDS, TOKEN_SCOPES } from './token-policy.ts';
 
 const SDK = 'oidc.sdk_sign_ins';
@@ -60,6 +61,7 @@ export class SdkSignIn {
     private readonly startsPerIp: RateLimiter,
     private readonly passkeys: EndUserPasskeys,
     private readonly aerieAccount: AerieAccountSignIn,
+    private readonly social: SocialSignIn,
   ) {}
 
   /**
@@ -147,6 +149,35 @@ export class SdkSignIn {
     const { row, app, group } = await this.live(applicationKey, signInId);
     const endUserId = await this.aerieAccount.connect(accountId, app, group, consent);
     return this.finish(row, group.id, endUserId, 'aerie_account', 'aerie', oidcErrors.endUserRefused);
+  }
+
+  /**
+   * Social sign-in inside this SDK sign-in: answers the provider's authorization URL for the
+   * application to open in a browser; the provider's callback ends at the sign-in's redirect URI
+   * with `code` (and `iss`), exchanged at the token endpoint with the PKCE verifier as for every method.
+   * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF` (`method: social:{provider}`)
+   */
+  async socialStart(applicationKey: string, signInId: string, provider: string): Promise<{ url: string }> {
+    const { row, app, group } = await this.live(applicationKey, signInId);
+    return { url: await this.social.startSdk(app, group.id, row.id, provider) };
+  }
+
+  /**
+   * Ends the SDK sign-in `id` after a social provider proved `endUserId` (the provider's callback):
+   * answers the sign-in's redirect URI with `code` and `iss`.
+   * @throws 404 `SIGN_IN_NOT_FOUND` (finished or expired), 403 `PERMISSION_DENIED` (suspended end user)
+   */
+  async finishSocial(id: string, appGroupId: string, endUserId: string): Promise<string> {
+    const row = (await this.db.knex(SDK).where({ id }).whereNull('finishedAt').where('expiresAt', '>', this.clock.now())
+      .first('id', 'orgId', 'clientKey', 'redirectUri', 'scope', 'codeChallenge', 'nonce')) as SdkRow | undefined;
+    if (!row) throw oidcErrors.signInNotFound();
+    const { code } = await this.finish(row, appGroupId, endUserId, 'social', 'fed', oidcErrors.endUserRefused);
+    const org = await this.orgs.findById(row.orgId);
+    const found = org && (await this.providers.forSlug(org.slug));
+    const back = new URL(row.redirectUri);
+    back.searchParams.set('code', code);
+    if (found) back.searchParams.set('iss', found.provider.issuer);
+    return back.href;
   }
 
   /**

@@ -33,6 +33,8 @@ export class SocialSignIn {
     private readonly signIn: EndUserSignInService,
     private readonly fetch: EgressFetch,
     private readonly loginUrl: string,
+    /** Ends an SDK sign-in (`sdk:{id}` flows) with the end user: answers where the browser goes (the app's redirect URI with `code` and `iss`). */
+    private readonly finishSdk: (sdkSignInId: string, appGroupId: string, endUserId: string) => Promise<string>,
   ) {}
 
   /**
@@ -42,16 +44,31 @@ export class SocialSignIn {
   async start(applicationKey: string, provider: string, cookieHeader: string | undefined): Promise<Reply> {
     const current = await this.login.inProgress(applicationKey, cookieHeader);
     if (!current) throw oidcErrors.signInNotFound();
-    const config = await this.connections.config(current.app.orgId, current.group.id, provider);
+    const url = await this.open(current.app, current.group.id, provider, current.interaction.uid);
+    return reply(303, undefined, { location: url, 'cache-control': 'no-store' });
+  }
+
+  /**
+   * Starts the method inside an SDK sign-in: answers the provider's authorization URL, which the
+   * application opens in a browser; the callback ends at the application's redirect URI with `code`.
+   * @throws 403 `LOGIN_METHOD_OFF` (`method: social:{provider}`)
+   */
+  async startSdk(app: { orgId: string; clientKey: string }, appGroupId: string, sdkSignInId: string, provider: string): Promise<string> {
+    return this.open(app, appGroupId, provider, `sdk:${sdkSignInId}`);
+  }
+
+  /** Stores a flow bound to `interactionUid` (a provider interaction, or `sdk:{id}`); answers the provider's URL. */
+  private async open(app: { orgId: string; clientKey: string }, appGroupId: string, provider: string, interactionUid: string): Promise<string> {
+    const config = await this.connections.config(app.orgId, appGroupId, provider);
     if (!config) throw oidcErrors.methodOff(`social:${provider}`);
-    const { url, state, nonce, codeVerifier } = await startOidc(config, this.fetch, this.callbackUrl(applicationKey, provider));
+    const { url, state, nonce, codeVerifier } = await startOidc(config, this.fetch, this.callbackUrl(app.clientKey, provider));
     const now = this.clock.now();
     await this.db.knex(FLOWS).where('expiresAt', '<', new Date(now.getTime() - 86_400_000)).delete(); // keep the table small
     await this.db.knex(FLOWS).insert({
-      id: randomUUID(), orgId: current.app.orgId, stateHash: this.crypto.sha256Hex(state), interactionUid: current.interaction.uid, clientKey: current.app.clientKey,
+      id: randomUUID(), orgId: app.orgId, stateHash: this.crypto.sha256Hex(state), interactionUid, clientKey: app.clientKey,
       provider, nonce, codeVerifier, expiresAt: new Date(now.getTime() + FLOW_TTL_SECONDS * 1000),
     });
-    return reply(303, undefined, { location: url, 'cache-control': 'no-store' });
+    return url;
   }
 
   /**
@@ -61,10 +78,11 @@ export class SocialSignIn {
    *   `id_token_signature_invalid`, `nonce_mismatch`, `idp_error`), 403 `PERMISSION_DENIED` (suspended end user)
    */
   async finish(applicationKey: string, provider: string, cookieHeader: string | undefined, query: Record<string, string>): Promise<Reply> {
-    const current = await this.login.inProgress(applicationKey, cookieHeader);
-    if (!current) throw oidcErrors.signInNotFound();
-    const { app, group } = current;
-    const flow = await this.take(query.state, { uid: current.interaction.uid, clientKey: app.clientKey, provider });
+    const sdkFlow = await this.sdkFlowOf(query.state);
+    const current = sdkFlow ? undefined : await this.login.inProgress(applicationKey, cookieHeader);
+    if (!sdkFlow && !current) throw oidcErrors.signInNotFound();
+    const { app, group } = current ?? (await this.login.application(applicationKey));
+    const flow = await this.take(query.state, { uid: sdkFlow ?? current!.interaction.uid, clientKey: app.clientKey, provider });
     const config = await this.connections.config(app.orgId, group.id, provider);
     if (!config) throw oidcErrors.methodOff(`social:${provider}`);
     const callback = new URL(this.callbackUrl(applicationKey, provider));
@@ -78,10 +96,19 @@ export class SocialSignIn {
     }
     if (!identity.email || !identity.emailVerified) throw oidcErrors.socialFailed('email_unverified');
     const endUserId = await this.signIn.forAccount(app.orgId, group.id, { email: identity.email, displayName: identity.name }, SOCIAL_SOURCES[provider as SocialProvider] ?? 'OpenID');
-    const subject = endUserId && (await this.signIn.signedIn(app.orgId, endUserId, group.id, 'social', app.clientKey));
+    if (!endUserId) throw oidcErrors.endUserRefused();
+    if (sdkFlow) return reply(303, undefined, { location: await this.finishSdk(sdkFlow.slice(4), group.id, endUserId), 'cache-control': 'no-store' });
+    const subject = await this.signIn.signedIn(app.orgId, endUserId, group.id, 'social', app.clientKey);
     if (!subject) throw oidcErrors.endUserRefused();
-    const { redirectTo } = await this.login.finish(current, subject.id, 'fed');
+    const { redirectTo } = await this.login.finish(current!, subject.id, 'fed');
     return reply(303, undefined, { location: redirectTo, 'cache-control': 'no-store' });
+  }
+
+  /** The `sdk:{id}` a live flow of `state` belongs to, when it is an SDK sign-in's (read, not consumed). */
+  private async sdkFlowOf(state: string | undefined): Promise<string | undefined> {
+    if (!state) return undefined;
+    const row = (await this.db.knex(FLOWS).where({ stateHash: this.crypto.sha256Hex(state) }).first('interactionUid')) as Pick<FlowRow, 'interactionUid'> | undefined;
+    return row?.interactionUid.startsWith('sdk:') ? row.interactionUid : undefined;
   }
 
   /** Deletes flows past their time (the sweep). */

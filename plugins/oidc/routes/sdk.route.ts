@@ -3,6 +3,7 @@ import { reply, route, type RouteDef } from '../../../core/index.ts';
 import type { SdkSignIn } from '../sdk-sign-in.ts';
 import { sdkAerieConnectBody, sdkEmailCodeBody, sdkEmailCodeVerifyBody, sdkPasskeyBody, sdkSignInBody, sdkStartBody } from '../schemas/bodies.ts';
 import { applicationParams } from '../schemas/params.ts';
+import { sdkSocialResponse, socialLoginParams } from '../schemas/social.ts';
 import { emailCodeResponse, passkeyOptionsResponse, sdkCodeResponse, sdkStartResponse } from '../schemas/responses.ts';
 
 /**
@@ -38,6 +39,11 @@ export function sdkRoutes(sdk: SdkSignIn): RouteDef[] {
       method: 'POST', path: '/api/public/apps/{applicationKey}/auth/passkey/verify', auth: 'public', params: applicationParams, body: sdkPasskeyBody,
       response: sdkCodeResponse, tags: ['oidc'], summary: 'Check a passkey assertion; answers an authorization code to exchange at the token endpoint',
       handler: ({ params, body }) => sdk.passkeySignIn(params.applicationKey, body.signInId, body.response as unknown as AuthenticationResponseJSON),
+    }),
+    route({
+      method: 'POST', path: '/api/public/apps/{applicationKey}/auth/social/{provider}', auth: 'public', params: socialLoginParams, body: sdkSignInBody,
+      response: sdkSocialResponse, tags: ['oidc'], summary: "Social sign-in in an SDK sign-in: the provider's URL to open; it ends at the redirect URI with a code",
+      handler: ({ params, body }) => sdk.socialStart(params.applicationKey, body.signInId, params.provider),
     }),
     route({
       method: 'POST', path: '/api/public/apps/{applicationKey}/auth/aerie-account/connect', auth: 'cookieSession', params: applicationParams, body: sdkAerieConnectBody,

@@ -62,3 +62,12 @@ export const socialConnectionsResponse = {
   required: ['connections'],
   properties: { connections: { type: 'array', items: schemaRef(socialConnection) } },
 } as const satisfies RouteSchema;
+
+/** JSON Schema `oidc/sdk-social.response`: where the application sends the browser. */
+export const sdkSocialResponse = {
+  $id: 'oidc/sdk-social.response',
+  type: 'object',
+  additionalProperties: false,
+  required: ['url'],
+  properties: { url: { type: 'string', description: "The provider's authorization URL (PKCE, state and nonce are Aerie's)." } },
+} as const satisfies RouteSchema;

@@ -12,6 +12,7 @@ describe('oidc: social sign-in through an upstream OpenID provider', () => {
   let world: SignInWorld;
   let other: SignInWorld;
   let rp: oidc.Configuration;
+  let spaKey: string;
 
   const connections = (w: SignInWorld, provider = 'oidc') => `/api/org/${w.org.slug}/app-groups/${w.groupId}/social-connections/${provider}`;
   const connect = (w: SignInWorld, body: Record<string, unknown>, provider = 'oidc') => aerie.request('PUT', connections(w, provider), { token: w.org.owner, body });
@@ -52,7 +53,12 @@ describe('oidc: social sign-in through an upstream OpenID provider', () => {
     aerie = await TestAerie.start({ exactBaseUrl: true, overrides: { 'egress.allowLoopback': true, 'egress.caFiles': [tls.cert] } });
     world = await signInWorld(aerie, 'acme');
     other = await signInWorld(aerie, 'globex');
-    idp = await LocalOidcProvider.start(tls, [`${aerie.url}/login/${world.clientId}/social/oidc/callback`]);
+    const spa = await aerie.request('POST', `/api/org/acme/app-groups/${world.groupId}/apps`, {
+      token: world.org.owner, body: { name: 'Shop SPA', kind: 'Spa', environment: 'Production', redirectUris: [REDIRECT_URI] },
+    });
+    expect(spa.status, JSON.stringify(spa.body)).toBe(201);
+    spaKey = spa.body.clientKey;
+    idp = await LocalOidcProvider.start(tls, [world.clientId, spaKey].map((key) => `${aerie.url}/login/${key}/social/oidc/callback`));
     rp = await relyingParty(world);
   });
   afterAll(async () => {
@@ -150,6 +156,30 @@ describe('oidc: social sign-in through an upstream OpenID provider', () => {
     const res = await connect(world, body, provider);
     expect([res.status, res.body.error]).toEqual([status, code]);
     expect(await aerie.sql('select count(*)::int as n from oidc.social_connections')).toEqual(before);
+  });
+
+  it('runs inside an SDK sign-in: the provider URL as JSON, the callback ends at the redirect URI with a code the app exchanges', async () => {
+    idp.user = { email: world.email, email_verified: true };
+    const verifier = oidc.randomPKCECodeVerifier();
+    const started = await aerie.request('POST', `/api/public/apps/${spaKey}/auth/start`, {
+      body: { redirectUri: REDIRECT_URI, scope: 'openid email', codeChallenge: await oidc.calculatePKCECodeChallenge(verifier), codeChallengeMethod: 'S256' },
+    });
+    expect(started.status).toBe(201);
+    const go = await aerie.request('POST', `/api/public/apps/${spaKey}/auth/social/oidc`, { body: { signInId: started.body.signInId } });
+    expect(go.status, JSON.stringify(go.body)).toBe(200);
+    expect(new URL(go.body.url).origin).toBe(idp.issuer);
+    const callback = await idp.browse(go.body.url);
+    // No cookie: the flow is the SDK sign-in's, bound by state; PKCE binds the code to the application.
+    const done = await fetch(callback, { redirect: 'manual' });
+    expect(done.status, await done.clone().text()).toBe(303);
+    const back = new URL(done.headers.get('location')!);
+    expect(back.origin + back.pathname).toBe(REDIRECT_URI);
+    const spaRp = await relyingParty({ issuer: world.issuer, clientId: spaKey, clientSecret: undefined as unknown as string });
+    const tokens = await oidc.authorizationCodeGrant(spaRp, back, { pkceCodeVerifier: verifier });
+    expect(tokens.claims()).toMatchObject({ sub: world.endUserId, amr: ['fed'] });
+    // The sign-in is finished: the same callback and the same handle are spent.
+    expect((await fetch(callback, { redirect: 'manual' })).status).toBe(401);
+    expect((await aerie.request('POST', `/api/public/apps/${spaKey}/auth/social/oidc`, { body: { signInId: started.body.signInId } })).body.error).toBe('SIGN_IN_NOT_FOUND');
   });
 
   it("keeps organizations apart: another organization's group is 404 on every route, and removing is audited", async () => {
