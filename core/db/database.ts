@@ -1,17 +1,8 @@
 import knexFactory, { type Knex } from 'knex';
-import ClientPgLite from 'knex-pglite';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import type { PGlite } from '@electric-sql/pglite';
 import { mkdirSync } from 'node:fs';
 import pg from 'pg';
 import { knexSnakeCaseMappers } from 'objection';
-
-/**
- * Extensions embedded PGlite is opened with (a PostgreSQL server has them as contrib modules):
- * `pg_trgm`, for trigram indexes behind substring search. Pass them to any `new PGlite(…)` that
- * opens an Aerie database.
- */
-export const PGLITE_EXTENSIONS = { pg_trgm };
 
 // Return bigint/numeric counts as numbers and timestamps as Date, the same on both drivers.
 pg.types.setTypeParser(20, (v) => Number(v));
@@ -60,6 +51,10 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     knex = knexFactory({ client: 'pg', connection: options.url, pool: { min: 0, max: 10 }, ...knexSnakeCaseMappers() });
   } else {
     kind = 'pglite';
+    // Loaded only for the embedded database: a process on a PostgreSQL server saves PGlite's ~40 MiB.
+    const [{ default: ClientPgLite }, { PGlite }, { PGLITE_EXTENSIONS }] = await Promise.all([
+      import('knex-pglite'), import('@electric-sql/pglite'), import('./pglite-extensions.ts'),
+    ]);
     let instance = options.pglite;
     if (!instance) {
       if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });

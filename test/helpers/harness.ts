@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kernel, type KernelOptions } from '../../core/kernel.ts';
-import { PGLITE_EXTENSIONS } from '../../core/db/database.ts';
+import { PGLITE_EXTENSIONS } from '../../core/db/pglite-extensions.ts';
 import type { Clock } from '../../core/clock.ts';
 import { createTestDatabase } from './pg-databases.ts';
 import { latestCode } from './mail.ts';
