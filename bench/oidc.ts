@@ -15,7 +15,7 @@
  *
  * Then memory: `--orgs` organizations (default 1,000) each get their provider built (a discovery
  * request each) in a separate `aerie serve` process on the same database, with the default cache
- * bound (`oidc.providerCacheSize`, default 200); that process's resident memory (/proc) after one provider
+ * bound (`oidc.providerCacheSize` 500); that process's resident memory (/proc) after one provider
  * and after all. Target: stays under 300 MB.
  *
  * Run: eval "$(bash .ci/pg-server.sh)"; node --import tsx bench/oidc.ts; bash .ci/pg-server.sh stop $PGTMP

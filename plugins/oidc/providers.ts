@@ -4,7 +4,7 @@ import type { OrganizationsService } from '../orgs/api.ts';
 import { buildProvider, type ProviderDeps } from './provider-factory.ts';
 
 /** Providers kept in memory when the configuration does not say (`oidc.providerCacheSize`). */
-export const DEFAULT_PROVIDER_CACHE_SIZE = 200;
+export const DEFAULT_PROVIDER_CACHE_SIZE = 500;
 /**
  * How long an organization found by slug is reused before it is looked up again (milliseconds): a
  * renamed or deleted organization's old issuer answers at most this long after the change.
