@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oidc from 'openid-client';
 import { TestAerie } from '../../helpers/harness.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
-import { authorizationRequest, CookieJar, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld } from './helpers.ts';
+import { authorizationRequest, CookieJar, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld, createSpa } from './helpers.ts';
 
 describe('oidc: sign-in with an Aerie account', () => {
   let aerie: TestAerie;
@@ -157,11 +157,7 @@ describe('oidc: sign-in with an Aerie account', () => {
   });
 
   it('connects in an SDK sign-in and answers an authorization code that exchanges for the normal token response', async () => {
-    const created = await aerie.request('POST', `/api/org/shop/app-groups/${shop.groupId}/apps`, {
-      token: shop.org.owner, body: { name: 'Shop SPA', kind: 'Spa', environment: 'Production', redirectUris: [REDIRECT_URI] },
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const spa = created.body.clientKey as string;
+    const spa = (await createSpa(aerie, shop)).clientKey as string;
     const verifier = oidc.randomPKCECodeVerifier();
     const started = await aerie.request('POST', `/api/public/apps/${spa}/auth/start`, {
       body: { redirectUri: REDIRECT_URI, scope: 'openid email profile offline_access', codeChallenge: await oidc.calculatePKCECodeChallenge(verifier), codeChallengeMethod: 'S256', nonce: 'n-aerie' },

@@ -127,3 +127,12 @@ export async function endUserAccessToken(aerie: TestAerie, world: SignInWorld): 
   const tokens = await oidc.authorizationCodeGrant(rp, await browserSignIn(aerie, new CookieJar(), request.url, world.email), { pkceCodeVerifier: request.verifier, expectedState: request.state });
   return tokens.access_token;
 }
+
+/** Adds a single-page application (public client, PKCE) with {@link REDIRECT_URI} to the world's app group; answers it (`clientKey` …). */
+export async function createSpa(aerie: TestAerie, world: Pick<SignInWorld, 'org' | 'groupId'>, extra: Record<string, unknown> = {}): Promise<any> {
+  const created = await aerie.request('POST', `/api/org/${world.org.slug}/app-groups/${world.groupId}/apps`, {
+    token: world.org.owner, body: { name: 'Shop SPA', kind: 'Spa', environment: 'Production', redirectUris: [REDIRECT_URI], ...extra },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body;
+}

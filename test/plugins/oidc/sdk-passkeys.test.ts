@@ -10,7 +10,7 @@ import * as oidc from 'openid-client';
 import { TestAerie } from '../../helpers/harness.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
 import { SoftAuthenticator } from '../../helpers/soft-authenticator.ts';
-import { authorizationRequest, CookieJar, loginCode, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld } from './helpers.ts';
+import { authorizationRequest, CookieJar, loginCode, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld, createSpa } from './helpers.ts';
 
 describe('oidc: SDK passkey sign-in', () => {
   let aerie: TestAerie;
@@ -51,11 +51,7 @@ describe('oidc: SDK passkey sign-in', () => {
   beforeAll(async () => {
     aerie = await TestAerie.start({ exactBaseUrl: true });
     world = await signInWorld(aerie, 'acme');
-    const created = await aerie.request('POST', `/api/org/acme/app-groups/${world.groupId}/apps`, {
-      token: world.org.owner, body: { name: 'Shop SPA', kind: 'Spa', environment: 'Production', redirectUris: [REDIRECT_URI] },
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    spa = created.body;
+    spa = await createSpa(aerie, world);
     authenticator = new SoftAuthenticator({ origin: new URL(aerie.kernel.config.loginUrl).origin, rpId: new URL(aerie.kernel.config.baseUrl).hostname });
     credentialId = await enrol();
   });

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oidc from 'openid-client';
 import { TestAerie } from '../../helpers/harness.ts';
-import { loginCode, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld } from './helpers.ts';
+import { loginCode, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld, createSpa } from './helpers.ts';
 
 describe('oidc: SDK routes', () => {
   let aerie: TestAerie;
@@ -17,11 +17,7 @@ describe('oidc: SDK routes', () => {
   beforeAll(async () => {
     aerie = await TestAerie.start({ exactBaseUrl: true });
     world = await signInWorld(aerie, 'acme');
-    const created = await aerie.request('POST', `/api/org/acme/app-groups/${world.groupId}/apps`, {
-      token: world.org.owner, body: { name: 'Shop SPA', kind: 'Spa', environment: 'Production', redirectUris: [REDIRECT_URI] },
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    spa = created.body;
+    spa = await createSpa(aerie, world);
   });
   afterAll(async () => aerie?.close());
 

@@ -3,7 +3,7 @@ import * as oidc from 'openid-client';
 import { TestAerie } from '../../helpers/harness.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
 import { LocalOidcProvider } from '../../helpers/local-oidc-provider.ts';
-import { authorizationRequest, CookieJar, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld } from './helpers.ts';
+import { authorizationRequest, CookieJar, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld, createSpa } from './helpers.ts';
 
 /** Social sign-in on the hosted login against a local upstream OpenID provider (docs/api/signin.md "Social sign-in"). */
 describe('oidc: social sign-in through an upstream OpenID provider', () => {
@@ -53,11 +53,7 @@ describe('oidc: social sign-in through an upstream OpenID provider', () => {
     aerie = await TestAerie.start({ exactBaseUrl: true, overrides: { 'egress.allowLoopback': true, 'egress.caFiles': [tls.cert] } });
     world = await signInWorld(aerie, 'acme');
     other = await signInWorld(aerie, 'globex');
-    const spa = await aerie.request('POST', `/api/org/acme/app-groups/${world.groupId}/apps`, {
-      token: world.org.owner, body: { name: 'Shop SPA', kind: 'Spa', environment: 'Production', redirectUris: [REDIRECT_URI] },
-    });
-    expect(spa.status, JSON.stringify(spa.body)).toBe(201);
-    spaKey = spa.body.clientKey;
+    spaKey = (await createSpa(aerie, world)).clientKey;
     idp = await LocalOidcProvider.start(tls, [world.clientId, spaKey].map((key) => `${aerie.url}/login/${key}/social/oidc/callback`));
     rp = await relyingParty(world);
   });

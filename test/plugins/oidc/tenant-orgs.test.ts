@@ -12,7 +12,7 @@ import { TestAerie } from '../../helpers/harness.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
 import { createOrg } from '../../helpers/orgs.ts';
 import { addSealPasskey, authenticatorFor, signStepUp } from '../../helpers/passkey-flows.ts';
-import { authorizationRequest, browserSignIn, CookieJar, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld } from './helpers.ts';
+import { authorizationRequest, browserSignIn, CookieJar, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld, createSpa } from './helpers.ts';
 
 describe('oidc: marketplace installs and tenant_orgs', () => {
   let aerie: TestAerie;
@@ -135,11 +135,7 @@ describe('oidc: marketplace installs and tenant_orgs', () => {
   it('carries tenant_orgs after an SDK sign-in with the Aerie account, as after the hosted one', async () => {
     expect((await aerie.request('PUT', `/api/v1/admin/app-groups/${groupKey}/listing`, { token: admin, body: { listed: true } })).status).toBe(200);
     expect((await install('customer', pat)).status).toBe(201);
-    const created = await aerie.request('POST', `/api/org/shop/app-groups/${shop.groupId}/apps`, {
-      token: shop.org.owner, body: { name: 'Shop SPA', kind: 'Spa', environment: 'Production', redirectUris: [REDIRECT_URI] },
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    const spa = created.body.clientKey as string;
+    const spa = (await createSpa(aerie, shop)).clientKey as string;
     const verifier = oidc.randomPKCECodeVerifier();
     const started = await aerie.request('POST', `/api/public/apps/${spa}/auth/start`, {
       body: { redirectUri: REDIRECT_URI, scope: 'openid email offline_access', codeChallenge: await oidc.calculatePKCECodeChallenge(verifier), codeChallengeMethod: 'S256' },
