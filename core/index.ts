@@ -54,6 +54,6 @@ export * from './authz/index.ts';
 export type { AuditLog, AuditSearch, StoredCheckpoint } from './audit/audit-log.types.ts';
 /** The sealed chain's pure functions (hashing, verification, checkpoints, export files), for the audit plugin and third parties. */
 export {
-  GENESIS_HASH, chainHash, payloadHash, verifyRecords, verifyCheckpoint, verifyAgainstCheckpoint, formatExportFile, loadJwks,
+  GENESIS_HASH, chainHash, payloadHash, recordChainHash, recordPayloadHash, verifyRecords, verifyCheckpoint, verifyAgainstCheckpoint, formatExportFile, loadJwks,
 } from './audit/chain/index.ts';
 export type { ChainBreak, SealedAuditRecord } from './audit/chain/index.ts';

@@ -34,7 +34,9 @@ import { KernelSealService } from './seals/seal.service.ts';
 import { OutboxAuditService } from './audit/audit.service.ts';
 import { AuditSealer } from './audit/sealer.ts';
 import { KernelAuditHealth, type AuditHealthService } from './audit/audit-health.ts';
-import { createHashPool } from './audit/chain/hash-pool.ts';
+import { createHashPool, sharedHashPool } from './audit/chain/hash-pool.ts';
+import type { ChainHead } from './audit/chain/audit-record.ts';
+import { AuditIngestor } from './audit/ingest.ts';
 import { AuditCheckpointer } from './audit/checkpointer.ts';
 import { loadOrCreateAuditKey } from './audit/platform-audit-key.ts';
 import { secureDataDir } from './data-dir.ts';
@@ -142,18 +144,19 @@ export class Kernel {
         db, clock: container.resolve<Clock>(coreRefs.clock.id), webauthn: config.webauthn, logger: logger.child({ component: 'seals' }),
         passkeys: () => ext(coreExtensions.passkeys.id).at(-1) as PasskeyStore | undefined,
       }) });
-      // core.audit: events go to the outbox in the caller's transaction; the sealer chains them.
-      container.register(coreRefs.audit.id, { useValue: new OutboxAuditService(clock) });
       const loadAuditKey = () => loadOrCreateAuditKey(db.knex, container.resolve<CryptoService>(coreRefs.crypto.id).envelope);
       const checkpointer = new AuditCheckpointer(db.knex, clock, loadAuditKey, logger.child({ component: 'audit-checkpoints' }), 5000);
-      const sealer = new AuditSealer(db, clock, logger.child({ component: 'audit-sealer' }), {
-        pool: () => createHashPool({ maxThreads: 2 }),
-        // Checkpoints are signed, then `core.audit.sealed` tells subscribers (webhook delivery) which chains grew.
-        onSealed: async (heads) => {
-          await checkpointer.onSealed(heads);
-          events.emit({ type: AUDIT_SEALED_EVENT, payload: { heads: heads.map((h) => ({ orgId: h.orgId, seq: h.seq })) } });
-        },
-      });
+      // Checkpoints are signed, then `core.audit.sealed` tells subscribers (webhook delivery) which chains grew.
+      const onSealed = async (heads: Array<ChainHead & { sealedAt: string }>) => {
+        await checkpointer.onSealed(heads);
+        events.emit({ type: AUDIT_SEALED_EVENT, payload: { heads: heads.map((h) => ({ orgId: h.orgId, seq: h.seq })) } });
+      };
+      const hashPool = sharedHashPool(() => createHashPool({ maxThreads: 2 }));
+      const sealer = new AuditSealer(db, clock, logger.child({ component: 'audit-sealer' }), { pool: hashPool, onSealed });
+      // core.audit: events go to the outbox in the caller's transaction, and the sealer chains them;
+      // batches with no transaction to join are sealed directly (ingest), sharing the pool and the heads.
+      const ingestor = new AuditIngestor(db, clock, logger.child({ component: 'audit-ingest' }), { pool: hashPool, afterSealed: onSealed });
+      container.register(coreRefs.audit.id, { useValue: new OutboxAuditService(clock, ingestor) });
       container.register(coreRefs.auditHealth.id, { useValue: new KernelAuditHealth(db.knex, clock, sealer) });
       // core.auditLog: the chain's read side for the audit plugin; checkpoints are signed by the checkpointer.
       container.register(coreRefs.auditLog.id, { useValue: new KernelAuditLog(db.knex, checkpointer, loadAuditKey) });

@@ -9,6 +9,7 @@
 import type { AuditRecordInput } from '../core/audit/chain/audit-record.ts';
 import { sealBatch, type SealBatchResult } from '../core/audit/chain/chain-hash.ts';
 import { packSealResult, type PackedSealResult } from '../core/audit/chain/packed-result.ts';
+import { payloadHashesV2, type AuditEventV2 } from '../core/audit/chain/chain-hash-v2.ts';
 
 /**
  * One task: the organization's current head hash and its next records.
@@ -66,4 +67,17 @@ export default function sealChain(task: SealChainTask): SealBatchResult {
  */
 export function sealChainPacked(task: SealChainTask): PackedSealResult {
   return packSealResult(sealChain(task));
+}
+
+/**
+ * Version 2 payload hashes of a batch of events (the ingestion path, before the head lock).
+ *
+ * @param task - `{ events: JSON array text of AuditEventV2 }`.
+ * @returns the hashes concatenated, 64 lowercase hex characters per event, in order.
+ * @throws as `payloadHashesV2` (the pool rejects the task's promise with the error).
+ * @example await piscina.run({ events: JSON.stringify(events) }, { name: 'payloadHashesV2Task' })
+ * @see docs/audit.md
+ */
+export function payloadHashesV2Task(task: { events: string }): string {
+  return payloadHashesV2(JSON.parse(task.events) as AuditEventV2[]);
 }

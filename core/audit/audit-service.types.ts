@@ -25,6 +25,19 @@ export interface AppendOptions {
 }
 
 /**
+ * What a sealed batch ingestion answers once committed.
+ * Shape: `{ ids: string[] (UUIDs, in request order), firstSeq, lastSeq (the batch's chain
+ * positions, inclusive), chainHash (of the record at lastSeq, 64 hex), sealedAt (ISO 8601 ms) }`.
+ */
+export interface IngestResult {
+  ids: string[];
+  firstSeq: number;
+  lastSeq: number;
+  chainHash: string;
+  sealedAt: string;
+}
+
+/**
  * `core.audit`: appends events to the audit outbox inside the caller's transaction, so a committed
  * change always has its event and a rolled-back one never does; the sealer chains them later.
  */
@@ -41,4 +54,11 @@ export interface AuditService {
    *   could not be sealed; nothing is written.
    */
   appendMany(trx: Knex.Transaction | Knex, events: AuditEventInput[], options?: AppendOptions): Promise<{ ids: string[] }>;
+  /**
+   * Seals a batch of events with no business transaction to join directly on `orgId`'s chain
+   * (no outbox): validated as {@link appendMany}, hashed before the head lock, written in one
+   * transaction. The answer means sealed. See docs/audit.md "Ingestion modes".
+   * @throws AerieError 400 `VALIDATION_FAILED` with `field` `events[i].…`; nothing written.
+   */
+  ingest(orgId: string, events: Array<Omit<AuditEventInput, 'orgId'>>, options?: AppendOptions): Promise<IngestResult>;
 }

@@ -1,12 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Clock } from '../clock.ts';
-import { validationFailed } from '../errors.ts';
-import { currentRequest } from '../request-context.ts';
-import type { AppendOptions, AuditActorRef, AuditEventInput, AuditService } from './audit-service.types.ts';
-import { checkSealable } from './sealable.ts';
-
-const ACTOR_TYPES = new Set(['account', 'apiKey', 'machine', 'agent']);
+import type { AppendOptions, AuditEventInput, AuditService, IngestResult } from './audit-service.types.ts';
+import type { AuditIngestor } from './ingest.ts';
+import { prepareEvents } from './prepare-events.ts';
 
 /**
  * One statement, one bound parameter (the JSON array of rows) whatever the batch size — instead of
@@ -22,7 +18,8 @@ const INSERT_OUTBOX = `insert into core.audit_outbox (id, org_id, event_type, oc
   order by r.ordinality`;
 
 /**
- * `core.audit`: writes events to `core.audit_outbox` in the caller's transaction. The actor defaults
+ * `core.audit`: writes events to `core.audit_outbox` in the caller's transaction (and seals
+ * batches directly through {@link AuditIngestor} for `ingest`). The actor defaults
  * from the current request's principal (`system` outside requests) and `businessData._humanSeal`
  * is added when the request passed a passkey seal, so it is covered by the hashes once sealed.
  * Every event is checked before anything is written (`./sealable.ts`): an event the outbox accepts
@@ -30,7 +27,13 @@ const INSERT_OUTBOX = `insert into core.audit_outbox (id, org_id, event_type, oc
  * @see docs/audit.md (human seal marker), docs/audit.md
  */
 export class OutboxAuditService implements AuditService {
-  constructor(private readonly clock: Clock) {}
+  constructor(private readonly clock: Clock, private readonly ingestor?: AuditIngestor) {}
+
+  /** Batch ingestion, sealed without the outbox: see `./ingest.ts`. @throws Error when the kernel gave no ingestor. */
+  ingest(orgId: string, events: Array<Omit<AuditEventInput, 'orgId'>>, options?: AppendOptions): Promise<IngestResult> {
+    if (!this.ingestor) throw new Error('core.audit: ingestion is not configured');
+    return this.ingestor.ingest(orgId, events, options);
+  }
 
   async append(trx: Knex.Transaction | Knex, event: AuditEventInput, options?: AppendOptions): Promise<{ id: string }> {
     const { ids } = await this.write(trx, [event], options, (field) => field);
@@ -43,32 +46,9 @@ export class OutboxAuditService implements AuditService {
 
   private async write(trx: Knex.Transaction | Knex, events: AuditEventInput[], options: AppendOptions = {}, fieldOf: (field: string, i: number) => string): Promise<{ ids: string[] }> {
     if (events.length === 0) return { ids: [] };
-    events.forEach((e, i) => {
-      const checked = checkSealable(e, options.maxBusinessDataBytes);
-      if ('problem' in checked) {
-        const field = fieldOf(checked.problem.field, i);
-        throw validationFailed(`${field} ${checked.problem.rule}`, field);
-      }
-    });
-    const scope = currentRequest();
-    const defaultActor = actorOf(scope?.principal);
-    const now = this.clock.now();
-    const rows = events.map((e) => {
-      const businessData = { ...(e.businessData ?? {}) };
-      if (scope?.humanSeal) businessData._humanSeal = { ...scope.humanSeal };
-      const actor = e.actor ?? defaultActor;
-      // Keys are the outbox's column names: json_populate_recordset matches them by name.
-      return {
-        id: randomUUID(), org_id: e.orgId, event_type: e.eventType, occurred_at: e.occurredAt ?? now,
-        actor_type: actor.type, actor_id: actor.id, app_group_id: e.appGroupId ?? null, business_data: businessData,
-      };
-    });
+    // Keys are the outbox's column names: json_populate_recordset matches them by name.
+    const rows = prepareEvents(events, this.clock.now(), options, fieldOf);
     await trx.raw(INSERT_OUTBOX, [JSON.stringify(rows)]);
     return { ids: rows.map((r) => r.id) };
   }
-}
-
-function actorOf(principal: { type: string; id: string } | null | undefined): AuditActorRef {
-  if (!principal) return { type: 'system', id: 'system' };
-  return ACTOR_TYPES.has(principal.type) ? { type: principal.type as AuditActorRef['type'], id: principal.id } : { type: 'system', id: principal.id };
 }

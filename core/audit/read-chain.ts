@@ -15,12 +15,13 @@ export async function readChain(knex: Knex, orgId: string, range: { fromSeq?: nu
   return rows.map(toSealedRecord);
 }
 
-/** One `core.audit_events` row as a {@link SealedAuditRecord}. */
+/** One `core.audit_events` row as a {@link SealedAuditRecord} (`hashVersion: 2` only on version 2 rows). */
 export function toSealedRecord(row: Record<string, any>): SealedAuditRecord {
   return {
     id: row.id, orgId: row.orgId, seq: Number(row.seq), eventType: row.eventType, occurredAt: toAuditTimestamp(new Date(row.occurredAt)),
     actor: { type: row.actorType, id: row.actorId }, ...(row.appGroupId ? { appGroupId: row.appGroupId } : {}),
     businessData: typeof row.businessData === 'string' ? JSON.parse(row.businessData) : row.businessData,
-    sealedAt: toAuditTimestamp(new Date(row.sealedAt)), payloadHash: row.payloadHash, prevHash: row.prevHash, chainHash: row.chainHash,
+    sealedAt: toAuditTimestamp(new Date(row.sealedAt)), ...(Number(row.hashVersion) === 2 ? { hashVersion: 2 as const } : {}),
+    payloadHash: row.payloadHash, prevHash: row.prevHash, chainHash: row.chainHash,
   };
 }

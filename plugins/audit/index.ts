@@ -31,7 +31,7 @@ export default definePlugin({
       deadLettersRoute(auditHealth),
     );
     // Ingestion authenticates with organization API keys: only when the keys plugin provides the scheme.
-    if (ctx.plugins.some((m) => m.id === 'keys')) ctx.routes(ingestRoute(db, audit, clock));
+    if (ctx.plugins.some((m) => m.id === 'keys')) ctx.routes(ingestRoute(audit, clock));
     else ctx.logger.info('keys plugin not enabled: POST /api/public/v1/audit/events is not mounted');
   },
   commands(program, env) {

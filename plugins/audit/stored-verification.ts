@@ -1,6 +1,6 @@
 import type { JSONWebKeySet } from 'jose';
 import {
-  GENESIS_HASH, chainHash, payloadHash, verifyAgainstCheckpoint, verifyCheckpoint, verifyRecords, type AuditLog, type ChainBreak, type SealedAuditRecord,
+  GENESIS_HASH, recordChainHash, recordPayloadHash, verifyAgainstCheckpoint, verifyCheckpoint, verifyRecords, type AuditLog, type ChainBreak, type SealedAuditRecord,
 } from '../../core/index.ts';
 
 /**
@@ -48,8 +48,8 @@ export interface StoredRecordVerification {
  */
 export async function verifyStoredRecord(log: AuditLog, record: SealedAuditRecord, jwks: JSONWebKeySet): Promise<StoredRecordVerification> {
   const safe = (f: () => string) => { try { return f(); } catch { return null; } };
-  const recomputedPayload = safe(() => payloadHash(record));
-  const recomputedChain = safe(() => chainHash(record.prevHash, recomputedPayload ?? record.payloadHash));
+  const recomputedPayload = safe(() => recordPayloadHash(record));
+  const recomputedChain = safe(() => recordChainHash(record, record.prevHash, recomputedPayload ?? record.payloadHash));
   const previous = record.seq > 1 ? (await log.records(record.orgId, { fromSeq: record.seq - 1, toSeq: record.seq - 1 }))[0] : undefined;
   const expected = record.seq === 1 ? GENESIS_HASH : previous?.chainHash ?? null;
   const result: StoredRecordVerification = {

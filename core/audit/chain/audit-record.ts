@@ -105,6 +105,12 @@ export interface HashableAuditRecord extends AuditRecordInput {
  * @see docs/audit.md
  */
 export interface SealedAuditRecord extends HashableAuditRecord {
+  /**
+   * The hash rules the record was sealed with: absent (or 1) for version 1 (`./chain-hash.ts`),
+   * 2 for version 2 (`./chain-hash-v2.ts`, batch ingestion). Not itself hashed: each version's
+   * rules give different hashes, so a changed version fails verification.
+   */
+  hashVersion?: 1 | 2;
   payloadHash: string;
   prevHash: string;
   chainHash: string;

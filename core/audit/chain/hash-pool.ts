@@ -49,12 +49,15 @@ export interface HashPoolOptions {
  *   does no work per record. `seqOffset` is added to each parsed record's `seq` (text numbered
  *   1, 2, … within its batch, offset by the organization's head `seq`).
  *   Results come back packed (`./packed-result.ts`) and are rebuilt into the `sealBatch` shape.
+ * - `payloadHashesV2(eventsJson)` — version 2 payload hashes (`./chain-hash-v2.ts`) of events held
+ *   as JSON array text, answered concatenated (64 hex characters per event, in order): the
+ *   ingestion path's work before it takes the head lock. Rejects as `payloadHashesV2` does.
  * - `warm()` — start every thread (piscina starts only `minThreads` itself, the others on demand)
  *   and run one tiny seal on each, so the first real batch waits for no start-up; resolves when
  *   all are ready. Optional in the interface so test doubles need not implement it.
  * - `close()` — finish queued tasks, then stop the threads (graceful shutdown).
  * - `destroy()` — stop the threads now; pending tasks reject.
- *   After either, `seal`/`sealJson` reject with "hash pool is closed".
+ *   After either, `seal`/`sealJson`/`payloadHashesV2` reject with "hash pool is closed".
  * - `threads` — the configured `maxThreads`.
  *
  * @see docs/audit.md
@@ -62,6 +65,7 @@ export interface HashPoolOptions {
 export interface HashPool {
   seal(prevHash: string, records: AuditRecordInput[], sealedAt: string): Promise<SealBatchResult>;
   sealJson(prevHash: string, recordsJson: string, sealedAt: string, seqOffset?: number): Promise<SealBatchResult>;
+  payloadHashesV2(eventsJson: string): Promise<string>;
   warm?(): Promise<void>;
   close(): Promise<void>;
   destroy(): Promise<void>;
@@ -103,6 +107,10 @@ export function createHashPool(options: HashPoolOptions = {}): HashPool {
     threads: maxThreads,
     seal: async (prevHash, records, sealedAt) => run(prevHash, JSON.stringify(records), sealedAt),
     sealJson: (prevHash, recordsJson, sealedAt, seqOffset) => run(prevHash, recordsJson, sealedAt, seqOffset),
+    payloadHashesV2: async (eventsJson) => {
+      if (stopped) throw new Error('hash pool is closed');
+      return (await piscina.run({ events: eventsJson } as never, { name: 'payloadHashesV2Task' })) as unknown as string;
+    },
     // One task per thread, all in flight together: piscina starts a thread for each queued task.
     warm: async () => {
       await Promise.all(Array.from({ length: maxThreads }, () => run(GENESIS_HASH, WARM_RECORDS, WARM_AT)));
@@ -115,5 +123,37 @@ export function createHashPool(options: HashPoolOptions = {}): HashPool {
       stopped = true;
       return piscina.destroy();
     },
+  };
+}
+
+/**
+ * One hash pool shared by several users (the sealer and batch ingestion), created on first need.
+ * Closing or destroying it (the sealer does at shutdown) forgets it, so a later call creates a
+ * fresh one instead of answering a closed pool.
+ *
+ * @param create - makes the pool, e.g. `() => createHashPool({ maxThreads: 2 })`.
+ * @returns a getter answering the current pool.
+ * @see docs/audit.md
+ */
+export function sharedHashPool(create: () => HashPool): () => HashPool {
+  let current: HashPool | undefined;
+  return () => {
+    if (current) return current;
+    const pool = create();
+    const forget = <T>(stop: () => Promise<T>) => () => {
+      if (current === shared) current = undefined;
+      return stop();
+    };
+    const shared: HashPool = {
+      threads: pool.threads,
+      seal: (...args) => pool.seal(...args),
+      sealJson: (...args) => pool.sealJson(...args),
+      payloadHashesV2: (json) => pool.payloadHashesV2(json),
+      ...(pool.warm ? { warm: () => pool.warm!() } : {}),
+      close: forget(() => pool.close()),
+      destroy: forget(() => pool.destroy()),
+    };
+    current = shared;
+    return shared;
   };
 }

@@ -8,7 +8,8 @@
  * @see docs/audit.md
  */
 import type { ChainHead, SealedAuditRecord } from './audit-record.ts';
-import { GENESIS_HASH, chainHash, payloadHash } from './chain-hash.ts';
+import { GENESIS_HASH } from './chain-hash.ts';
+import { recordChainHash, recordPayloadHash } from './record-hash.ts';
 
 /**
  * Why a record failed verification, checked in this order for each record:
@@ -19,7 +20,8 @@ import { GENESIS_HASH, chainHash, payloadHash } from './chain-hash.ts';
  *   record is malformed and cannot be hashed): the record's content was changed;
  * - `prev_hash_mismatch` — `prevHash` differs from the previous record's `chainHash`
  *   (or from `startPrevHash` / the genesis hash for the first record);
- * - `chain_hash_mismatch` — the stored chainHash differs from SHA-256(prevHash ‖ payloadHash).
+ * - `chain_hash_mismatch` — the stored chainHash differs from the recomputed link: SHA-256(prevHash ‖
+ *   payloadHash) for version 1 records, with `seq` and `sealedAt` appended for version 2 ones.
  *
  * @see docs/audit.md
  */
@@ -105,7 +107,7 @@ export function verifyRecords(records: readonly SealedAuditRecord[], options: Ve
 
     let recomputed: string;
     try {
-      recomputed = payloadHash(record);
+      recomputed = recordPayloadHash(record);
     } catch (err) {
       return broken(record, 'payload_hash_mismatch', `record cannot be hashed: ${(err as Error).message}`, i);
     }
@@ -122,7 +124,7 @@ export function verifyRecords(records: readonly SealedAuditRecord[], options: Ve
 
     let recomputedChain: string;
     try {
-      recomputedChain = chainHash(record.prevHash, recomputed);
+      recomputedChain = recordChainHash(record, record.prevHash, recomputed);
     } catch (err) {
       return broken(record, 'prev_hash_mismatch', (err as Error).message, i);
     }

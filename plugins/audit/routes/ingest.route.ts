@@ -1,4 +1,4 @@
-import { reply, route, type AuditService, type Clock, type Database, type RouteDef } from '../../../core/index.ts';
+import { reply, route, type AuditService, type Clock, type RouteDef } from '../../../core/index.ts';
 import { auditErrors } from '../errors.ts';
 import { ingestBody } from '../schemas/ingest.body.ts';
 import { ingestResponse } from '../schemas/responses.ts';
@@ -14,16 +14,18 @@ const MAX_AGE_MS = 90 * 86_400_000;
 
 /**
  * `POST /api/public/v1/audit/events` (organization API key, `apiKey` scheme): up to 1,000
- * application events, all validated first (including `core.audit`'s sealability checks) (400 names the first bad index; nothing is written),
- * then appended with one statement; the actor is the key (`apiKey`), an app-group-scoped key tags
- * every event with its app group. Answers 202 `{ accepted, ids }` (ids in request order; the events
- * are sealed on the organization's chain by the sealer moments later).
+ * application events, all validated first (including `core.audit`'s sealability checks; 400 names
+ * the first bad index, nothing is written), then sealed on the organization's chain in one
+ * transaction by `core.audit.ingest` (no outbox); the actor is the key (`apiKey`), an
+ * app-group-scoped key tags every event with its app group. Answers 201
+ * `{ accepted, ids, firstSeq, lastSeq, chainHash, sealedAt }` once the events are sealed (ids in
+ * request order, at seqs firstSeq..lastSeq; chainHash is the record at lastSeq's).
  * @see docs/api/audit.md "Ingestion"
  */
-export function ingestRoute(db: Database, audit: AuditService, clock: Clock): RouteDef {
+export function ingestRoute(audit: AuditService, clock: Clock): RouteDef {
   return route({
     method: 'POST', path: '/api/public/v1/audit/events', auth: 'apiKey', body: ingestBody,
-    response: { 202: ingestResponse },
+    response: { 201: ingestResponse },
     summary: 'Ingest a batch of application audit events (up to 1,000)', tags: ['audit'],
     handler: async ({ body, principal }) => {
       const orgId = principal.orgId!;
@@ -39,12 +41,12 @@ export function ingestRoute(db: Database, audit: AuditService, clock: Clock): Ro
         if (Object.keys(e.businessData ?? {}).some((k) => k.startsWith('_'))) {
           throw auditErrors.invalid(`${at}.businessData`, 'top-level keys starting with _ are reserved');
         }
-        return { orgId, eventType: e.eventType, occurredAt, appGroupId, actor: { type: 'apiKey' as const, id: principal.id }, businessData: e.businessData ?? {} };
+        return { eventType: e.eventType, occurredAt, appGroupId, actor: { type: 'apiKey' as const, id: principal.id }, businessData: e.businessData ?? {} };
       });
-      // appendMany checks every event can be sealed (depth, size, NUL, non-finite numbers) before
+      // ingest checks every event can be sealed (depth, size, NUL, non-finite numbers) before
       // writing: 400 `VALIDATION_FAILED` naming `events[i].…`, nothing written.
-      const { ids } = await db.transaction((trx) => audit.appendMany(trx, events, { maxBusinessDataBytes: MAX_BUSINESS_DATA_BYTES }));
-      return reply(202, { accepted: ids.length, ids });
+      const sealed = await audit.ingest(orgId, events, { maxBusinessDataBytes: MAX_BUSINESS_DATA_BYTES });
+      return reply(201, { accepted: sealed.ids.length, ...sealed });
     },
   });
 }

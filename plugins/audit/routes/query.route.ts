@@ -91,7 +91,7 @@ export function queryRoutes(deps: QueryDeps): RouteDef[] {
         if (!record) throw notFound();
         const retention = await windowStart(deps, org.org.id);
         if (!isVisible(record, v) || (retention.start && new Date(record.occurredAt) < retention.start)) throw notFound();
-        return { ...toAuditEventItem(record), payloadHash: record.payloadHash, prevHash: record.prevHash, chainHash: record.chainHash };
+        return { ...toAuditEventItem(record), hashVersion: record.hashVersion ?? 1, payloadHash: record.payloadHash, prevHash: record.prevHash, chainHash: record.chainHash };
       },
     }),
   ];

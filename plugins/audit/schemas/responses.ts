@@ -40,8 +40,8 @@ export const detailResponse = {
   $id: 'audit/detail.response',
   allOf: [schemaRef(auditEvent), {
     type: 'object',
-    required: ['payloadHash', 'prevHash', 'chainHash'],
-    properties: { payloadHash: { type: 'string' }, prevHash: { type: 'string' }, chainHash: { type: 'string' } },
+    required: ['hashVersion', 'payloadHash', 'prevHash', 'chainHash'],
+    properties: { hashVersion: { enum: [1, 2] }, payloadHash: { type: 'string' }, prevHash: { type: 'string' }, chainHash: { type: 'string' } },
   }],
 } as const satisfies RouteSchema;
 
@@ -59,8 +59,11 @@ export const ingestResponse = {
   $id: 'audit/ingest.response',
   type: 'object',
   additionalProperties: false,
-  required: ['accepted', 'ids'],
-  properties: { accepted: { type: 'integer' }, ids: { type: 'array', items: { type: 'string' } } },
+  required: ['accepted', 'ids', 'firstSeq', 'lastSeq', 'chainHash', 'sealedAt'],
+  properties: {
+    accepted: { type: 'integer' }, ids: { type: 'array', items: { type: 'string' } },
+    firstSeq: { type: 'integer' }, lastSeq: { type: 'integer' }, chainHash: { type: 'string' }, sealedAt: { type: 'string', format: 'date-time' },
+  },
 } as const satisfies RouteSchema;
 
 /** `audit/jwks.response`: the platform audit JWKS (checkpoint keys, retired ones included). */

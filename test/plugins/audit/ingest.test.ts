@@ -21,23 +21,28 @@ describe('audit ingestion: POST /api/public/v1/audit/events with an organization
   });
   afterAll(() => aerie?.close());
 
+  const chainLength = async () => (await aerie.sql(`select count(*)::int as n from core.audit_events where org_id = ?`, [orgId]))[0].n as number;
   const post = (body: unknown, headers: Record<string, string> = { 'x-api-key': key }) => aerie.request('POST', '/api/public/v1/audit/events', { body, headers });
 
   it('accepts 1,000 events in one batch, returns their ids in order, and seals them on the chain', async () => {
     const events = Array.from({ length: 1000 }, (_, i) => ({ eventType: 'app.order.placed', businessData: { i } }));
+    await aerie.kernel.auditSealer.drain(); // the organization's own events, appended through the outbox
+    const before = await chainLength();
     const res = await post({ events });
-    expect(res.status).toBe(202);
-    expect(res.body.accepted).toBe(1000);
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ accepted: 1000, firstSeq: before + 1, lastSeq: before + 1000 });
     expect(res.body.ids).toHaveLength(1000);
-    await aerie.kernel.auditSealer.drain();
-    const rows = await aerie.sql(`select id, actor_type, actor_id, business_data from core.audit_events where event_type = 'app.order.placed' order by seq`);
+    // Sealed when answered: no sealer run, nothing in the outbox.
+    const rows = await aerie.sql(`select id, seq, chain_hash, sealed_at, hash_version, actor_type, actor_id, business_data from core.audit_events where event_type = 'app.order.placed' order by seq`);
     expect(rows.map((r) => r.id)).toEqual(res.body.ids);
-    expect(rows[999]).toMatchObject({ actor_type: 'apiKey', actor_id: keyId, business_data: { i: 999 } });
+    expect(rows[999]).toMatchObject({ actor_type: 'apiKey', actor_id: keyId, business_data: { i: 999 }, hash_version: 2, chain_hash: res.body.chainHash });
+    expect(new Date(rows[999].sealed_at).toISOString()).toBe(res.body.sealedAt);
+    expect(await aerie.sql(`select 1 from core.audit_outbox where org_id = ?`, [orgId])).toEqual([]);
     expect(verifyRecords(await readChain(aerie.kernel.db.knex, orgId)).ok).toBe(true);
   });
 
   it('refuses the whole batch on one bad event, over 1,000 events, reserved types, and without a key', async () => {
-    const before = (await aerie.sql(`select count(*)::int as n from core.audit_outbox`))[0].n;
+    const before = await chainLength();
     const bad: Array<[unknown, number]> = [
       [{ events: Array.from({ length: 1001 }, () => ({ eventType: 'app.x' })) }, 400],
       [{ events: [{ eventType: 'app.ok' }, { eventType: 'Not Valid' }] }, 400],
@@ -50,12 +55,12 @@ describe('audit ingestion: POST /api/public/v1/audit/events with an organization
     for (const [body, status] of bad) expect((await post(body)).status).toBe(status);
     expect((await post({ events: [{ eventType: 'app.x' }] }, {})).status).toBe(401);
     expect((await post({ events: [{ eventType: 'app.x' }] }, { 'x-api-key': 'ah_live_nope' })).status).toBe(401);
-    expect((await aerie.sql(`select count(*)::int as n from core.audit_outbox`))[0].n).toBe(before);
+    expect(await chainLength()).toBe(before);
   });
 
   it('refuses events that could not be sealed (2,000 and 5,000 levels deep, 33 levels, non-finite numbers) with 400 naming the field, and writes nothing', async () => {
     const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
-    const before = (await aerie.sql(`select count(*)::int as n from core.audit_outbox`))[0].n;
+    const before = await chainLength();
     // Raw JSON text: 1e999 parses to Infinity, deep arrays stay as sent.
     const cases: Array<[string, RegExp]> = [
       [`{"events":[{"eventType":"app.ok"},{"eventType":"app.x","businessData":{"a":${nested(2000)}}}]}`, /^events\[1\]\.businessData\.a(\[0\])+$/],
@@ -69,7 +74,7 @@ describe('audit ingestion: POST /api/public/v1/audit/events with an organization
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ error: 'VALIDATION_FAILED', field: expect.stringMatching(field) });
     }
-    expect((await aerie.sql(`select count(*)::int as n from core.audit_outbox`))[0].n).toBe(before);
-    expect((await post({ events: [{ eventType: 'app.x', businessData: { a: JSON.parse(nested(31)) } }] })).status).toBe(202);
+    expect(await chainLength()).toBe(before);
+    expect((await post({ events: [{ eventType: 'app.x', businessData: { a: JSON.parse(nested(31)) } }] })).status).toBe(201);
   });
 });

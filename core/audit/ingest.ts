@@ -1,0 +1,141 @@
+/**
+ * Sealed batch ingestion (`core.audit.ingest`): events with no business transaction to join are
+ * sealed directly on their organization's chain instead of passing through the outbox — written
+ * once, not three times. Payload hashes (record hash version 2) are computed before the head is
+ * locked, in the worker pool for large batches; then one transaction locks the head, chains the
+ * batch (one 80-byte SHA-256 per event), writes the sealed rows (COPY on a PostgreSQL server, one
+ * set-based INSERT on embedded PGlite), advances the head and commits. The outbox sealer takes the
+ * same head lock, so both modes share one chain per organization without forking it.
+ *
+ * @see docs/audit.md ("Ingestion modes", "Record hash versions")
+ */
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../db/database.ts';
+import { GENESIS_HASH, linkV2, payloadHashesV2, toAuditTimestamp, type AuditEventV2, type ChainHead, type HashPool } from './chain/index.ts';
+import type { AppendOptions, AuditEventInput, IngestResult } from './audit-service.types.ts';
+import { prepareEvents, type PreparedEvent } from './prepare-events.ts';
+import { advanceHeads, lockHeads } from './sealer-sql.ts';
+
+/** Options of {@link AuditIngestor}. */
+export interface AuditIngestorOptions {
+  /** The shared hash pool (the sealer's); absent: hash in-line. */
+  pool?: () => HashPool;
+  /** A batch at least this long is hashed in the pool. Default 256. */
+  poolThreshold?: number;
+  /** Called after each committed batch with the head it advanced (checkpoint signing, `core.audit.sealed`). */
+  afterSealed?: (heads: Array<ChainHead & { sealedAt: string }>) => Promise<void>;
+}
+
+const COLUMNS = 'id, org_id, seq, event_type, occurred_at, actor_type, actor_id, app_group_id, business_data, payload_hash, prev_hash, chain_hash, sealed_at, hash_version';
+
+/** One statement for PGlite (and any driver without COPY): the batch as one JSON parameter. */
+const INSERT_SEALED = `insert into core.audit_events (${COLUMNS})
+  select r.id, r.org_id, r.seq, r.event_type, r.occurred_at, r.actor_type, r.actor_id, r.app_group_id, r.business_data,
+    r.payload_hash, r.prev_hash, r.chain_hash, r.sealed_at, 2
+  from jsonb_to_recordset(?::jsonb) as r(id uuid, org_id uuid, seq bigint, event_type text, occurred_at timestamptz, actor_type text,
+    actor_id text, app_group_id text, business_data jsonb, payload_hash text, prev_hash text, chain_hash text, sealed_at timestamptz)`;
+
+/** A row of the sealed batch: the prepared event with its position and hashes. */
+interface SealedRow extends PreparedEvent {
+  seq: number;
+  payload_hash: string;
+  prev_hash: string;
+  chain_hash: string;
+}
+
+/**
+ * `core.audit.ingest`, see the file comment.
+ * @see docs/audit.md
+ */
+export class AuditIngestor {
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly options: AuditIngestorOptions = {},
+  ) {}
+
+  /**
+   * Seals `events` on `orgId`'s chain, all or none, and answers once they are committed.
+   * @param orgId - the organization (every event's `orgId` is set to it).
+   * @param events - 1 or more events (callers bound the count; the route allows 1,000).
+   * @param options - {@link AppendOptions}.
+   * @returns {@link IngestResult}: ids in request order, the seq range, the last chainHash, sealedAt.
+   * @throws AerieError 400 `VALIDATION_FAILED` with `field` `events[i].…` for the first event that
+   *   could not be sealed (nothing written); a database failure rolls the whole batch back.
+   */
+  async ingest(orgId: string, events: Array<Omit<AuditEventInput, 'orgId'>>, options: AppendOptions = {}): Promise<IngestResult> {
+    if (events.length === 0) throw new RangeError('ingest: empty batch');
+    const prepared = prepareEvents(events.map((e) => ({ ...e, orgId })), this.clock.now(), options, (field, i) => `events[${i}].${field}`);
+    const hashed = prepared.map(toHashable);
+    const payloadHashes = await this.hash(hashed);
+    const sealed: Array<ChainHead & { sealedAt: string }> = [];
+    const result = await this.db.transaction(async (trx) => {
+      const head = (await lockHeads(trx, [orgId], GENESIS_HASH)).get(orgId)!;
+      // Read the clock under the lock: sealedAt never goes backwards along a chain.
+      const sealedAt = toAuditTimestamp(this.clock.now());
+      const links = linkV2(head.chainHash, head.seq + 1, payloadHashes, sealedAt);
+      const rows: SealedRow[] = prepared.map((p, i) => ({
+        ...p, seq: head.seq + 1 + i, payload_hash: payloadHashes.slice(i * 64, i * 64 + 64), prev_hash: links[i].prevHash, chain_hash: links[i].chainHash,
+      }));
+      await this.write(trx, rows, sealedAt);
+      const last = rows[rows.length - 1];
+      await advanceHeads(trx, [{ orgId, seq: last.seq, chainHash: last.chain_hash }], sealedAt);
+      sealed.push({ orgId, seq: last.seq, chainHash: last.chain_hash, sealedAt });
+      return { ids: rows.map((r) => r.id), firstSeq: rows[0].seq, lastSeq: last.seq, chainHash: last.chain_hash, sealedAt };
+    });
+    // Committed: the events are sealed whatever happens next; a checkpoint failure is the checkpointer's to retry.
+    await this.options.afterSealed?.(sealed).catch((err: unknown) => this.logger.error({ err, orgId }, 'audit ingest: after-sealing hook failed'));
+    return result;
+  }
+
+  private async hash(events: AuditEventV2[]): Promise<string> {
+    const { pool, poolThreshold = 256 } = this.options;
+    if (!pool || events.length < poolThreshold) return payloadHashesV2(events);
+    return pool().payloadHashesV2(JSON.stringify(events));
+  }
+
+  private async write(trx: Knex.Transaction, rows: SealedRow[], sealedAt: string): Promise<void> {
+    if (this.db.kind !== 'pg') {
+      await trx.raw(INSERT_SEALED, [JSON.stringify(rows.map((r) => ({ ...r, sealed_at: sealedAt })))]);
+      return;
+    }
+    // The transaction's own connection (knex's transaction client answers it), so COPY joins the transaction.
+    const conn = (await trx.client.acquireConnection()) as { query: (stream: unknown) => NodeJS.WritableStream & { rowCount: number } };
+    // Loaded on first use: a process that never ingests does not carry it.
+    const { from: copyFrom } = await import('pg-copy-streams');
+    const copy = conn.query(copyFrom(`copy core.audit_events (${COLUMNS}) from stdin`));
+    await pipeline(Readable.from([copyText(rows, sealedAt)]), copy);
+    if (copy.rowCount !== rows.length) throw new Error(`audit ingest: copied ${copy.rowCount} rows of ${rows.length}`);
+  }
+}
+
+/** The version 2 hashable form of a prepared event (the fields its payload hash covers). */
+function toHashable(p: PreparedEvent): AuditEventV2 {
+  return {
+    id: p.id, orgId: p.org_id, eventType: p.event_type, occurredAt: toAuditTimestamp(p.occurred_at),
+    actor: { type: p.actor_type, id: p.actor_id }, ...(p.app_group_id ? { appGroupId: p.app_group_id } : {}),
+    businessData: p.business_data as AuditEventV2['businessData'],
+  };
+}
+
+// COPY text format: backslash, and the characters that end fields and rows, are escaped; NULL is \N.
+const COPY_SPECIAL = /[\\\t\n\r]/g;
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+const copyField = (value: string | null) => (value === null ? '\\N' : value.replace(COPY_SPECIAL, (c) => COPY_ESCAPES[c]));
+
+/** The rows in COPY's text format, in {@link COLUMNS} order. */
+function copyText(rows: SealedRow[], sealedAt: string): string {
+  let out = '';
+  for (const r of rows) {
+    out += [
+      r.id, r.org_id, String(r.seq), copyField(r.event_type), r.occurred_at.toISOString(), r.actor_type, copyField(r.actor_id),
+      copyField(r.app_group_id), copyField(JSON.stringify(r.business_data)), r.payload_hash, r.prev_hash, r.chain_hash, sealedAt, '2',
+    ].join('\t') + '\n';
+  }
+  return out;
+}

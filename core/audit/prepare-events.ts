@@ -1,0 +1,65 @@
+/**
+ * The checks and defaults every audit write applies, whichever way it is sealed (outbox or batch
+ * ingestion): each event is checked sealable before anything is written, the actor defaults from
+ * the current request's principal (`system` outside requests), and `businessData._humanSeal` is
+ * added when the request passed a passkey seal, so the hashes cover it.
+ *
+ * @see docs/audit.md ("Limits of an event", "Human seal marker")
+ */
+import { randomUUID } from 'node:crypto';
+import { validationFailed } from '../errors.ts';
+import { currentRequest } from '../request-context.ts';
+import type { AppendOptions, AuditActorRef, AuditEventInput } from './audit-service.types.ts';
+import { checkSealable } from './sealable.ts';
+
+const ACTOR_TYPES = new Set(['account', 'apiKey', 'machine', 'agent']);
+
+/**
+ * One event ready to be written, keyed by `core.audit_outbox` / `core.audit_events` column names.
+ * `occurred_at` is a Date (millisecond precision); `app_group_id` null when absent.
+ */
+export interface PreparedEvent {
+  id: string;
+  org_id: string;
+  event_type: string;
+  occurred_at: Date;
+  actor_type: AuditActorRef['type'];
+  actor_id: string;
+  app_group_id: string | null;
+  business_data: Record<string, unknown>;
+}
+
+/**
+ * Checks every event and gives each an id, its actor and time.
+ * @param events - the events, in order.
+ * @param now - `occurredAt` of events without one.
+ * @param options - {@link AppendOptions} (a tighter `businessData` limit).
+ * @param fieldOf - names a problem's field for the error (`events[3].businessData.a`).
+ * @returns the prepared rows, in order.
+ * @throws AerieError 400 `VALIDATION_FAILED` with `field` for the first event that could not be sealed.
+ */
+export function prepareEvents(events: AuditEventInput[], now: Date, options: AppendOptions, fieldOf: (field: string, i: number) => string): PreparedEvent[] {
+  events.forEach((e, i) => {
+    const checked = checkSealable(e, options.maxBusinessDataBytes);
+    if ('problem' in checked) {
+      const field = fieldOf(checked.problem.field, i);
+      throw validationFailed(`${field} ${checked.problem.rule}`, field);
+    }
+  });
+  const scope = currentRequest();
+  const defaultActor = actorOf(scope?.principal);
+  return events.map((e) => {
+    const businessData = { ...(e.businessData ?? {}) };
+    if (scope?.humanSeal) businessData._humanSeal = { ...scope.humanSeal };
+    const actor = e.actor ?? defaultActor;
+    return {
+      id: randomUUID(), org_id: e.orgId, event_type: e.eventType, occurred_at: e.occurredAt ?? now,
+      actor_type: actor.type, actor_id: actor.id, app_group_id: e.appGroupId ?? null, business_data: businessData,
+    };
+  });
+}
+
+function actorOf(principal: { type: string; id: string } | null | undefined): AuditActorRef {
+  if (!principal) return { type: 'system', id: 'system' };
+  return ACTOR_TYPES.has(principal.type) ? { type: principal.type as AuditActorRef['type'], id: principal.id } : { type: 'system', id: principal.id };
+}

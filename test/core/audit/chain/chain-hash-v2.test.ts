@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../../../core/audit/chain/canonical-json.ts';
+import { GENESIS_HASH, type SealedAuditRecord } from '../../../../core/audit/chain/audit-record.ts';
+import { chainHashV2, linkV2, payloadHashV2, payloadHashesV2, payloadV2Of, type AuditEventV2 } from '../../../../core/audit/chain/chain-hash-v2.ts';
+import { recordChainHash, recordPayloadHash } from '../../../../core/audit/chain/record-hash.ts';
+import { verifyRecords } from '../../../../core/audit/chain/verify-chain.ts';
+import { createHashPool } from '../../../../core/audit/chain/hash-pool.ts';
+import { formatExportFile } from '../../../../core/audit/chain/export-file.ts';
+import { verifyExportFile } from '../../../../core/audit/chain/verify-export-file.ts';
+
+// The version 1 vector of chain-hash.test.ts without `seq` and `sealedAt`, which version 2 moves
+// into the link. Hashes computed outside Node, with Python's hashlib and struct:
+//   p  = sha256(JCS.encode())
+//   c1 = sha256(bytes(32) + bytes.fromhex(p) + struct.pack('>Q', 1) + struct.pack('>q', 1792139405000))
+//   c2 = sha256(bytes.fromhex(c1) + bytes.fromhex(p) + struct.pack('>Q', 2) + struct.pack('>q', 1792139405000))
+const SEALED_AT = '2026-10-16T08:30:05.000Z'; // 1792139405000 ms
+const EVENT: AuditEventV2 = {
+  orgId: '5f3c8a2e-1b4d-4e6f-8a9b-0c1d2e3f4a5b',
+  id: '0b7e2c1a-7d4e-4d7c-9a51-3f0c1e2d4a5b',
+  eventType: 'seal.lifecycle.registered',
+  occurredAt: '2026-10-16T08:30:00.123Z',
+  actor: { type: 'account', id: 'acc_1' },
+  appGroupId: 'appgroup_7',
+  businessData: { ratio: 0.0000001, note: 'café €', keyId: 'k1', _humanSeal: { userId: 'u-1', credentialId: 'cred-1' } },
+};
+const JCS =
+  '{"actor":{"id":"acc_1","type":"account"},"appGroupId":"appgroup_7",' +
+  '"businessData":{"_humanSeal":{"credentialId":"cred-1","userId":"u-1"},"keyId":"k1","note":"café €","ratio":1e-7},' +
+  '"eventType":"seal.lifecycle.registered","id":"0b7e2c1a-7d4e-4d7c-9a51-3f0c1e2d4a5b",' +
+  '"occurredAt":"2026-10-16T08:30:00.123Z","orgId":"5f3c8a2e-1b4d-4e6f-8a9b-0c1d2e3f4a5b"}';
+const PAYLOAD = 'efb0721648c141a36468be42408abaf07029197dec4f08b2a604c2fe042dffdf';
+const CHAIN_1 = '19d4c84b0476a4b2347e95175d3f5e8a381125fca37a532d8b981fd68fd99588';
+const CHAIN_2 = '1a14d105568855a5303328f7992a296e0b9e22573d628304347e8aa0a0287ab4';
+
+const sealed = (seq: number, prevHash: string, chainHash: string): SealedAuditRecord => ({
+  ...EVENT, seq, sealedAt: SEALED_AT, hashVersion: 2, payloadHash: PAYLOAD, prevHash, chainHash,
+});
+
+describe('record hash version 2: a hand-checkable vector', () => {
+  it('the payload leaves out seq and sealedAt; its canonical JSON is written out above', () => {
+    expect(canonicalJson(payloadV2Of({ ...EVENT, seq: 9 } as AuditEventV2))).toBe(JCS);
+    expect(payloadHashV2(EVENT)).toBe(PAYLOAD);
+    expect(payloadHashesV2([EVENT, EVENT])).toBe(PAYLOAD + PAYLOAD);
+  });
+
+  it('the link covers prevHash, payloadHash, seq (uint64 big-endian) and sealedAt (epoch ms, int64 big-endian)', () => {
+    expect(chainHashV2(GENESIS_HASH, PAYLOAD, 1, SEALED_AT)).toBe(CHAIN_1);
+    expect(chainHashV2(CHAIN_1, PAYLOAD, 2, SEALED_AT)).toBe(CHAIN_2);
+    expect(linkV2(GENESIS_HASH, 1, PAYLOAD + PAYLOAD, SEALED_AT)).toEqual([
+      { prevHash: GENESIS_HASH, chainHash: CHAIN_1 }, { prevHash: CHAIN_1, chainHash: CHAIN_2 },
+    ]);
+  });
+
+  it('refuses malformed input instead of hashing it', () => {
+    expect(() => chainHashV2(GENESIS_HASH, PAYLOAD, 0, SEALED_AT)).toThrow(TypeError);
+    expect(() => chainHashV2(GENESIS_HASH, PAYLOAD, 1, '2026-10-16T08:30:05Z')).toThrow(TypeError);
+    expect(() => chainHashV2(PAYLOAD.toUpperCase(), PAYLOAD, 1, SEALED_AT)).toThrow(TypeError);
+    expect(() => linkV2(GENESIS_HASH, 1, PAYLOAD.slice(1), SEALED_AT)).toThrow(TypeError);
+    expect(() => payloadHashV2({ ...EVENT, actor: { type: 'robot' as never, id: 'x' } })).toThrow(TypeError);
+    expect(() => payloadHashV2({ ...EVENT, businessData: { x: Number.NaN } })).toThrow();
+  });
+});
+
+describe('verification dispatches on each record\'s version', () => {
+  const chain = [sealed(1, GENESIS_HASH, CHAIN_1), sealed(2, CHAIN_1, CHAIN_2)];
+
+  it('a version 2 run verifies; the per-record functions agree with the vector', () => {
+    expect(verifyRecords(chain)).toMatchObject({ ok: true, checked: 2, head: { seq: 2, chainHash: CHAIN_2 } });
+    expect(recordPayloadHash(chain[1])).toBe(PAYLOAD);
+    expect(recordChainHash(chain[1], CHAIN_1, PAYLOAD)).toBe(CHAIN_2);
+  });
+
+  it.each([
+    ['sealedAt moved by 1 ms', { sealedAt: '2026-10-16T08:30:05.001Z' }, 'chain_hash_mismatch'],
+    ['businessData changed', { businessData: { ...EVENT.businessData, keyId: 'k2' } }, 'payload_hash_mismatch'],
+    ['marked version 1', { hashVersion: 1 }, 'payload_hash_mismatch'],
+    ['an unknown version', { hashVersion: 3 }, 'payload_hash_mismatch'],
+  ] as const)('catches a record whose %s', (_, change, reason) => {
+    const tampered = [chain[0], { ...chain[1], ...change } as SealedAuditRecord];
+    expect(verifyRecords(tampered)).toMatchObject({ ok: false, checked: 1, firstBroken: { seq: 2, reason } });
+  });
+
+  it('a renumbered version 2 record fails its link even where the run stays gap-free', () => {
+    // The only record of a run starting at seq 5 (anchored by its own prevHash): the link covers seq.
+    expect(verifyRecords([{ ...chain[1], seq: 5 }])).toMatchObject({ ok: false, firstBroken: { reason: 'chain_hash_mismatch' } });
+  });
+
+  it('an export file carries hashVersion and verifies offline; the same file with the version dropped does not', async () => {
+    const text = formatExportFile(chain);
+    expect(text).toContain('"hashVersion":2');
+    expect(await verifyExportFile(text, { keys: [] }, { requireCheckpointCoverage: false })).toMatchObject({ ok: true });
+    const dropped = text.replaceAll('"hashVersion":2,', '');
+    expect(await verifyExportFile(dropped, { keys: [] }, { requireCheckpointCoverage: false })).toMatchObject({ ok: false });
+  });
+
+  it('the worker pool answers the same payload hashes as in-line', async () => {
+    const pool = createHashPool({ maxThreads: 1 });
+    try {
+      const events = Array.from({ length: 50 }, (_, i) => ({ ...EVENT, id: `e-${i}`, businessData: { i, tab: '\t', nl: '\n' } }));
+      expect(await pool.payloadHashesV2(JSON.stringify(events))).toBe(payloadHashesV2(events));
+      await expect(pool.payloadHashesV2(JSON.stringify([{ ...EVENT, occurredAt: 'yesterday' }]))).rejects.toThrow(/occurredAt/);
+    } finally {
+      await pool.destroy();
+    }
+  });
+});

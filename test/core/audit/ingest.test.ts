@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { TestAerie } from '../../helpers/harness.ts';
+import { coreRefs } from '../../../core/core-refs.ts';
+import type { AuditService } from '../../../core/audit/audit-service.types.ts';
+import { readChain } from '../../../core/audit/read-chain.ts';
+import { verifyRecords } from '../../../core/audit/chain/index.ts';
+import { AerieError } from '../../../core/errors.ts';
+
+describe('core.audit.ingest: batches sealed on the chain without the outbox', () => {
+  let aerie: TestAerie;
+  let audit: AuditService;
+
+  beforeAll(async () => {
+    aerie = await TestAerie.start({ plugins: ['accounts', 'orgs'] });
+    audit = aerie.kernel.container.resolve<AuditService>(coreRefs.audit.id);
+  });
+  afterAll(() => aerie?.close());
+
+  const db = () => aerie.kernel.db;
+  const events = (n: number, tag = 'x') => Array.from({ length: n }, (_, i) => ({ eventType: 'app.order.placed', businessData: { i, tag } }));
+  const append = (orgId: string, n: number) =>
+    db().transaction((trx) => audit.appendMany(trx, Array.from({ length: n }, (_, i) => ({ orgId, eventType: 'test.outbox', businessData: { i } }))));
+
+  it('answers once sealed: version 2 rows at the next seqs, the head advanced, a checkpoint signed, the outbox untouched', async () => {
+    const orgId = randomUUID();
+    const result = await audit.ingest(orgId, events(3));
+    expect(result).toMatchObject({ firstSeq: 1, lastSeq: 3 });
+    expect(result.ids).toHaveLength(3);
+    const rows = await aerie.sql(`select id, seq, hash_version, chain_hash, actor_type from core.audit_events where org_id = ? order by seq`, [orgId]);
+    expect(rows.map((r) => [r.id, Number(r.seq), r.hash_version, r.actor_type])).toEqual(result.ids.map((id, i) => [id, i + 1, 2, 'system']));
+    expect(rows[2].chain_hash).toBe(result.chainHash);
+    const [head] = await aerie.sql(`select seq, chain_hash from core.audit_heads where org_id = ?`, [orgId]);
+    expect([Number(head.seq), head.chain_hash]).toEqual([3, result.chainHash]);
+    expect(await aerie.sql(`select 1 from core.audit_outbox where org_id = ?`, [orgId])).toEqual([]);
+    const chain = await readChain(db().knex, orgId);
+    expect(chain.every((r) => r.hashVersion === 2)).toBe(true);
+    expect(verifyRecords(chain)).toMatchObject({ ok: true, checked: 3 });
+    await aerie.kernel.auditCheckpointer.flush(orgId);
+    const [checkpoint] = await aerie.sql(`select max(seq) as seq from core.audit_checkpoints where org_id = ?`, [orgId]);
+    expect(Number(checkpoint.seq)).toBe(3);
+  });
+
+  it('keeps text COPY cannot carry raw (tabs, newlines, backslashes, \\N) and non-ASCII exactly as hashed', async () => {
+    const orgId = randomUUID();
+    const tricky = { tab: 'a\tb', nl: 'line1\nline2\r\n', bs: 'C:\\path\\N', nulText: '\\N', bidi: '\u202Eevil', emoji: '🦅', nested: { deep: ['\\', '\t'] } };
+    await audit.ingest(orgId, [{ eventType: 'app.tricky.text', businessData: tricky, appGroupId: 'ag\tone' }]);
+    const [record] = await readChain(db().knex, orgId);
+    expect(record.businessData).toEqual(tricky);
+    expect(record.appGroupId).toBe('ag\tone');
+    expect(verifyRecords([record]).ok).toBe(true);
+  });
+
+  it('shares one chain with the outbox sealer: mixed versions, gap-free, verifying end to end', async () => {
+    const orgId = randomUUID();
+    await append(orgId, 4);
+    await aerie.kernel.auditSealer.drain();
+    await audit.ingest(orgId, events(5));
+    await append(orgId, 2);
+    await aerie.kernel.auditSealer.drain();
+    await audit.ingest(orgId, events(1));
+    const chain = await readChain(db().knex, orgId);
+    expect(chain.map((r) => [r.seq, r.hashVersion ?? 1])).toEqual([
+      [1, 1], [2, 1], [3, 1], [4, 1], [5, 2], [6, 2], [7, 2], [8, 2], [9, 2], [10, 1], [11, 1], [12, 2],
+    ]);
+    expect(verifyRecords(chain)).toMatchObject({ ok: true, checked: 12 });
+  });
+
+  it('never forks the chain when ingests race each other and the sealer', async () => {
+    const orgId = randomUUID();
+    await append(orgId, 600);
+    // 300-event batches go through the worker pool; 7-event ones are hashed in-line.
+    await Promise.all([
+      aerie.kernel.auditSealer.drain(),
+      ...Array.from({ length: 4 }, (_, k) => audit.ingest(orgId, events(k % 2 ? 300 : 7, `batch-${k}`))),
+      append(orgId, 50).then(() => aerie.kernel.auditSealer.drain()),
+    ]);
+    await aerie.kernel.auditSealer.drain();
+    const chain = await readChain(db().knex, orgId);
+    expect(chain).toHaveLength(600 + 300 + 7 + 300 + 7 + 50);
+    expect(chain.map((r) => r.seq)).toEqual(Array.from({ length: chain.length }, (_, i) => i + 1));
+    expect(new Set(chain.map((r) => r.id)).size).toBe(chain.length);
+    expect(verifyRecords(chain).ok).toBe(true);
+    // Each batch's events sit together, in request order.
+    for (let k = 0; k < 4; k++) {
+      const mine = chain.filter((r) => r.businessData.tag === `batch-${k}`);
+      expect(mine.map((r) => r.businessData.i)).toEqual(Array.from({ length: mine.length }, (_, i) => i));
+      expect(mine.at(-1)!.seq - mine[0].seq).toBe(mine.length - 1);
+    }
+  });
+
+  it('refuses a batch holding one event that could not be sealed, naming it, and writes nothing', async () => {
+    const orgId = randomUUID();
+    await audit.ingest(orgId, events(2));
+    const bad = [...events(3), { eventType: 'app.bad.event', businessData: { text: 'nul \u0000 inside' } }];
+    const err = await audit.ingest(orgId, bad).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AerieError);
+    expect(err).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', fields: expect.objectContaining({ field: 'events[3].businessData.text' }) });
+    const [head] = await aerie.sql(`select seq from core.audit_heads where org_id = ?`, [orgId]);
+    expect(Number(head.seq)).toBe(2);
+    expect(await readChain(db().knex, orgId)).toHaveLength(2);
+  });
+
+  it('rolls the whole batch back when the write fails, leaving the head where it was', async () => {
+    const orgId = randomUUID();
+    await audit.ingest(orgId, events(2));
+    // A uuid column given a non-uuid organization id fails inside the transaction, after the head lock.
+    await expect(audit.ingest('not-a-uuid', events(2))).rejects.toThrow();
+    await audit.ingest(orgId, events(1));
+    const chain = await readChain(db().knex, orgId);
+    expect(chain.map((r) => r.seq)).toEqual([1, 2, 3]);
+    expect(verifyRecords(chain).ok).toBe(true);
+  });
+});
