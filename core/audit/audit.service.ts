@@ -47,7 +47,7 @@ export class OutboxAuditService implements AuditService {
   private async write(trx: Knex.Transaction | Knex, events: AuditEventInput[], options: AppendOptions = {}, fieldOf: (field: string, i: number) => string): Promise<{ ids: string[] }> {
     if (events.length === 0) return { ids: [] };
     // Keys are the outbox's column names: json_populate_recordset matches them by name.
-    const rows = prepareEvents(events, this.clock.now(), options, fieldOf);
+    const { rows } = prepareEvents(events, this.clock.now(), options, fieldOf);
     await trx.raw(INSERT_OUTBOX, [JSON.stringify(rows)]);
     return { ids: rows.map((r) => r.id) };
   }

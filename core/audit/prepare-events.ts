@@ -11,6 +11,7 @@ import { validationFailed } from '../errors.ts';
 import { currentRequest } from '../request-context.ts';
 import type { AppendOptions, AuditActorRef, AuditEventInput } from './audit-service.types.ts';
 import { checkSealable } from './sealable.ts';
+import { canonicalJson } from './chain/canonical-json.ts';
 
 const ACTOR_TYPES = new Set(['account', 'apiKey', 'machine', 'agent']);
 
@@ -35,28 +36,35 @@ export interface PreparedEvent {
  * @param now - `occurredAt` of events without one.
  * @param options - {@link AppendOptions} (a tighter `businessData` limit).
  * @param fieldOf - names a problem's field for the error (`events[3].businessData.a`).
- * @returns the prepared rows, in order.
+ * @returns `{ rows, canonical }`: the prepared rows, in order, and each row's `business_data` as
+ *   RFC 8785 text (the sealability check computes it; batch ingestion hashes with it).
  * @throws AerieError 400 `VALIDATION_FAILED` with `field` for the first event that could not be sealed.
  */
-export function prepareEvents(events: AuditEventInput[], now: Date, options: AppendOptions, fieldOf: (field: string, i: number) => string): PreparedEvent[] {
-  events.forEach((e, i) => {
+export function prepareEvents(events: AuditEventInput[], now: Date, options: AppendOptions, fieldOf: (field: string, i: number) => string): { rows: PreparedEvent[]; canonical: string[] } {
+  const canonical = events.map((e, i) => {
     const checked = checkSealable(e, options.maxBusinessDataBytes);
     if ('problem' in checked) {
       const field = fieldOf(checked.problem.field, i);
       throw validationFailed(`${field} ${checked.problem.rule}`, field);
     }
+    return checked.canonical;
   });
   const scope = currentRequest();
   const defaultActor = actorOf(scope?.principal);
-  return events.map((e) => {
-    const businessData = { ...(e.businessData ?? {}) };
-    if (scope?.humanSeal) businessData._humanSeal = { ...scope.humanSeal };
+  const rows = events.map((e, i) => {
+    // Written as JSON text (a Date as its ISO text, undefined members dropped): the values `canonical` holds.
+    const businessData: Record<string, unknown> = { ...(e.businessData ?? {}) };
+    if (scope?.humanSeal) {
+      businessData._humanSeal = { ...scope.humanSeal };
+      canonical[i] = canonicalJson(businessData);
+    }
     const actor = e.actor ?? defaultActor;
     return {
       id: randomUUID(), org_id: e.orgId, event_type: e.eventType, occurred_at: e.occurredAt ?? now,
-      actor_type: actor.type, actor_id: actor.id, app_group_id: e.appGroupId ?? null, business_data: businessData,
+      actor_type: actor.type, actor_id: actor.id, app_group_id: e.appGroupId || null, business_data: businessData,
     };
   });
+  return { rows, canonical };
 }
 
 function actorOf(principal: { type: string; id: string } | null | undefined): AuditActorRef {

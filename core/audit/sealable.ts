@@ -72,19 +72,28 @@ export function checkSealable(event: SealableEvent, maxBytes = AUDIT_MAX_BUSINES
   const data = event.businessData ?? {};
   if (!isPlainObject(data)) return fail('businessData', 'must be a JSON object');
   const walked = walk(data);
-  if (walked) return { problem: walked };
-  // Depth is bounded now, so the recursive serializers below cannot overflow the stack.
-  const canonical = canonicalJson(JSON.parse(JSON.stringify(data)));
+  if ('field' in walked) return { problem: walked };
+  // Depth is bounded now, so the recursive serializers below cannot overflow the stack. A Date or
+  // an undefined member is first normalized as JSON renders it; plain JSON data needs no round trip.
+  const canonical = canonicalJson(walked.plain ? data : JSON.parse(JSON.stringify(data)));
   if (Buffer.byteLength(canonical) > maxBytes) return fail('businessData', `must be at most ${maxBytes} bytes as canonical JSON`);
   return { canonical };
 }
 
-/** Iterative walk of `businessData`: the first problem found, or null. */
-function walk(root: object): SealableProblem | null {
+/**
+ * Iterative walk of `businessData`: the first problem found, or `{ plain }` — true when it holds
+ * no `Date` and no `undefined` member (nothing JSON would render differently).
+ */
+function walk(root: object): SealableProblem | { plain: boolean } {
   const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value: root, path: 'businessData', depth: 1 }];
+  let plain = true;
   while (stack.length) {
     const { value, path, depth } = stack.pop()!;
-    if (value === null || typeof value === 'boolean' || value instanceof Date) continue;
+    if (value === null || typeof value === 'boolean') continue;
+    if (value instanceof Date) {
+      plain = false;
+      continue;
+    }
     if (typeof value === 'string') {
       if (BAD_TEXT.test(value)) return { field: path, rule: 'must not contain NUL characters or lone surrogates' };
       continue;
@@ -96,18 +105,24 @@ function walk(root: object): SealableProblem | null {
     if (Array.isArray(value) || isPlainObject(value)) {
       if (depth > AUDIT_MAX_DEPTH) return { field: path, rule: `is nested deeper than ${AUDIT_MAX_DEPTH} levels` };
       if (Array.isArray(value)) {
-        value.forEach((item, i) => stack.push({ value: item, path: `${path}[${i}]`, depth: depth + 1 }));
+        let present = 0;
+        value.forEach((item, i) => {
+          present++;
+          stack.push({ value: item, path: `${path}[${i}]`, depth: depth + 1 });
+        });
+        if (present !== value.length) plain = false; // holes, which JSON renders as null
       } else {
         for (const [key, item] of Object.entries(value)) {
           if (BAD_TEXT.test(key)) return { field: path, rule: 'has a key with NUL characters or lone surrogates' };
           if (item !== undefined) stack.push({ value: item, path: `${path}.${key}`, depth: depth + 1 });
+          else plain = false;
         }
       }
       continue;
     }
     return { field: path, rule: 'must be JSON (object, array, string, finite number, boolean or null)' };
   }
-  return null;
+  return { plain };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -1,5 +1,8 @@
 import canonicalize from 'canonicalize';
 
+/** A UTF-16 code unit that is not part of a surrogate pair: RFC 8785 refuses such strings. @see docs/audit.md */
+export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /**
  * RFC 8785 (JCS) canonical JSON of an audit payload, through the `canonicalize` package (the
  * reference implementation by the RFC's authors): members sorted by UTF-16 code units, no
@@ -25,7 +28,7 @@ export function canonicalJson(value: unknown): string {
     throw new TypeError(`not canonicalizable JSON: ${(err as Error).message}`);
   }
   if (typeof text !== 'string') throw new TypeError('not canonicalizable JSON: the value is not JSON');
-  if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text)) {
+  if (LONE_SURROGATE.test(text)) {
     throw new TypeError('not canonicalizable JSON: lone surrogate');
   }
   return text;

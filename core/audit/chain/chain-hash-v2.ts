@@ -17,7 +17,7 @@
  * @see ./README.md
  */
 import { hash } from 'node:crypto';
-import { canonicalJson } from './canonical-json.ts';
+import { LONE_SURROGATE, canonicalJson } from './canonical-json.ts';
 import { AUDIT_ACTOR_TYPES, AUDIT_TIMESTAMP, type AuditRecordInput, type JsonValue } from './audit-record.ts';
 
 /** The record hash version this module implements. @see docs/audit.md */
@@ -75,6 +75,10 @@ export function payloadV2Of(event: AuditEventV2): AuditPayloadV2 {
     if (typeof appGroupId !== 'string') throw new TypeError(`audit record ${id}: appGroupId must be a string`);
     payload.appGroupId = appGroupId;
   }
+  // One test over the fields joined by a space (a space cannot complete a surrogate pair).
+  if (LONE_SURROGATE.test(`${id} ${orgId} ${eventType} ${actor.id} ${payload.appGroupId ?? ''}`)) {
+    throw new TypeError(`audit record ${id}: lone surrogate in a string field`);
+  }
   return payload;
 }
 
@@ -87,7 +91,35 @@ export function payloadV2Of(event: AuditEventV2): AuditPayloadV2 {
  * @see docs/audit.md
  */
 export function payloadHashV2(event: AuditEventV2): string {
-  return hash('sha256', canonicalJson(payloadV2Of(event)), 'hex');
+  const payload = payloadV2Of(event);
+  return hash('sha256', canonicalPayloadV2(payload, canonicalJson(payload.businessData)), 'hex');
+}
+
+/**
+ * Version 2 payloadHash of an event whose `businessData` is already in canonical form (e.g. from
+ * the sealability check, which computes it anyway): saves canonicalizing it a second time.
+ *
+ * @param event - the event (its `businessData` is not read).
+ * @param canonicalBusinessData - `canonicalJson(event.businessData)`, exactly.
+ * @returns 64 lowercase hex characters, equal to `payloadHashV2(event)`.
+ * @throws as {@link payloadV2Of}.
+ * @see docs/audit.md
+ */
+export function payloadHashV2Canonical(event: AuditEventV2, canonicalBusinessData: string): string {
+  return hash('sha256', canonicalPayloadV2(payloadV2Of({ ...event, businessData: {} }), canonicalBusinessData), 'hex');
+}
+
+/**
+ * RFC 8785 text of a version 2 payload, composed around the canonical `businessData`: every other
+ * member is a string (JCS serializes strings exactly as `JSON.stringify`) and the members are
+ * written in JCS order (UTF-16 code-unit order: actor, appGroupId, businessData, eventType, id,
+ * occurredAt, orgId; inside actor: id, type). A property test checks it equals
+ * `canonicalJson(payload)` for arbitrary events.
+ */
+function canonicalPayloadV2(p: AuditPayloadV2, canonicalBusinessData: string): string {
+  const str = JSON.stringify;
+  return `{"actor":{"id":${str(p.actor.id)},"type":${str(p.actor.type)}},${p.appGroupId === undefined ? '' : `"appGroupId":${str(p.appGroupId)},`}` +
+    `"businessData":${canonicalBusinessData},"eventType":${str(p.eventType)},"id":${str(p.id)},"occurredAt":${str(p.occurredAt)},"orgId":${str(p.orgId)}}`;
 }
 
 /**

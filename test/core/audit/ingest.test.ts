@@ -51,6 +51,15 @@ describe('core.audit.ingest: batches sealed on the chain without the outbox', ()
     expect(verifyRecords([record]).ok).toBe(true);
   });
 
+  it('stores and hashes what JSON renders: a Date as its ISO text, undefined members dropped, array holes as null', async () => {
+    const orgId = randomUUID();
+    // eslint-disable-next-line no-sparse-arrays
+    await audit.ingest(orgId, [{ eventType: 'app.rendered.json', businessData: { at: new Date(0), gone: undefined, holes: [, 1], plain: [1, 2] } }]);
+    const [record] = await readChain(db().knex, orgId);
+    expect(record.businessData).toEqual({ at: '1970-01-01T00:00:00.000Z', holes: [null, 1], plain: [1, 2] });
+    expect(verifyRecords([record]).ok).toBe(true);
+  });
+
   it('shares one chain with the outbox sealer: mixed versions, gap-free, verifying end to end', async () => {
     const orgId = randomUUID();
     await append(orgId, 4);

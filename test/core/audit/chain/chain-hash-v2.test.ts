@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../../../core/audit/chain/canonical-json.ts';
 import { GENESIS_HASH, type SealedAuditRecord } from '../../../../core/audit/chain/audit-record.ts';
-import { chainHashV2, linkV2, payloadHashV2, payloadHashesV2, payloadV2Of, type AuditEventV2 } from '../../../../core/audit/chain/chain-hash-v2.ts';
+import { chainHashV2, linkV2, payloadHashV2, payloadHashV2Canonical, payloadHashesV2, payloadV2Of, type AuditEventV2 } from '../../../../core/audit/chain/chain-hash-v2.ts';
 import { recordChainHash, recordPayloadHash } from '../../../../core/audit/chain/record-hash.ts';
 import { verifyRecords } from '../../../../core/audit/chain/verify-chain.ts';
 import { createHashPool } from '../../../../core/audit/chain/hash-pool.ts';
@@ -58,6 +60,36 @@ describe('record hash version 2: a hand-checkable vector', () => {
     expect(() => linkV2(GENESIS_HASH, 1, PAYLOAD.slice(1), SEALED_AT)).toThrow(TypeError);
     expect(() => payloadHashV2({ ...EVENT, actor: { type: 'robot' as never, id: 'x' } })).toThrow(TypeError);
     expect(() => payloadHashV2({ ...EVENT, businessData: { x: Number.NaN } })).toThrow();
+  });
+});
+
+describe('the composed canonical payload equals the library\'s RFC 8785 text', () => {
+  const text = fc.string({ unit: 'binary', maxLength: 20 }).filter((t) => t.length > 0);
+  const json: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+    value: fc.oneof({ depthSize: 'small' }, fc.string({ unit: 'binary' }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.boolean(), fc.constant(null),
+      fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(fc.string({ unit: 'binary' }), tie('value'), { maxKeys: 4 })),
+  })).value;
+  const event = fc.record({
+    id: text, orgId: text, eventType: text, actorId: text, appGroupId: fc.option(text, { nil: undefined }), businessData: fc.dictionary(fc.string({ unit: 'binary' }), json, { maxKeys: 5 }),
+    type: fc.constantFrom('account', 'apiKey', 'machine', 'agent', 'system'),
+  });
+
+  it('for arbitrary events (any UTF-16 text, numbers, nesting), or both refuse', () => {
+    fc.assert(fc.property(event, (e) => {
+      const ev = { id: e.id, orgId: e.orgId, eventType: e.eventType, occurredAt: SEALED_AT, actor: { type: e.type, id: e.actorId }, appGroupId: e.appGroupId, businessData: e.businessData } as AuditEventV2;
+      let library: string | Error;
+      try {
+        library = createHash('sha256').update(canonicalJson(payloadV2Of(ev))).digest('hex');
+      } catch (err) {
+        library = err as Error;
+      }
+      if (library instanceof Error) {
+        expect(() => payloadHashV2(ev)).toThrow();
+        return;
+      }
+      expect(payloadHashV2(ev)).toBe(library);
+      expect(payloadHashV2Canonical(ev, canonicalJson(ev.businessData))).toBe(library);
+    }), { numRuns: 2000 });
   });
 });
 
