@@ -18,7 +18,7 @@ import type { Database } from '../db/database.ts';
 import { GENESIS_HASH, linkV2, payloadHashV2Canonical, toAuditTimestamp, type AuditEventV2, type ChainHead, type HashPool } from './chain/index.ts';
 import type { AppendOptions, AuditEventInput, IngestResult } from './audit-service.types.ts';
 import { prepareEvents, type PreparedEvent } from './prepare-events.ts';
-import { advanceHeads, lockHeads } from './sealer-sql.ts';
+import { advanceHeads } from './sealer-sql.ts';
 
 /** Options of {@link AuditIngestor}. */
 export interface AuditIngestorOptions {
@@ -31,6 +31,15 @@ export interface AuditIngestorOptions {
 }
 
 const COLUMNS = 'id, org_id, seq, event_type, occurred_at, actor_type, actor_id, app_group_id, business_data, payload_hash, prev_hash, chain_hash, sealed_at, hash_version';
+/** COPY's column order: what is known before the head lock first, then what the lock decides. */
+const COPY_COLUMNS = 'id, org_id, event_type, occurred_at, actor_type, actor_id, app_group_id, business_data, payload_hash, hash_version, seq, prev_hash, chain_hash, sealed_at';
+
+/**
+ * Creates the organization's head at seq 0 / genesis if it has none, and locks it: one statement
+ * (an upsert that changes nothing still takes the row lock, held until the transaction ends).
+ */
+const LOCK_HEAD = `insert into core.audit_heads (org_id, seq, chain_hash, updated_at) values (?::uuid, 0, ?, now())
+  on conflict (org_id) do update set org_id = excluded.org_id returning seq, chain_hash as hash`;
 
 /** One statement for PGlite (and any driver without COPY): the batch as one JSON parameter. */
 const INSERT_SEALED = `insert into core.audit_events (${COLUMNS})
@@ -64,12 +73,17 @@ export class AuditIngestor {
     if (events.length === 0) throw new RangeError('ingest: empty batch');
     const { rows: prepared, canonical } = prepareEvents(events.map((e) => ({ ...e, orgId })), this.clock.now(), options, (field, i) => `events[${i}].${field}`);
     const payloadHashes = await this.hash(prepared, canonical);
+    // Everything of the COPY rows that the head does not decide, rendered before taking its lock.
+    const prefixes = this.db.kind === 'pg' ? copyPrefixes(prepared, canonical, payloadHashes) : [];
     const sealed: Array<ChainHead & { sealedAt: string }> = [];
     const result = await this.db.transaction(async (trx) => {
-      const head = (await lockHeads(trx, [orgId], GENESIS_HASH)).get(orgId)!;
+      const { rows: [locked] } = await trx.raw(LOCK_HEAD, [orgId, GENESIS_HASH]);
+      const head = { seq: Number(locked.seq), chainHash: String(locked.hash) };
       // Read the clock under the lock: sealedAt never goes backwards along a chain.
       const sealedAt = toAuditTimestamp(this.clock.now());
-      const batch: SealedBatch = { events: prepared, canonical, firstSeq: head.seq + 1, payloadHashes, links: linkV2(head.chainHash, head.seq + 1, payloadHashes, sealedAt), sealedAt };
+      const batch: SealedBatch = {
+        events: prepared, canonical, prefixes, firstSeq: head.seq + 1, payloadHashes, links: linkV2(head.chainHash, head.seq + 1, payloadHashes, sealedAt), sealedAt,
+      };
       await this.write(trx, batch);
       const last = { orgId, seq: head.seq + prepared.length, chainHash: batch.links[prepared.length - 1].chainHash };
       await advanceHeads(trx, [last], sealedAt);
@@ -109,7 +123,7 @@ export class AuditIngestor {
     const conn = (await trx.client.acquireConnection()) as { query: (stream: unknown) => NodeJS.WritableStream & { rowCount: number } };
     // Loaded on first use: a process that never ingests does not carry it.
     const { from: copyFrom } = await import('pg-copy-streams');
-    const copy = conn.query(copyFrom(`copy core.audit_events (${COLUMNS}) from stdin`));
+    const copy = conn.query(copyFrom(`copy core.audit_events (${COPY_COLUMNS}) from stdin`));
     await pipeline(Readable.from([copyText(batch)]), copy);
     if (copy.rowCount !== n) throw new Error(`audit ingest: copied ${copy.rowCount} rows of ${n}`);
   }
@@ -119,6 +133,8 @@ export class AuditIngestor {
 interface SealedBatch {
   events: PreparedEvent[];
   canonical: string[];
+  /** Per event, its COPY row up to the columns the head decides (see {@link copyPrefixes}); empty on PGlite. */
+  prefixes: string[];
   firstSeq: number;
   /** 64 hex characters per event, concatenated. */
   payloadHashes: string;
@@ -142,17 +158,18 @@ const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': 
 const copyField = (value: string) => (COPY_SPECIAL.test(value) ? value.replace(COPY_SPECIAL_ALL, (c) => COPY_ESCAPES[c]) : value);
 
 /**
- * The batch in COPY's text format, in {@link COLUMNS} order. `business_data` is written as its
- * canonical JSON text (valid JSON for `jsonb`, already computed; never holds a raw tab or newline).
+ * Per event, its row in COPY's text format up to (and with the tab after) `hash_version`, in
+ * {@link COPY_COLUMNS} order. `business_data` is written as its canonical JSON text (valid JSON for
+ * `jsonb`, already computed).
  */
+function copyPrefixes(events: PreparedEvent[], canonical: string[], payloadHashes: string): string[] {
+  return events.map((p, i) => `${p.id}\t${p.org_id}\t${copyField(p.event_type)}\t${p.occurred_at.toISOString()}\t${p.actor_type}\t${copyField(p.actor_id)}\t` +
+    `${p.app_group_id === null ? '\\N' : copyField(p.app_group_id)}\t${copyField(canonical[i])}\t${payloadHashes.slice(i * 64, i * 64 + 64)}\t2\t`);
+}
+
+/** The batch in COPY's text format: each prefix completed with seq, prevHash, chainHash and sealedAt. */
 function copyText(b: SealedBatch): string {
   let out = '';
-  for (let i = 0; i < b.events.length; i++) {
-    const p = b.events[i];
-    const link = b.links[i];
-    out += `${p.id}\t${p.org_id}\t${b.firstSeq + i}\t${copyField(p.event_type)}\t${p.occurred_at.toISOString()}\t${p.actor_type}\t${copyField(p.actor_id)}\t` +
-      `${p.app_group_id === null ? '\\N' : copyField(p.app_group_id)}\t${copyField(b.canonical[i])}\t${b.payloadHashes.slice(i * 64, i * 64 + 64)}\t` +
-      `${link.prevHash}\t${link.chainHash}\t${b.sealedAt}\t2\n`;
-  }
+  for (let i = 0; i < b.prefixes.length; i++) out += `${b.prefixes[i]}${b.firstSeq + i}\t${b.links[i].prevHash}\t${b.links[i].chainHash}\t${b.sealedAt}\n`;
   return out;
 }
