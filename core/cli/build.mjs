@@ -220,7 +220,7 @@ function walk(dir) {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
-    if (e.isDirectory()) return e.name === 'node_modules' ? [] : walk(path);
+    if (e.isDirectory()) return e.name === 'node_modules' || e.name === 'dist' ? [] : walk(path);
     return e.isFile() ? [path] : [];
   });
 }
