@@ -65,6 +65,12 @@ export async function buildServer(options = {}) {
     const files = compiled + copied + 1;
     writeFileSync(join(staging, STAMP), `${JSON.stringify({ fingerprint, files, source: relative(out, root) || '.' }, null, 2)}\n`);
     linkNodeModules(root, out, staging);
+    if (!options.force && readStamp(out)?.fingerprint === fingerprint) {
+      // A concurrent build (parallel `npm start`s) finished the same sources first: keep it, so a
+      // process already started from it is not swapped under.
+      rmSync(staging, { recursive: true, force: true });
+      return { out, skipped: true, files, ms: performance.now() - started };
+    }
     swapIn(staging, out);
     return { out, skipped: false, files, ms: performance.now() - started };
   } catch (err) {
