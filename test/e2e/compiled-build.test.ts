@@ -56,15 +56,6 @@ describe('compiled build: node dist/core/cli/main.js serve, without tsx', () => 
     const real = realpathSync(join(REPO_ROOT, 'node_modules'));
     for (const name of readdirSync(real)) if (name !== 'tsx' && name !== '.bin') symlinkSync(join(real, name), join(modules, name), 'dir');
 
-    // The seal-chain worker bootstrap in the build loads the compiled task (one tiny seal per thread).
-    const worker = await run(process.execPath, ['--input-type=module', '-e', `
-      const { createHashPool } = await import(${JSON.stringify(join(out, 'core/audit/chain/hash-pool.js'))});
-      const pool = createHashPool({ maxThreads: 1 });
-      await pool.warm();
-      await pool.close();
-      console.log('warm');`], { cwd: tmp });
-    expect(worker.stdout.trim()).toBe('warm');
-
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     child = spawn(process.execPath, [join(out, 'core/cli/main.js'), 'serve'], {
@@ -74,10 +65,18 @@ describe('compiled build: node dist/core/cli/main.js serve, without tsx', () => 
     let output = '';
     child.stdout!.on('data', (d) => (output += d));
     child.stderr!.on('data', (d) => (output += d));
+    // The seal-chain worker bootstrap in the build loads the compiled task (one tiny seal per thread), while the server boots.
+    const warming = run(process.execPath, ['--input-type=module', '-e', `
+      const { createHashPool } = await import(${JSON.stringify(join(out, 'core/audit/chain/hash-pool.js'))});
+      const pool = createHashPool({ maxThreads: 1 });
+      await pool.warm();
+      await pool.close();
+      console.log('warm');`], { cwd: tmp });
+    expect((await warming).stdout.trim()).toBe('warm');
     for (let tries = 0; ; tries++) {
       if (child.exitCode !== null) throw new Error(`the compiled server exited (${child.exitCode}):\n${output}`);
       if ((await fetch(`${base}/healthz`).catch(() => undefined))?.ok) break;
-      if (tries > 150) throw new Error(`the compiled server did not start within 30 s:\n${output}`);
+      if (tries > 300) throw new Error(`the compiled server did not start within 60 s:\n${output}`);
       await new Promise((r) => setTimeout(r, 200));
     }
     expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
