@@ -59,10 +59,11 @@ export async function buildServer(options = {}) {
     const compiled = await compile(root, staging);
     const copied = copyAssets(root, staging);
     const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
-    // dist/ is REPO_ROOT for the compiled code: the kernel reads its version here. `source` lets a
-    // TypeScript partner plugin that imports the kernel's sources be pointed at these modules.
+    // dist/ is REPO_ROOT for the compiled code: the kernel reads its version here.
     writeFileSync(join(staging, 'package.json'), `${JSON.stringify({ name: 'aerie', version, private: true, type: 'module' }, null, 2)}\n`);
     const files = compiled + copied + 1;
+    // The stamp's `source` (the repository, relative to the build) lets a TypeScript partner plugin
+    // that imports the kernel's sources be pointed at the compiled modules (core/cli/typescript-plugins.ts).
     writeFileSync(join(staging, STAMP), `${JSON.stringify({ fingerprint, files, source: relative(out, root) || '.' }, null, 2)}\n`);
     linkNodeModules(root, out, staging);
     if (!options.force && readStamp(out)?.fingerprint === fingerprint) {
