@@ -23,7 +23,7 @@ export const SEAL_CHAIN_WORKER = fileURLToPath(new URL('../../../workers/seal-ch
 
 /**
  * Options of {@link createHashPool}: `minThreads` (default: `maxThreads`, so warmed threads stay
- * up between bursts — a thread's start-up, loading tsx and the task module, costs 0.5–1 s),
+ * up between bursts — a thread's start-up, loading the task module (through tsx when run from the TypeScript sources), costs up to 0.5–1 s),
  * `maxThreads` (default 2), `idleTimeout` in ms before an idle thread above `minThreads` exits
  * (default 30 000).
  *
