@@ -49,6 +49,7 @@ export const kernelErrorCodes = {
   seal_binding_mismatch: { status: 403, description: 'the sealed content changed since signing (`mismatchedKeys`)' },
   NOT_FOUND: { status: 404, description: "no route, an unknown resource, or another organization's resource" },
   METHOD_NOT_ALLOWED: { status: 405, description: 'the path exists with other methods (`Allow`)' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, description: 'an `Idempotency-Key` already used, within 24 hours, for a request with other content' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'the body is larger than `limitBytes` (1 MiB for JSON; an upload route sets its own)' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'a body that is not application/json, or with a Content-Encoding' },
   HEADERS_TOO_LARGE: { status: 431, description: 'the request line and headers exceed 16 KiB' },

@@ -35,6 +35,18 @@ export interface IngestResult {
   lastSeq: number;
   chainHash: string;
   sealedAt: string;
+  /** True when an earlier request with the same idempotency key sealed these events (nothing new was written). */
+  replayed: boolean;
+}
+
+/** Options of an ingestion: {@link AppendOptions} and an idempotency key. */
+export interface IngestOptions extends AppendOptions {
+  /**
+   * The client's idempotency key (1–255 visible ASCII characters): a second ingestion with the same
+   * key for the same organization within 24 hours answers the first one's result (`replayed`)
+   * instead of sealing again, when its events are the same; with other events it is refused.
+   */
+  idempotencyKey?: string;
 }
 
 /**
@@ -58,7 +70,8 @@ export interface AuditService {
    * Seals a batch of events with no business transaction to join directly on `orgId`'s chain
    * (no outbox): validated as {@link appendMany}, hashed before the head lock, written in one
    * transaction. The answer means sealed. See docs/audit.md "Ingestion modes".
-   * @throws AerieError 400 `VALIDATION_FAILED` with `field` `events[i].…`; nothing written.
+   * @throws AerieError 400 `VALIDATION_FAILED` with `field` `events[i].…`; 422
+   *   `IDEMPOTENCY_KEY_REUSED` when the key sealed other events within 24 hours; nothing written.
    */
-  ingest(orgId: string, events: Array<Omit<AuditEventInput, 'orgId'>>, options?: AppendOptions): Promise<IngestResult>;
+  ingest(orgId: string, events: Array<Omit<AuditEventInput, 'orgId'>>, options?: IngestOptions): Promise<IngestResult>;
 }

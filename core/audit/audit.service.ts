@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Clock } from '../clock.ts';
-import type { AppendOptions, AuditEventInput, AuditService, IngestResult } from './audit-service.types.ts';
+import type { AppendOptions, AuditEventInput, AuditService, IngestOptions, IngestResult } from './audit-service.types.ts';
 import type { AuditIngestor } from './ingest.ts';
 import { prepareEvents } from './prepare-events.ts';
 
@@ -30,7 +30,7 @@ export class OutboxAuditService implements AuditService {
   constructor(private readonly clock: Clock, private readonly ingestor?: AuditIngestor) {}
 
   /** Batch ingestion, sealed without the outbox: see `./ingest.ts`. @throws Error when the kernel gave no ingestor. */
-  ingest(orgId: string, events: Array<Omit<AuditEventInput, 'orgId'>>, options?: AppendOptions): Promise<IngestResult> {
+  ingest(orgId: string, events: Array<Omit<AuditEventInput, 'orgId'>>, options?: IngestOptions): Promise<IngestResult> {
     if (!this.ingestor) throw new Error('core.audit: ingestion is not configured');
     return this.ingestor.ingest(orgId, events, options);
   }

@@ -16,7 +16,9 @@ import { Readable } from 'node:stream';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
 import { GENESIS_HASH, linkV2, payloadHashV2Canonical, toAuditTimestamp, type AuditEventV2, type ChainHead, type HashPool } from './chain/index.ts';
-import type { AppendOptions, AuditEventInput, IngestResult } from './audit-service.types.ts';
+import type { AuditEventInput, IngestOptions, IngestResult } from './audit-service.types.ts';
+import { aerieError } from '../errors.ts';
+import { hash as digest } from 'node:crypto';
 import { prepareEvents, type PreparedEvent } from './prepare-events.ts';
 import { advanceHeads } from './sealer-sql.ts';
 
@@ -64,21 +66,33 @@ export class AuditIngestor {
    * Seals `events` on `orgId`'s chain, all or none, and answers once they are committed.
    * @param orgId - the organization (every event's `orgId` is set to it).
    * @param events - 1 or more events (callers bound the count; the route allows 1,000).
-   * @param options - {@link AppendOptions}.
-   * @returns {@link IngestResult}: ids in request order, the seq range, the last chainHash, sealedAt.
+   * @param options - {@link IngestOptions}: a tighter `businessData` limit, an idempotency key.
+   * @returns {@link IngestResult}: ids in request order, the seq range, the last chainHash, sealedAt,
+   *   and `replayed` (an earlier request with the same key and the same events sealed them).
    * @throws AerieError 400 `VALIDATION_FAILED` with `field` `events[i].…` for the first event that
-   *   could not be sealed (nothing written); a database failure rolls the whole batch back.
+   *   could not be sealed; 422 `IDEMPOTENCY_KEY_REUSED` when the key sealed other events within 24
+   *   hours (nothing written either way); a database failure rolls the whole batch back.
    */
-  async ingest(orgId: string, events: Array<Omit<AuditEventInput, 'orgId'>>, options: AppendOptions = {}): Promise<IngestResult> {
+  async ingest(orgId: string, events: Array<Omit<AuditEventInput, 'orgId'>>, options: IngestOptions = {}): Promise<IngestResult> {
     if (events.length === 0) throw new RangeError('ingest: empty batch');
     const { rows: prepared, canonical } = prepareEvents(events.map((e) => ({ ...e, orgId })), this.clock.now(), options, (field, i) => `events[${i}].${field}`);
     const payloadHashes = await this.hash(prepared, canonical);
     // Everything of the COPY rows that the head does not decide, rendered before taking its lock.
     const prefixes = this.db.kind === 'pg' ? copyPrefixes(prepared, canonical, payloadHashes) : [];
     const sealed: Array<ChainHead & { sealedAt: string }> = [];
-    const result = await this.db.transaction(async (trx) => {
+    const key = options.idempotencyKey;
+    const fingerprint = key === undefined ? '' : requestFingerprint(prepared, canonical, events);
+    const result = await this.db.transaction(async (trx): Promise<IngestResult> => {
       const { rows: [locked] } = await trx.raw(LOCK_HEAD, [orgId, GENESIS_HASH]);
       const head = { seq: Number(locked.seq), chainHash: String(locked.hash) };
+      // Under the head's lock, so a retry racing the first request waits for it and then replays it.
+      if (key !== undefined) {
+        const prior = await priorIngestion(trx, orgId, key);
+        if (prior) {
+          if (prior.requestHash !== fingerprint) throw aerieError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key sealed other events within the last 24 hours; use a new key for new events.');
+          return { ...prior.result, ids: await idsBetween(trx, orgId, prior.result.firstSeq, prior.result.lastSeq), replayed: true };
+        }
+      }
       // Read the clock under the lock: sealedAt never goes backwards along a chain.
       const sealedAt = toAuditTimestamp(this.clock.now());
       const batch: SealedBatch = {
@@ -88,8 +102,13 @@ export class AuditIngestor {
       const last = { orgId, seq: head.seq + prepared.length, chainHash: batch.links[prepared.length - 1].chainHash };
       await advanceHeads(trx, [last], sealedAt);
       sealed.push({ ...last, sealedAt });
-      return { ids: prepared.map((r) => r.id), firstSeq: batch.firstSeq, lastSeq: last.seq, chainHash: last.chainHash, sealedAt };
+      if (key !== undefined) {
+        await trx.raw(`insert into core.audit_ingest_keys (org_id, key, request_hash, first_seq, last_seq, chain_hash, sealed_at, created_at)
+          values (?::uuid, ?, ?, ?, ?, ?, ?::timestamptz, now())`, [orgId, key, fingerprint, batch.firstSeq, last.seq, last.chainHash, sealedAt]);
+      }
+      return { ids: prepared.map((r) => r.id), firstSeq: batch.firstSeq, lastSeq: last.seq, chainHash: last.chainHash, sealedAt, replayed: false };
     });
+    if (result.replayed) return result;
     // Committed: the events are sealed whatever happens next; a checkpoint failure is the checkpointer's to retry.
     await this.options.afterSealed?.(sealed).catch((err: unknown) => this.logger.error({ err, orgId }, 'audit ingest: after-sealing hook failed'));
     return result;
@@ -127,6 +146,43 @@ export class AuditIngestor {
     await pipeline(Readable.from([copyText(batch)]), copy);
     if (copy.rowCount !== n) throw new Error(`audit ingest: copied ${copy.rowCount} rows of ${n}`);
   }
+}
+
+/** How long an idempotency key answers its first request's result. */
+const IDEMPOTENCY_WINDOW = `interval '24 hours'`;
+
+/**
+ * The earlier ingestion under `key`, if one was sealed within 24 hours; older rows of the
+ * organization are deleted first (the key is free again after that).
+ */
+async function priorIngestion(trx: Knex.Transaction, orgId: string, key: string): Promise<{ requestHash: string; result: Omit<IngestResult, 'ids' | 'replayed'> } | null> {
+  await trx.raw(`delete from core.audit_ingest_keys where org_id = ?::uuid and created_at < now() - ${IDEMPOTENCY_WINDOW}`, [orgId]);
+  const { rows } = await trx.raw(
+    `select request_hash as fp, first_seq as f, last_seq as l, chain_hash as h,
+       to_char(sealed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as s
+     from core.audit_ingest_keys where org_id = ?::uuid and key = ?`, [orgId, key]);
+  const row = rows[0] as { fp: string; f: number | string; l: number | string; h: string; s: string } | undefined;
+  return row ? { requestHash: row.fp, result: { firstSeq: Number(row.f), lastSeq: Number(row.l), chainHash: row.h, sealedAt: row.s } } : null;
+}
+
+/** The ids of the organization's records at `from`..`to`, in seq order (= the request's order). */
+async function idsBetween(trx: Knex.Transaction, orgId: string, from: number, to: number): Promise<string[]> {
+  const { rows } = await trx.raw(`select id::text as id from core.audit_events where org_id = ?::uuid and seq between ? and ? order by seq`, [orgId, from, to]);
+  return (rows as Array<{ id: string }>).map((r) => r.id);
+}
+
+/**
+ * SHA-256 of what the client sent, per event: type, the `occurredAt` it gave (none: empty), actor,
+ * app group and the canonical `businessData` — the same request gives the same fingerprint on a
+ * retry even though ids and default times differ.
+ */
+function requestFingerprint(prepared: PreparedEvent[], canonical: string[], sent: Array<Omit<AuditEventInput, 'orgId'>>): string {
+  let text = '';
+  for (let i = 0; i < prepared.length; i++) {
+    const p = prepared[i];
+    text += `${JSON.stringify([p.event_type, sent[i].occurredAt ? p.occurred_at.toISOString() : '', p.actor_type, p.actor_id, p.app_group_id])}${canonical[i]}\n`;
+  }
+  return digest('sha256', text, 'hex');
 }
 
 /** A batch ready to write: the prepared events, their canonical businessData, positions and hashes. */

@@ -18,8 +18,10 @@ const MAX_AGE_MS = 90 * 86_400_000;
  * the first bad index, nothing is written), then sealed on the organization's chain in one
  * transaction by `core.audit.ingest` (no outbox); the actor is the key (`apiKey`), an
  * app-group-scoped key tags every event with its app group. Answers 201
- * `{ accepted, ids, firstSeq, lastSeq, chainHash, sealedAt }` once the events are sealed (ids in
- * request order, at seqs firstSeq..lastSeq; chainHash is the record at lastSeq's).
+ * `{ accepted, ids, firstSeq, lastSeq, chainHash, sealedAt, replayed }` once the events are sealed
+ * (ids in request order, at seqs firstSeq..lastSeq; chainHash is the record at lastSeq's). With an
+ * `Idempotency-Key` header, a retry within 24 hours answers the first result (`replayed: true`,
+ * header `Idempotent-Replayed: true`) or 422 `IDEMPOTENCY_KEY_REUSED` when its events differ.
  * @see docs/api/audit.md "Ingestion"
  */
 export function ingestRoute(audit: AuditService, clock: Clock): RouteDef {
@@ -27,7 +29,8 @@ export function ingestRoute(audit: AuditService, clock: Clock): RouteDef {
     method: 'POST', path: '/api/public/v1/audit/events', auth: 'apiKey', body: ingestBody,
     response: { 201: ingestResponse },
     summary: 'Ingest a batch of application audit events (up to 1,000)', tags: ['audit'],
-    handler: async ({ body, principal }) => {
+    handler: async ({ body, principal, request }) => {
+      const idempotencyKey = idempotencyKeyOf(request.headers['idempotency-key']);
       const orgId = principal.orgId!;
       const appGroupId = (principal as { appGroupId?: string }).appGroupId;
       const now = clock.now().getTime();
@@ -45,8 +48,21 @@ export function ingestRoute(audit: AuditService, clock: Clock): RouteDef {
       });
       // ingest checks every event can be sealed (depth, size, NUL, non-finite numbers) before
       // writing: 400 `VALIDATION_FAILED` naming `events[i].…`, nothing written.
-      const sealed = await audit.ingest(orgId, events, { maxBusinessDataBytes: MAX_BUSINESS_DATA_BYTES });
-      return reply(201, { accepted: sealed.ids.length, ...sealed });
+      const sealed = await audit.ingest(orgId, events, { maxBusinessDataBytes: MAX_BUSINESS_DATA_BYTES, idempotencyKey });
+      return reply(201, { accepted: sealed.ids.length, ...sealed }, sealed.replayed ? { 'idempotent-replayed': 'true' } : {});
     },
   });
+}
+
+/** Visible ASCII, 1–255 characters (draft-ietf-httpapi-idempotency-key-header). */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * The `Idempotency-Key` header, if sent.
+ * @throws AerieError 400 `VALIDATION_FAILED` (`field` `Idempotency-Key`) when sent twice or not 1–255 visible ASCII characters.
+ */
+function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (typeof header !== 'string' || !IDEMPOTENCY_KEY.test(header)) throw auditErrors.invalid('Idempotency-Key', 'must be 1 to 255 visible ASCII characters, sent once');
+  return header;
 }

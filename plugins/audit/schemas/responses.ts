@@ -59,10 +59,11 @@ export const ingestResponse = {
   $id: 'audit/ingest.response',
   type: 'object',
   additionalProperties: false,
-  required: ['accepted', 'ids', 'firstSeq', 'lastSeq', 'chainHash', 'sealedAt'],
+  required: ['accepted', 'ids', 'firstSeq', 'lastSeq', 'chainHash', 'sealedAt', 'replayed'],
   properties: {
     accepted: { type: 'integer' }, ids: { type: 'array', items: { type: 'string' } },
     firstSeq: { type: 'integer' }, lastSeq: { type: 'integer' }, chainHash: { type: 'string' }, sealedAt: { type: 'string', format: 'date-time' },
+    replayed: { type: 'boolean' },
   },
 } as const satisfies RouteSchema;
 

@@ -98,6 +98,16 @@ describe('core.audit.ingest: batches sealed on the chain without the outbox', ()
     }
   });
 
+  it('keeps idempotency keys per organization: the same key seals in another organization', async () => {
+    const [orgA, orgB] = [randomUUID(), randomUUID()];
+    const a = await audit.ingest(orgA, events(2), { idempotencyKey: 'k-1' });
+    const b = await audit.ingest(orgB, events(2), { idempotencyKey: 'k-1' });
+    expect([a.replayed, b.replayed]).toEqual([false, false]);
+    expect((await audit.ingest(orgA, events(2), { idempotencyKey: 'k-1' })).ids).toEqual(a.ids);
+    expect(await aerie.sql(`select org_id, key, first_seq, last_seq from core.audit_ingest_keys where key = 'k-1' order by first_seq, org_id`))
+      .toEqual(expect.arrayContaining([{ org_id: orgA, key: 'k-1', first_seq: 1, last_seq: 2 }, { org_id: orgB, key: 'k-1', first_seq: 1, last_seq: 2 }]));
+  });
+
   it('refuses a batch holding one event that could not be sealed, naming it, and writes nothing', async () => {
     const orgId = randomUUID();
     await audit.ingest(orgId, events(2));

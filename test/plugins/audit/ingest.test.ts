@@ -77,4 +77,53 @@ describe('audit ingestion: POST /api/public/v1/audit/events with an organization
     expect(await chainLength()).toBe(before);
     expect((await post({ events: [{ eventType: 'app.x', businessData: { a: JSON.parse(nested(31)) } }] })).status).toBe(201);
   });
+
+  describe('Idempotency-Key', () => {
+    const body = (tag: string, n = 3) => ({ events: Array.from({ length: n }, (_, i) => ({ eventType: 'app.retry.test', businessData: { tag, i } })) });
+    const keyed = (b: unknown, idem: string) => post(b, { 'x-api-key': key, 'idempotency-key': idem });
+
+    it('answers a retry with the first result, sealing nothing again; other events under the same key are refused', async () => {
+      const first = await keyed(body('a'), 'order-42');
+      expect(first.status).toBe(201);
+      expect(first.body.replayed).toBe(false);
+      const length = await chainLength();
+      const retry = await keyed(body('a'), 'order-42');
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+      expect(retry.body).toEqual({ ...first.body, replayed: true });
+      expect(await chainLength()).toBe(length);
+      const other = await keyed(body('b'), 'order-42');
+      expect(other.status).toBe(422);
+      expect(other.body.error).toBe('IDEMPOTENCY_KEY_REUSED');
+      expect(await chainLength()).toBe(length);
+      // Without a key the same body is sealed again, as a new batch.
+      expect((await post(body('a'))).body.firstSeq).toBe(length + 1);
+    });
+
+    it('seals once when the same keyed request races itself', async () => {
+      const before = await chainLength();
+      const answers = await Promise.all(Array.from({ length: 5 }, () => keyed(body('race', 50), 'race-1')));
+      expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201, 201]);
+      expect(new Set(answers.map((a) => JSON.stringify(a.body.ids))).size).toBe(1);
+      expect(answers.filter((a) => !a.body.replayed)).toHaveLength(1);
+      expect(await chainLength()).toBe(before + 50);
+    });
+
+    it('frees a key after 24 hours', async () => {
+      const first = await keyed(body('old'), 'daily-export');
+      await aerie.sql(`update core.audit_ingest_keys set created_at = now() - interval '25 hours' where key = 'daily-export'`);
+      const again = await keyed(body('new'), 'daily-export');
+      expect(again.status).toBe(201);
+      expect(again.body.replayed).toBe(false);
+      expect(again.body.firstSeq).toBe(first.body.lastSeq + 1);
+    });
+
+    it.each([['empty', ''], ['a space inside', 'a b'], ['256 characters', 'k'.repeat(256)], ['non-ASCII', 'clé']])('refuses a key that is %s with 400, sealing nothing', async (_, idem) => {
+      const before = await chainLength();
+      const res = await keyed(body('bad'), idem);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error: 'VALIDATION_FAILED', field: 'Idempotency-Key' });
+      expect(await chainLength()).toBe(before);
+    });
+  });
 });
