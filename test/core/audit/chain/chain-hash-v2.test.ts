@@ -7,6 +7,7 @@ import { chainHashV2, linkV2, payloadHashV2, payloadHashV2Canonical, payloadHash
 import { recordChainHash, recordPayloadHash } from '../../../../core/audit/chain/record-hash.ts';
 import { verifyRecords } from '../../../../core/audit/chain/verify-chain.ts';
 import { createHashPool } from '../../../../core/audit/chain/hash-pool.ts';
+import { VECTOR_EVENT } from './fixtures.ts';
 import { formatExportFile } from '../../../../core/audit/chain/export-file.ts';
 import { verifyExportFile } from '../../../../core/audit/chain/verify-export-file.ts';
 
@@ -16,15 +17,7 @@ import { verifyExportFile } from '../../../../core/audit/chain/verify-export-fil
 //   c1 = sha256(bytes(32) + bytes.fromhex(p) + struct.pack('>Q', 1) + struct.pack('>q', 1792139405000))
 //   c2 = sha256(bytes.fromhex(c1) + bytes.fromhex(p) + struct.pack('>Q', 2) + struct.pack('>q', 1792139405000))
 const SEALED_AT = '2026-10-16T08:30:05.000Z'; // 1792139405000 ms
-const EVENT: AuditEventV2 = {
-  orgId: '5f3c8a2e-1b4d-4e6f-8a9b-0c1d2e3f4a5b',
-  id: '0b7e2c1a-7d4e-4d7c-9a51-3f0c1e2d4a5b',
-  eventType: 'seal.lifecycle.registered',
-  occurredAt: '2026-10-16T08:30:00.123Z',
-  actor: { type: 'account', id: 'acc_1' },
-  appGroupId: 'appgroup_7',
-  businessData: { ratio: 0.0000001, note: 'café €', keyId: 'k1', _humanSeal: { userId: 'u-1', credentialId: 'cred-1' } },
-};
+const EVENT: AuditEventV2 = VECTOR_EVENT;
 const JCS =
   '{"actor":{"id":"acc_1","type":"account"},"appGroupId":"appgroup_7",' +
   '"businessData":{"_humanSeal":{"credentialId":"cred-1","userId":"u-1"},"keyId":"k1","note":"café €","ratio":1e-7},' +

@@ -3,23 +3,13 @@ import { describe, expect, it } from 'vitest';
 import type { AuditRecordInput, HashableAuditRecord } from '../../../../core/audit/chain/audit-record.ts';
 import { toAuditTimestamp } from '../../../../core/audit/chain/audit-record.ts';
 import { GENESIS_HASH, canonicalPayload, chainHash, payloadHash, payloadOf, sealBatch } from '../../../../core/audit/chain/chain-hash.ts';
-import { ORG_A, ORG_B, makeRecords } from './fixtures.ts';
+import { ORG_A, ORG_B, VECTOR_EVENT, makeRecords } from './fixtures.ts';
 
 // A record whose canonical JSON a reader can check by eye: keys sorted by UTF-16 code units
 // ("_" < lowercase letters, "sealedAt" < "seq"), no whitespace, non-ASCII kept as UTF-8,
 // 1e-7 in ECMAScript form, sealedAt included, no hashes.
 const SEALED_AT = '2026-10-16T08:30:05.000Z';
-const VECTOR: HashableAuditRecord = {
-  seq: 1,
-  orgId: '5f3c8a2e-1b4d-4e6f-8a9b-0c1d2e3f4a5b',
-  id: '0b7e2c1a-7d4e-4d7c-9a51-3f0c1e2d4a5b',
-  eventType: 'seal.lifecycle.registered',
-  occurredAt: '2026-10-16T08:30:00.123Z',
-  actor: { type: 'account', id: 'acc_1' },
-  appGroupId: 'appgroup_7',
-  businessData: { ratio: 0.0000001, note: 'café €', keyId: 'k1', _humanSeal: { userId: 'u-1', credentialId: 'cred-1' } },
-  sealedAt: SEALED_AT,
-};
+const VECTOR: HashableAuditRecord = { seq: 1, ...VECTOR_EVENT, sealedAt: SEALED_AT };
 const VECTOR_JCS =
   '{"actor":{"id":"acc_1","type":"account"},"appGroupId":"appgroup_7",' +
   '"businessData":{"_humanSeal":{"credentialId":"cred-1","userId":"u-1"},"keyId":"k1","note":"café €","ratio":1e-7},' +

@@ -5,6 +5,21 @@ import { GENESIS_HASH, sealBatch } from '../../../../core/audit/chain/chain-hash
 export const ORG_A = '5f3c8a2e-1b4d-4e6f-8a9b-0c1d2e3f4a5b';
 export const ORG_B = '9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a';
 
+/**
+ * The hand-checkable event of the hash vectors (chain-hash.test.ts for version 1, which adds `seq`
+ * and `sealedAt`; chain-hash-v2.test.ts for version 2): keys out of order, a `_humanSeal`,
+ * non-ASCII text and 1e-7.
+ */
+export const VECTOR_EVENT = {
+  orgId: ORG_A,
+  id: '0b7e2c1a-7d4e-4d7c-9a51-3f0c1e2d4a5b',
+  eventType: 'seal.lifecycle.registered',
+  occurredAt: '2026-10-16T08:30:00.123Z',
+  actor: { type: 'account' as const, id: 'acc_1' },
+  appGroupId: 'appgroup_7',
+  businessData: { ratio: 0.0000001, note: 'café €', keyId: 'k1', _humanSeal: { userId: 'u-1', credentialId: 'cred-1' } },
+};
+
 /** `count` records of one organization starting at `startSeq`, with varied optional fields. */
 export function makeRecords(orgId: string, count: number, startSeq = 1): AuditRecordInput[] {
   return Array.from({ length: count }, (_, i) => {
