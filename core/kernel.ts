@@ -34,7 +34,7 @@ import { KernelSealService } from './seals/seal.service.ts';
 import { OutboxAuditService } from './audit/audit.service.ts';
 import { AuditSealer } from './audit/sealer.ts';
 import { KernelAuditHealth, type AuditHealthService } from './audit/audit-health.ts';
-import { createHashPool, sharedHashPool } from './audit/chain/hash-pool.ts';
+import { createHashPool } from './audit/chain/hash-pool.ts';
 import type { ChainHead } from './audit/chain/audit-record.ts';
 import { AuditIngestor } from './audit/ingest.ts';
 import { AuditCheckpointer } from './audit/checkpointer.ts';
@@ -151,11 +151,10 @@ export class Kernel {
         await checkpointer.onSealed(heads);
         events.emit({ type: AUDIT_SEALED_EVENT, payload: { heads: heads.map((h) => ({ orgId: h.orgId, seq: h.seq })) } });
       };
-      const hashPool = sharedHashPool(() => createHashPool({ maxThreads: 2 }));
-      const sealer = new AuditSealer(db, clock, logger.child({ component: 'audit-sealer' }), { pool: hashPool, onSealed });
+      const sealer = new AuditSealer(db, clock, logger.child({ component: 'audit-sealer' }), { pool: () => createHashPool({ maxThreads: 2 }), onSealed });
       // core.audit: events go to the outbox in the caller's transaction, and the sealer chains them;
-      // batches with no transaction to join are sealed directly (ingest), sharing the pool and the heads.
-      const ingestor = new AuditIngestor(db, clock, logger.child({ component: 'audit-ingest' }), { pool: hashPool, afterSealed: onSealed });
+      // batches with no transaction to join are sealed directly (ingest), on the same heads.
+      const ingestor = new AuditIngestor(db, clock, logger.child({ component: 'audit-ingest' }), { afterSealed: onSealed });
       container.register(coreRefs.audit.id, { useValue: new OutboxAuditService(clock, ingestor) });
       container.register(coreRefs.auditHealth.id, { useValue: new KernelAuditHealth(db.knex, clock, sealer) });
       // core.auditLog: the chain's read side for the audit plugin; checkpoints are signed by the checkpointer.

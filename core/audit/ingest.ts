@@ -2,7 +2,8 @@
  * Sealed batch ingestion (`core.audit.ingest`): events with no business transaction to join are
  * sealed directly on their organization's chain instead of passing through the outbox — written
  * once, not three times. Payload hashes (record hash version 2) are computed before the head is
- * locked, in the worker pool for large batches; then one transaction locks the head, chains the
+ * locked (in-line from the canonical text the sealability check produced; the worker pool on
+ * request); then one transaction locks the head, chains the
  * batch (one 80-byte SHA-256 per event), writes the sealed rows (COPY on a PostgreSQL server, one
  * set-based INSERT on embedded PGlite), advances the head and commits. The outbox sealer takes the
  * same head lock, so both modes share one chain per organization without forking it.
@@ -24,9 +25,13 @@ import { advanceHeads } from './sealer-sql.ts';
 
 /** Options of {@link AuditIngestor}. */
 export interface AuditIngestorOptions {
-  /** The shared hash pool (the sealer's); absent: hash in-line. */
+  /**
+   * A hash pool for payload hashes, used for batches of at least `poolThreshold` events. Not used
+   * by default: in-line hashing from the canonical text is cheaper than posting the batch to a
+   * thread (bench/audit-ingest.ts prints both, `e` and `e'`); kept for machines where that differs.
+   */
   pool?: () => HashPool;
-  /** A batch at least this long is hashed in the pool. Default 256. */
+  /** Smallest batch hashed in the pool (default: none, with no pool). */
   poolThreshold?: number;
   /** Called after each committed batch with the head it advanced (checkpoint signing, `core.audit.sealed`). */
   afterSealed?: (heads: Array<ChainHead & { sealedAt: string }>) => Promise<void>;

@@ -125,35 +125,3 @@ export function createHashPool(options: HashPoolOptions = {}): HashPool {
     },
   };
 }
-
-/**
- * One hash pool shared by several users (the sealer and batch ingestion), created on first need.
- * Closing or destroying it (the sealer does at shutdown) forgets it, so a later call creates a
- * fresh one instead of answering a closed pool.
- *
- * @param create - makes the pool, e.g. `() => createHashPool({ maxThreads: 2 })`.
- * @returns a getter answering the current pool.
- * @see docs/audit.md
- */
-export function sharedHashPool(create: () => HashPool): () => HashPool {
-  let current: HashPool | undefined;
-  return () => {
-    if (current) return current;
-    const pool = create();
-    const forget = <T>(stop: () => Promise<T>) => () => {
-      if (current === shared) current = undefined;
-      return stop();
-    };
-    const shared: HashPool = {
-      threads: pool.threads,
-      seal: (...args) => pool.seal(...args),
-      sealJson: (...args) => pool.sealJson(...args),
-      payloadHashesV2: (json) => pool.payloadHashesV2(json),
-      ...(pool.warm ? { warm: () => pool.warm!() } : {}),
-      close: forget(() => pool.close()),
-      destroy: forget(() => pool.destroy()),
-    };
-    current = shared;
-    return shared;
-  };
-}

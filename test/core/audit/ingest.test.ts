@@ -78,7 +78,6 @@ describe('core.audit.ingest: batches sealed on the chain without the outbox', ()
   it('never forks the chain when ingests race each other and the sealer', async () => {
     const orgId = randomUUID();
     await append(orgId, 600);
-    // 300-event batches go through the worker pool; 7-event ones are hashed in-line.
     await Promise.all([
       aerie.kernel.auditSealer.drain(),
       ...Array.from({ length: 4 }, (_, k) => audit.ingest(orgId, events(k % 2 ? 300 : 7, `batch-${k}`))),
