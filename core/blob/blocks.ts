@@ -3,24 +3,44 @@ import { Writable } from 'node:stream';
 import { BlobTooLargeError } from './blob.types.ts';
 
 /**
- * Fixed-size buffers kept for reuse, at most `keep` idle. A body collected into them leaves the
- * buffers the socket delivered it in free to die young (a scavenge frees them); held until the
- * object is stored they would be promoted and wait for full collections — which is what made the
- * S3 driver's uploads spend a third of their CPU time collecting garbage (bench/files.ts).
+ * Fixed-size buffers kept for reuse: at most `keep` idle, and none once no block was taken for
+ * `idleMs` (a burst of uploads does not hold its memory for good). A body collected into them
+ * leaves the buffers the socket delivered it in free to die young (a scavenge frees them); held
+ * until the object is stored they were promoted and freed only by full collections, and new blocks
+ * per body would be too — garbage collection took a quarter of the S3 driver's upload CPU time
+ * that way (bench/files.ts).
  */
 export class BlockPool {
   private readonly idle: Buffer[] = [];
+  private lastTake = 0;
+  private trim?: NodeJS.Timeout;
 
-  constructor(readonly blockSize: number, private readonly keep: number) {}
+  constructor(readonly blockSize: number, private readonly keep: number, private readonly idleMs = 30_000) {}
 
   /** An idle block, or a new one. Its contents are whatever was there. */
   take(): Buffer {
+    this.lastTake = Date.now();
     return this.idle.pop() ?? Buffer.allocUnsafeSlow(this.blockSize);
   }
 
   /** Hands `blocks` back (past `keep` idle ones they are left to the garbage collector). Nothing may use them afterwards. */
   give(blocks: Buffer[]): void {
     for (const block of blocks) if (this.idle.length < this.keep) this.idle.push(block);
+    if (this.idle.length > 0 && !this.trim) this.scheduleTrim(this.idleMs);
+  }
+
+  /** Blocks kept idle now. */
+  get idleCount(): number {
+    return this.idle.length;
+  }
+
+  private scheduleTrim(delayMs: number): void {
+    this.trim = setTimeout(() => {
+      this.trim = undefined;
+      const quietFor = Date.now() - this.lastTake;
+      if (quietFor >= this.idleMs) this.idle.length = 0;
+      else this.scheduleTrim(this.idleMs - quietFor);
+    }, delayMs).unref();
   }
 }
 

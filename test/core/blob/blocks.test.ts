@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BlobTooLargeError } from '../../../core/blob/blob.types.ts';
 import { BlockCollector, BlockPool } from '../../../core/blob/blocks.ts';
 
@@ -45,5 +45,22 @@ describe('core.blob: BlockCollector', () => {
     await pipeline(Readable.from([]), collector);
     expect(Buffer.concat(collector.chunks()).length).toBe(0);
     expect(collector.sha256()).toBe(createHash('sha256').digest('hex'));
+  });
+});
+
+describe('core.blob: BlockPool', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('lets its idle blocks go once none was taken for idleMs', () => {
+    vi.useFakeTimers();
+    const pool = new BlockPool(16, 8, 50);
+    pool.give([pool.take(), pool.take()]);
+    expect(pool.idleCount).toBe(2);
+    vi.advanceTimersByTime(30);
+    pool.give([pool.take()]); // taken again: the quiet time starts over
+    vi.advanceTimersByTime(30);
+    expect(pool.idleCount).toBe(2);
+    vi.advanceTimersByTime(30);
+    expect(pool.idleCount).toBe(0);
   });
 });
