@@ -21,7 +21,10 @@
  * in the median rounds. Unlike the wall-clock figures it barely depends on what else the machine
  * runs; when the cores are saturated, the ratio of the two sides' totals is the throughput ratio.
  * Peak RSS growth is this process's resident set (Aerie, its database and its S3 client) during the
- * B rounds (the warm-up round too) above its level after the first `--inflight` uploads.
+ * B rounds (the warm-up round too) above its level after the first `--inflight` uploads; printed
+ * beside it, the growth from before the first upload, which includes what the first uploads leave
+ * for reuse (the S3 driver's blocks: bodies up to 16 MiB are held until their PutObject) and the JIT.
+ * Also printed: this process's garbage collections in the median rounds.
  * Targets: B ≥ 0.8 × A (MiB/s); RSS growth < 100 MB.
  *
  * Run: node --import tsx bench/files.ts (embedded PGlite), or against a PostgreSQL server:
@@ -37,6 +40,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
+import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 
 const BUCKET = 'aerie-bench';
@@ -149,6 +153,7 @@ async function main(): Promise<void> {
   const send = (n: number) => reply<{ seconds: number; cpu: number }>(uploader, { files: n } satisfies ClientMessage);
   const s3cpu = async () => (await reply<{ cpu: number }>(s3server, 'cpu')).cpu;
 
+  const beforeUploads = process.memoryUsage.rss();
   await send(inflight); // first connections and transactions
   global.gc?.();
   const baseline = process.memoryUsage.rss();
@@ -165,16 +170,28 @@ async function main(): Promise<void> {
   // and PGlite's WebAssembly tiers up, on background threads, for ~10 s of uploads.
   await sampling(() => send(files));
   await raw();
-  type Round = { seconds: number; cpu: number; s3: number; client?: number };
+  // Garbage collections in this process, by kind (full = mark-compact), counted per round.
+  const gcs = { full: 0, young: 0, ms: 0 };
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+      if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) gcs.full++;
+      else gcs.young++;
+      gcs.ms += entry.duration;
+    }
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
+  const gcSince = (before: typeof gcs) => ({ full: gcs.full - before.full, young: gcs.young - before.young, ms: gcs.ms - before.ms });
+  type Round = { seconds: number; cpu: number; s3: number; client?: number; gc: typeof gcs };
   const rawRuns: Round[] = [];
   const aerieRuns: Round[] = [];
   for (let r = 0; r < rounds; r++) {
-    let [cpu, s3Before] = [cpuSeconds(), await s3cpu()];
+    let [cpu, s3Before, gcBefore] = [cpuSeconds(), await s3cpu(), { ...gcs }];
     const rawSeconds = await raw();
-    rawRuns.push({ seconds: rawSeconds, cpu: cpuSeconds() - cpu, s3: (await s3cpu()) - s3Before });
-    [cpu, s3Before] = [cpuSeconds(), await s3cpu()];
+    rawRuns.push({ seconds: rawSeconds, cpu: cpuSeconds() - cpu, s3: (await s3cpu()) - s3Before, gc: gcSince(gcBefore) });
+    [cpu, s3Before, gcBefore] = [cpuSeconds(), await s3cpu(), { ...gcs }];
     const sent = await sampling(() => send(files));
-    aerieRuns.push({ seconds: sent.seconds, cpu: cpuSeconds() - cpu, s3: (await s3cpu()) - s3Before, client: sent.cpu });
+    aerieRuns.push({ seconds: sent.seconds, cpu: cpuSeconds() - cpu, s3: (await s3cpu()) - s3Before, client: sent.cpu, gc: gcSince(gcBefore) });
   }
   const median = (xs: Round[]) => [...xs].sort((a, b) => a.seconds - b.seconds)[Math.floor(xs.length / 2)]!;
   const rawMedian = median(rawRuns);
@@ -182,6 +199,7 @@ async function main(): Promise<void> {
 
   const row = (label: string, seconds: number) => `${label.padEnd(28)} ${seconds.toFixed(2).padStart(7)} s  ${(mib / seconds).toFixed(1).padStart(7)} MiB/s  ${(files / seconds).toFixed(1).padStart(6)} files/s`;
   const perMib = (cpu: number) => `${((cpu * 1000) / mib).toFixed(2)} ms`;
+  const gcLine = ({ gc }: Round) => `${gc.full} full + ${gc.young} young GCs (${gc.ms.toFixed(0)} ms paused)`;
   console.log(`${files} × ${size / 2 ** 20} MiB, ${inflight} in flight, S3 driver on a local @20minutes/s3rver, median of ${rounds} alternating rounds`);
   console.log(`rounds (raw s / Aerie s): ${rawRuns.map((x, i) => `${x.seconds.toFixed(2)}/${aerieRuns[i]!.seconds.toFixed(2)}`).join(', ')}`);
   console.log(row('raw PutObject', rawMedian.seconds));
@@ -189,8 +207,10 @@ async function main(): Promise<void> {
   console.log(`ratio (Aerie / raw):          ${(rawMedian.seconds / aerieMedian.seconds).toFixed(2)}×  (target ≥ 0.8×)`);
   console.log(`CPU per MiB, raw:             SDK ${perMib(rawMedian.cpu)}, S3 server ${perMib(rawMedian.s3)}`);
   console.log(`CPU per MiB, Aerie:           Aerie ${perMib(aerieMedian.cpu)}, S3 server ${perMib(aerieMedian.s3)}, upload client ${perMib(aerieMedian.client!)}`);
-  console.log(`peak RSS growth during Aerie: ${((peak - baseline) / 2 ** 20).toFixed(1)} MiB  (target < 100 MB)`);
+  console.log(`GC in this process:           raw ${gcLine(rawMedian)}; Aerie ${gcLine(aerieMedian)}`);
+  console.log(`peak RSS growth during Aerie: ${((peak - baseline) / 2 ** 20).toFixed(1)} MiB  (target < 100 MB); from before the first upload ${((peak - beforeUploads) / 2 ** 20).toFixed(1)} MiB`);
 
+  gcObserver.disconnect();
   uploader.kill();
   await aerie.close();
   s3server.kill();
