@@ -5,13 +5,26 @@
  *
  * Measured, in one run:
  * A. raw: the SDK's `PutObject` (S3Client, SigV4), each body the same in-memory buffer, no Aerie.
- * B. Aerie: the same uploads through the API (busboy → SHA-256 and size count → lib-storage →
- *    the server; then the quota reservation, the row and the audit event in one transaction), sent
- *    with undici from one shared buffer, so the client adds no memory per file.
+ *    It runs in this process: the SDK here is the application that stores the bytes.
+ * B. Aerie: the same uploads through the API (busboy → SHA-256 and size count → one PutObject to
+ *    the server; then the quota reservation, the row and the audit event in one transaction). Aerie
+ *    runs in this process, as the raw SDK does; the HTTP client that sends it the files (undici, from
+ *    one shared buffer, so it adds no memory per file) runs in a child process. Why: a real client is
+ *    on another machine, so its sending costs the server nothing, while in this process it took
+ *    ~0.5 ms of CPU per MiB (measured) from Aerie's one JavaScript thread — a cost the raw side,
+ *    whose only client is the SDK, never pays. Both sides pay the S3 server, a second child, alike.
  * A and B alternate for `--rounds` rounds (default 3), so both see the same load on a shared machine;
- * the figures are the medians. Peak RSS growth is this process's resident set during the B rounds
- * above its level just before the first (Aerie, its database client and the upload client run
- * here; the S3 server runs in a child process).
+ * the figures are the medians. One unmeasured round of each comes first: a running server is warm,
+ * and profiles of a first B round showed a third of Aerie's CPU time in background threads
+ * compiling (TurboFan for the upload path's JavaScript, PGlite's WebAssembly tiering up).
+ * Printed too: the CPU time per MiB of each process (all its threads: GC and compilers included)
+ * in the median rounds. Unlike the wall-clock figures it barely depends on what else the machine
+ * runs; when the cores are saturated, the ratio of the two sides' totals is the throughput ratio.
+ * Peak RSS growth is this process's resident set (Aerie, its database and its S3 client) during the
+ * B rounds (the warm-up round too) above its level after the first `--inflight` uploads; printed
+ * beside it, the growth from before the first upload, which includes what the first uploads leave
+ * for reuse (the S3 driver's blocks: bodies up to 16 MiB are held until their PutObject) and the JIT.
+ * Also printed: this process's garbage collections in the median rounds.
  * Targets: B ≥ 0.8 × A (MiB/s); RSS growth < 100 MB.
  *
  * Run: node --import tsx bench/files.ts (embedded PGlite), or against a PostgreSQL server:
@@ -19,7 +32,7 @@
  * Options: `--files N`, `--mib N`, `--inflight N`, `--rounds N`.
  */
 import 'reflect-metadata';
-import { fork } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -27,23 +40,31 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
+import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { Agent, request } from 'undici';
-import { TestAerie } from '../test/helpers/harness.ts';
-import { createKey } from '../test/helpers/api-keys.ts';
-import { signInWithOrg } from '../test/helpers/orgs.ts';
 
 const BUCKET = 'aerie-bench';
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
 };
+/** CPU seconds (user + system) this process has used. */
+const cpuSeconds = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
 
-// Child mode: the S3-compatible server (it checks SigV4 signatures), answering its port.
+/** What the client child is told: the upload target, then how many files to send (answering seconds and CPU seconds). */
+type ClientMessage = { url: string; key: string; payload: Uint8Array; inflight: number } | { files: number };
+
 if (process.argv[2] === '--s3') {
+  // Child mode: the S3-compatible server (it checks SigV4 signatures), answering its port, then its CPU time when asked.
   const S3rver = createRequire(import.meta.url)('@20minutes/s3rver') as new (o: object) => { run(): Promise<{ port: number }> };
   const { port } = await new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: process.argv[3], configureBuckets: [{ name: BUCKET }] }).run();
+  process.on('message', () => process.send!({ cpu: cpuSeconds() }));
   process.send!({ port });
+} else if (process.argv[2] === '--client') {
+  await client();
 } else {
   await main();
 }
@@ -58,13 +79,58 @@ async function timed(n: number, inflight: number, task: (i: number) => Promise<v
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
+/** Child mode: the upload client of B (undici, multipart from one shared buffer). */
+async function client(): Promise<void> {
+  const { Agent, request } = await import('undici');
+  let send: (() => Promise<void>) | undefined;
+  let inflight = 1;
+  process.on('message', (msg: ClientMessage) => void (async () => {
+    if ('url' in msg) {
+      const payload = Buffer.from(msg.payload.buffer, msg.payload.byteOffset, msg.payload.byteLength);
+      const boundary = 'aerie-bench-boundary';
+      const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="f.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+      const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+      inflight = msg.inflight;
+      const agent = new Agent({ connections: inflight });
+      send = async () => {
+        const res = await request(`${msg.url}/api/public/v1/files`, {
+          method: 'POST', dispatcher: agent, body: Readable.from([head, payload, tail]),
+          headers: { 'x-api-key': msg.key, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + payload.length + tail.length) },
+        });
+        const text = await res.body.text();
+        if (res.statusCode !== 201) throw new Error(`upload: ${res.statusCode} ${text}`);
+      };
+      process.send!({ ready: true });
+      return;
+    }
+    const cpu = cpuSeconds();
+    const seconds = await timed(msg.files, inflight, send!);
+    process.send!({ seconds, cpu: cpuSeconds() - cpu });
+  })().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  }));
+}
+
+/** The next message `child` sends. */
+function reply<T>(child: ChildProcess, message?: unknown): Promise<T> {
+  const answer = new Promise<T>((ok) => child.once('message', ok as never));
+  if (message !== undefined) child.send(message as never);
+  return answer;
+}
+
 async function main(): Promise<void> {
+  const { TestAerie } = await import('../test/helpers/harness.ts');
+  const { createKey } = await import('../test/helpers/api-keys.ts');
+  const { signInWithOrg } = await import('../test/helpers/orgs.ts');
   const files = arg('files', 200);
   const size = arg('mib', 5) * 1024 * 1024;
   const inflight = arg('inflight', 20);
   const dir = mkdtempSync(join(tmpdir(), 'aerie-bench-s3-'));
-  const child = fork(fileURLToPath(import.meta.url), ['--s3', dir], { execArgv: ['--import', 'tsx'] });
-  const { port } = await new Promise<{ port: number }>((ok) => child.once('message', ok as never));
+  const self = fileURLToPath(import.meta.url);
+  const s3server = fork(self, ['--s3', dir], { execArgv: ['--import', 'tsx'] });
+  const { port } = await reply<{ port: number }>(s3server);
+  const uploader = fork(self, ['--client'], { execArgv: ['--import', 'tsx'], serialization: 'advanced' });
   const endpoint = `http://127.0.0.1:${port}`;
   process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
   process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
@@ -83,45 +149,70 @@ async function main(): Promise<void> {
   const org = await signInWithOrg(aerie, 'bench@files.test', 'bench');
   await aerie.sql("update orgs.organizations set plan_key = 'Enterprise' where id = ?", [org.id]);
   const key = (await createKey(aerie, org)).value;
-  const boundary = 'aerie-bench-boundary';
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="f.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  const agent = new Agent({ connections: inflight });
-  const send = async () => {
-    const res = await request(`${aerie.url}/api/public/v1/files`, {
-      method: 'POST', dispatcher: agent, body: Readable.from([head, payload, tail]),
-      headers: { 'x-api-key': key, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + size + tail.length) },
-    });
-    const text = await res.body.text();
-    if (res.statusCode !== 201) throw new Error(`upload: ${res.statusCode} ${text}`);
-  };
-  await timed(inflight, inflight, send); // warm-up: connections, JIT, first transactions
+  await reply(uploader, { url: aerie.url, key, payload, inflight } satisfies ClientMessage);
+  const send = (n: number) => reply<{ seconds: number; cpu: number }>(uploader, { files: n } satisfies ClientMessage);
+  const s3cpu = async () => (await reply<{ cpu: number }>(s3server, 'cpu')).cpu;
+
+  const beforeUploads = process.memoryUsage.rss();
+  await send(inflight); // first connections and transactions
   global.gc?.();
-  const baseline = process.memoryUsage().rss;
+  const baseline = process.memoryUsage.rss();
   let peak = baseline;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
-  const rawRuns: number[] = [];
-  const aerieRuns: number[] = [];
+  const sampling = async <T>(task: () => Promise<T>): Promise<T> => {
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
+    try {
+      return await task();
+    } finally {
+      clearInterval(sampler);
+    }
+  };
+  // Warm-up, one unmeasured round of each (its RSS counts): the B path runs far more JavaScript,
+  // and PGlite's WebAssembly tiers up, on background threads, for ~10 s of uploads.
+  await sampling(() => send(files));
+  await raw();
+  // Garbage collections in this process, by kind (full = mark-compact), counted per round.
+  const gcs = { full: 0, young: 0, ms: 0 };
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+      if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) gcs.full++;
+      else gcs.young++;
+      gcs.ms += entry.duration;
+    }
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
+  const gcSince = (before: typeof gcs) => ({ full: gcs.full - before.full, young: gcs.young - before.young, ms: gcs.ms - before.ms });
+  type Round = { seconds: number; cpu: number; s3: number; client?: number; gc: typeof gcs };
+  const rawRuns: Round[] = [];
+  const aerieRuns: Round[] = [];
   for (let r = 0; r < rounds; r++) {
-    rawRuns.push(await raw());
-    aerieRuns.push(await timed(files, inflight, send));
+    let [cpu, s3Before, gcBefore] = [cpuSeconds(), await s3cpu(), { ...gcs }];
+    const rawSeconds = await raw();
+    rawRuns.push({ seconds: rawSeconds, cpu: cpuSeconds() - cpu, s3: (await s3cpu()) - s3Before, gc: gcSince(gcBefore) });
+    [cpu, s3Before, gcBefore] = [cpuSeconds(), await s3cpu(), { ...gcs }];
+    const sent = await sampling(() => send(files));
+    aerieRuns.push({ seconds: sent.seconds, cpu: cpuSeconds() - cpu, s3: (await s3cpu()) - s3Before, client: sent.cpu, gc: gcSince(gcBefore) });
   }
-  clearInterval(sampler);
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const rawSeconds = median(rawRuns);
-  const aerieSeconds = median(aerieRuns);
-  peak = Math.max(peak, process.memoryUsage().rss);
+  const median = (xs: Round[]) => [...xs].sort((a, b) => a.seconds - b.seconds)[Math.floor(xs.length / 2)]!;
+  const rawMedian = median(rawRuns);
+  const aerieMedian = median(aerieRuns);
 
   const row = (label: string, seconds: number) => `${label.padEnd(28)} ${seconds.toFixed(2).padStart(7)} s  ${(mib / seconds).toFixed(1).padStart(7)} MiB/s  ${(files / seconds).toFixed(1).padStart(6)} files/s`;
+  const perMib = (cpu: number) => `${((cpu * 1000) / mib).toFixed(2)} ms`;
+  const gcLine = ({ gc }: Round) => `${gc.full} full + ${gc.young} young GCs (${gc.ms.toFixed(0)} ms paused)`;
   console.log(`${files} × ${size / 2 ** 20} MiB, ${inflight} in flight, S3 driver on a local @20minutes/s3rver, median of ${rounds} alternating rounds`);
-  console.log(`rounds (raw s / Aerie s): ${rawRuns.map((x, i) => `${x.toFixed(2)}/${aerieRuns[i]!.toFixed(2)}`).join(', ')}`);
-  console.log(row('raw PutObject', rawSeconds));
-  console.log(row('POST /api/public/v1/files', aerieSeconds));
-  console.log(`ratio (Aerie / raw):          ${(rawSeconds / aerieSeconds).toFixed(2)}×  (target ≥ 0.8×)`);
-  console.log(`peak RSS growth during Aerie: ${((peak - baseline) / 2 ** 20).toFixed(1)} MiB  (target < 100 MB)`);
+  console.log(`rounds (raw s / Aerie s): ${rawRuns.map((x, i) => `${x.seconds.toFixed(2)}/${aerieRuns[i]!.seconds.toFixed(2)}`).join(', ')}`);
+  console.log(row('raw PutObject', rawMedian.seconds));
+  console.log(row('POST /api/public/v1/files', aerieMedian.seconds));
+  console.log(`ratio (Aerie / raw):          ${(rawMedian.seconds / aerieMedian.seconds).toFixed(2)}×  (target ≥ 0.8×)`);
+  console.log(`CPU per MiB, raw:             SDK ${perMib(rawMedian.cpu)}, S3 server ${perMib(rawMedian.s3)}`);
+  console.log(`CPU per MiB, Aerie:           Aerie ${perMib(aerieMedian.cpu)}, S3 server ${perMib(aerieMedian.s3)}, upload client ${perMib(aerieMedian.client!)}`);
+  console.log(`GC in this process:           raw ${gcLine(rawMedian)}; Aerie ${gcLine(aerieMedian)}`);
+  console.log(`peak RSS growth during Aerie: ${((peak - baseline) / 2 ** 20).toFixed(1)} MiB  (target < 100 MB); from before the first upload ${((peak - beforeUploads) / 2 ** 20).toFixed(1)} MiB`);
 
-  await agent.close();
+  gcObserver.disconnect();
+  uploader.kill();
   await aerie.close();
-  child.kill();
+  s3server.kill();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,12 +1,11 @@
-import { fileTypeStream } from 'file-type';
 import { randomUUID } from 'node:crypto';
-import { PassThrough, pipeline } from 'node:stream';
 import {
   BlobTooLargeError, coreRefs, inject, injectable, type AuditService, type BlobStore, type Clock, type Database, type JobsService, type UploadedFile, isUuid,
 } from '../../core/index.ts';
 import { filesErrors } from './errors.ts';
 import { storedContentType } from './content-type.ts';
 import { sanitizeFileName } from './file-name.ts';
+import { sniffMediaType } from './sniff.ts';
 import { FILES_TABLE, fileBlobKey, toFileDto, type FileDto, type FileRow } from './file-row.ts';
 import { MAX_FILE_BYTES } from './plans.ts';
 import { PURGE_JOB } from './purge.ts';
@@ -60,10 +59,9 @@ export class FilesService {
   async upload(orgId: string, uploadedBy: string, part: UploadedFile, context: UploadContext = { scope: 'free', appGroupId: null }): Promise<FileDto> {
     const id = randomUUID();
     const key = fileBlobKey(orgId, id);
-    // Through a fresh stream: file-type waits for 'readable', which a part that already ended empty never emits again.
-    const sniffing = await fileTypeStream(pipeline(part.stream, new PassThrough(), () => {}), { sampleSize: SNIFF_BYTES });
-    const contentType = storedContentType(sniffing.fileType?.mime, part.contentType);
-    const stored = await this.blob.put(key, sniffing, { maxBytes: MAX_FILE_BYTES, contentType }).catch((err: unknown) => {
+    const { mediaType, body } = await sniffMediaType(part.stream, SNIFF_BYTES);
+    const contentType = storedContentType(mediaType, part.contentType);
+    const stored = await this.blob.put(key, body, { maxBytes: MAX_FILE_BYTES, contentType }).catch((err: unknown) => {
       throw err instanceof BlobTooLargeError ? filesErrors.fileTooLarge(MAX_FILE_BYTES) : err;
     });
     const { limitBytes } = await this.storage.planLimits(orgId);
