@@ -151,7 +151,10 @@ export class DayFileArchive {
       if (winner?.blobKey !== key) await blob.delete(key);
       return 'exists';
     } catch (err) {
-      if ((await this.dayFile(orgId, day))?.blobKey !== key) await blob.delete(key).catch(() => undefined);
+      // Remove what we stored, unless a manifest row (another runner's, same bytes) points at it —
+      // or we cannot tell: an unreferenced object is harmless, a missing referenced one is not.
+      const recorded = await this.dayFile(orgId, day).catch(() => ({ blobKey: key }));
+      if (recorded?.blobKey !== key) await blob.delete(key).catch((e: unknown) => this.deps.logger.warn({ err: e, key }, 'could not remove an unrecorded audit day file'));
       throw err;
     }
   }
