@@ -181,6 +181,21 @@ describe('audit archive: Parquet day files, nightly compaction, offline verifica
     await writeFile(file, original);
   });
 
+  it('a day whose last record no signed checkpoint covers waits; once a later checkpoint exists, one is signed for it and the day is written', async () => {
+    const DAY4 = day(clock.now().getTime());
+    await append(orgs.acme, 2, 'd4');
+    const [{ seq: head }] = await aerie.sql(`select seq::int as seq from core.audit_heads where org_id = ?`, [orgs.acme]);
+    // The process that sealed day 4's last records died before signing them.
+    await aerie.sql(`delete from core.audit_checkpoints where org_id = ? and seq >= ?`, [orgs.acme, head - 1]);
+    clock.advance(DAY / 1000); // day 5, 00:10
+    expect(await archive.compactPending()).toEqual({ written: [], waiting: [{ orgId: orgs.acme, day: DAY4 }], failed: [] });
+    expect(await archive.dayFile(orgs.acme, DAY4)).toBeUndefined();
+    await append(orgs.acme, 1, 'd5'); // sealed and signed: vouches for day 4's last record through the links
+    expect(await archive.compactPending()).toEqual({ written: [{ orgId: orgs.acme, day: DAY4 }], waiting: [], failed: [] });
+    expect(await aerie.sql(`select seq::int as seq from core.audit_checkpoints where org_id = ? and seq = ?`, [orgs.acme, head])).toEqual([{ seq: head }]);
+    expect(await archive.dayFile(orgs.acme, DAY4)).toMatchObject({ lastSeq: head, rowCount: 2 });
+  });
+
   describe('GET /presign and /compact/urls', () => {
     const setPlan = async (planKey: string) =>
       expect((await aerie.request('PUT', '/api/v1/admin/orgs/acme/plan', { token: root, body: { planKey } })).status).toBe(200);
