@@ -110,6 +110,7 @@ export class Kernel {
     const db = await openDatabase({ url: config.databaseUrl, dataDir: embeddedDir, pglite: options.pglite });
     if (embeddedDir) secureDataDir(config.dataDir);
     const hooks: Array<() => Promise<void> | void> = [];
+    const started: Array<{ pluginId: string; fn: () => Promise<void> | void }> = [];
     try {
       await migratePlugin(db.knex, 'core', join(REPO_ROOT, 'migrations', 'core'));
       for (const p of ordered) await migratePlugin(db.knex, p.manifest.id, migrationsDir(p));
@@ -183,6 +184,7 @@ export class Kernel {
           extend: (point, value) => void ext(point.id).push(value),
           extensions: (point) => ext(point.id) as never,
           onShutdown: (fn) => void hooks.push(fn),
+          onStarted: (fn) => void started.push({ pluginId: p.manifest.id, fn }),
         };
         const deps: Record<string, unknown> = {};
         for (const [name, ref] of Object.entries(def.deps ?? {})) {
@@ -204,6 +206,9 @@ export class Kernel {
       // drains), then waiting heads are signed.
       hooks.push(() => checkpointer.close(), () => sealer.stop(), () => jobs.stop());
       await jobs.start();
+      for (const { pluginId, fn } of started) {
+        await Promise.resolve().then(fn).catch((err: unknown) => logger.error({ err, plugin: pluginId }, 'a plugin start hook failed'));
+      }
       const app = createHttpApp(router, logger);
       const kernel = new Kernel(config, ordered, db, container, logger, table.map((r) => r.def), app);
       kernel.auditSealer = sealer;

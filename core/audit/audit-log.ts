@@ -82,6 +82,20 @@ export class KernelAuditLog implements AuditLog {
     await this.checkpointer.flush(orgId);
   }
 
+  async lastSeqSealedBefore(orgId: string, at: Date): Promise<number> {
+    const row = await this.knex('core.audit_events').where({ orgId }).andWhere('sealedAt', '<', at).max({ seq: 'seq' }).first();
+    return Number(row?.seq ?? 0);
+  }
+
+  async sealedDays(from: Date, to: Date): Promise<Array<{ orgId: string; day: string }>> {
+    const { rows } = await this.knex.raw(
+      `select distinct org_id as "orgId", to_char(sealed_at at time zone 'UTC', 'YYYY-MM-DD') as day
+         from core.audit_events where sealed_at >= ? and sealed_at < ? order by 1, 2`,
+      [from, to],
+    );
+    return rows as Array<{ orgId: string; day: string }>;
+  }
+
   async signCheckpoint(record: SealedAuditRecord): Promise<void> {
     await this.checkpointer.signHead({ orgId: record.orgId, seq: record.seq, chainHash: record.chainHash, sealedAt: record.sealedAt });
   }

@@ -60,4 +60,14 @@ export interface AuditLog {
   flushCheckpoints(orgId: string): Promise<void>;
   /** Signs `record`'s head as a checkpoint; the caller vouches that the chain up to it is intact. */
   signCheckpoint(record: SealedAuditRecord): Promise<void>;
+  /**
+   * The highest `seq` of the organization's records sealed before `at` (`sealedAt < at`), 0 when none:
+   * the boundaries of a day file's run (docs/audit.md "Archive: day files").
+   */
+  lastSeqSealedBefore(orgId: string, at: Date): Promise<number>;
+  /**
+   * Every (organization, UTC day of `sealedAt`) with a record sealed in `[from, to)`, ordered by
+   * organization then day; `day` is `YYYY-MM-DD`.
+   */
+  sealedDays(from: Date, to: Date): Promise<Array<{ orgId: string; day: string }>>;
 }

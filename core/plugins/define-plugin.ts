@@ -59,6 +59,12 @@ export interface PluginContext {
   extensions<T>(point: ExtensionPointRef<T>): readonly T[];
   /** Runs `fn` on shutdown, in reverse order of registration. */
   onShutdown(fn: () => Promise<void> | void): void;
+  /**
+   * Runs `fn` once the kernel has booted and started its background jobs (`core.jobs`): the place
+   * to queue a job at boot, since `jobs.send` during `init` would start the workers before later
+   * plugins defined theirs. An error is logged, never fails the boot.
+   */
+  onStarted(fn: () => Promise<void> | void): void;
 }
 
 /** A booted Aerie, for commands that need the database: resolve services, then close. */

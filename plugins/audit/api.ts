@@ -6,9 +6,11 @@ import type { JSONWebKeySet } from 'jose';
 import { createServiceRef, type SealedAuditRecord } from '../../core/index.ts';
 import type { AuditVisibility } from './visibility.ts';
 import type { StoredChainReport, StoredRecordVerification } from './stored-verification.ts';
+import type { DayFileArchive } from './day-files.ts';
 
 export type { AuditVisibility } from './visibility.ts';
 export type { CheckpointStatus, StoredChainReport, StoredRecordVerification } from './stored-verification.ts';
+export type { CompactionReport, CompactOutcome, DayFileArchive, DayFileRow } from './day-files.ts';
 
 /** A sealed event as the query API shows it (no hashes). @see docs/audit.md */
 export interface AuditEventItem {
@@ -67,5 +69,7 @@ export interface AuditQueryService {
 
 export const auditRefs = {
   query: createServiceRef<AuditQueryService>('audit.query'),
+  /** The audit archive: Parquet day files in `core.blob` and their manifest (docs/audit.md "Archive: day files"). */
+  dayFiles: createServiceRef<DayFileArchive>('audit.dayFiles'),
 };
 

@@ -1,11 +1,42 @@
-import { GENESIS_HASH, formatExportFile, verifyAgainstCheckpoint, verifyCheckpoint, verifyRecords, type AuditLog } from '../../core/index.ts';
+import { GENESIS_HASH, formatExportFile, verifyAgainstCheckpoint, verifyCheckpoint, verifyRecords, type AuditLog, type SealedAuditRecord } from '../../core/index.ts';
+
+/**
+ * The signed checkpoints covering a run of one organization's records (`seq` order, non-empty):
+ * every stored checkpoint inside the run, and — when none sits exactly on its last record — one
+ * signed for it, but only after the records from it to the next stored checkpoint hash, link and end
+ * in that checkpoint's signed chainHash, so the new signature vouches for nothing the old one did not.
+ * Waiting heads are signed first (`flushCheckpoints`).
+ * @param log - the kernel's `core.auditLog`.
+ * @param orgId - organization id.
+ * @param records - the run.
+ * @returns `{ jws, covered }`: the compact JWS strings in `seq` order, and whether one is at the
+ *   run's last record (false when no later checkpoint exists yet, or the records up to it do not verify).
+ * @see docs/audit.md "Archive: day files", "CLI"
+ */
+export async function coveringCheckpoints(log: AuditLog, orgId: string, records: readonly SealedAuditRecord[]): Promise<{ jws: string[]; covered: boolean }> {
+  await log.flushCheckpoints(orgId);
+  const first = records[0].seq;
+  const last = records.at(-1)!.seq;
+  const inRun = async () => (await log.checkpoints(orgId, { fromSeq: first, toSeq: last })).map((c) => ({ seq: c.seq, jws: c.jws }));
+  let stored = await inRun();
+  if (!stored.some((c) => c.seq === last)) {
+    const [next] = await log.checkpoints(orgId, { fromSeq: last + 1 });
+    if (next) {
+      const run = await log.records(orgId, { fromSeq: last, toSeq: next.seq });
+      const claims = await verifyCheckpoint(next.jws, await log.jwks()).catch(() => null);
+      if (claims && claims.orgId === orgId && verifyRecords(run, last === 1 ? { startPrevHash: GENESIS_HASH } : {}).ok && verifyAgainstCheckpoint(run, claims).ok) {
+        await log.signCheckpoint(records.at(-1)!);
+        stored = await inRun();
+      }
+    }
+  }
+  return { jws: stored.map((c) => c.jws), covered: stored.some((c) => c.seq === last) };
+}
 
 /**
  * One UTC day of an organization's chain as a JSONL export (the kernel's `formatExportFile`):
- * the day's records (by `sealedAt`, so the run is contiguous) and every checkpoint inside it.
- * When no checkpoint sits exactly on the day's last record, one is signed for it — but only after
- * the records from it to the next stored checkpoint hash, link and end in that checkpoint's signed
- * chainHash, so the new signature vouches for nothing the old one did not.
+ * the day's records (by `sealedAt`, so the run is contiguous) and every checkpoint inside it,
+ * with one on the day's last record when {@link coveringCheckpoints} can vouch for it.
  * @param log - the kernel's `core.auditLog` (waiting heads are signed first).
  * @param orgId - organization id.
  * @param day - `YYYY-MM-DD` (UTC).
@@ -19,21 +50,5 @@ export async function exportDay(log: AuditLog, orgId: string, day: string): Prom
   await log.flushCheckpoints(orgId);
   const records = await log.sealedBetween(orgId, start, end);
   if (!records.length) return formatExportFile([]);
-  const first = records[0].seq;
-  const last = records.at(-1)!.seq;
-  const inDay = async () => (await log.checkpoints(orgId, { fromSeq: first, toSeq: last })).map((c) => c.jws);
-  let jws = await inDay();
-  const lastCovered = (await log.checkpoints(orgId, { fromSeq: last, toSeq: last })).length > 0;
-  if (!lastCovered) {
-    const [next] = await log.checkpoints(orgId, { fromSeq: last + 1 });
-    if (next) {
-      const run = await log.records(orgId, { fromSeq: last, toSeq: next.seq });
-      const claims = await verifyCheckpoint(next.jws, await log.jwks()).catch(() => null);
-      if (claims && claims.orgId === orgId && verifyRecords(run, last === 1 ? { startPrevHash: GENESIS_HASH } : {}).ok && verifyAgainstCheckpoint(run, claims).ok) {
-        await log.signCheckpoint(records.at(-1)!);
-        jws = await inDay();
-      }
-    }
-  }
-  return formatExportFile(records, jws);
+  return formatExportFile(records, (await coveringCheckpoints(log, orgId, records)).jws);
 }

@@ -1,4 +1,4 @@
-import { coreExtensions, coreRefs, definePlugin } from '../../core/index.ts';
+import { coreExtensions, coreRefs, createCompactPool, definePlugin } from '../../core/index.ts';
 import { orgsRefs } from '../orgs/api.ts';
 import { auditRefs } from './api.ts';
 import { AuditQueries } from './audit-query.service.ts';
@@ -9,26 +9,37 @@ import { retentionRoute } from './routes/retention.route.ts';
 import { verifyRoute } from './routes/verify.route.ts';
 import { ingestRoute } from './routes/ingest.route.ts';
 import { deadLettersRoute } from './routes/dead-letters.route.ts';
+import { archiveRoutes } from './routes/archive.route.ts';
+import { DayFileArchive } from './day-files.ts';
+import { compactionJob, scheduleCompaction } from './compaction-job.ts';
 
 export default definePlugin({
   id: 'audit',
   deps: {
     audit: coreRefs.audit, auditHealth: coreRefs.auditHealth, auditLog: coreRefs.auditLog, auditQuery: auditRefs.query, db: coreRefs.db, clock: coreRefs.clock,
-    organizations: orgsRefs.organizations, entitlements: orgsRefs.entitlements,
+    organizations: orgsRefs.organizations, entitlements: orgsRefs.entitlements, blob: coreRefs.blob, jobs: coreRefs.jobs,
   },
   register(reg) {
     reg.service(auditRefs.query, AuditQueries);
   },
-  async init({ audit, auditHealth, auditLog, auditQuery, db, clock, organizations, entitlements }, ctx) {
+  async init({ audit, auditHealth, auditLog, auditQuery, db, clock, organizations, entitlements, blob, jobs }, ctx) {
     // The JWKS is never empty: the platform audit key exists from the first boot with this plugin.
     await auditLog.ensureSigningKey();
     const grants = ctx.extensions(coreExtensions.grants);
+    // Day files: compacted in a worker thread (started on first need), nightly through core.jobs.
+    const pool = createCompactPool();
+    ctx.onShutdown(() => pool.close());
+    const archive = new DayFileArchive({ db, blob, auditLog, clock, logger: ctx.logger.child({ component: 'audit-archive' }), compact: (task) => pool.compact(task) });
+    ctx.provide(auditRefs.dayFiles, archive);
+    jobs.define(compactionJob({ db, clock, jobs, archive }));
+    ctx.onStarted(() => scheduleCompaction(jobs, clock));
     ctx.routes(
       jwksRoute(auditQuery),
       verifyRoute(auditQuery, organizations),
       ...queryRoutes({ auditQuery, clock, organizations, entitlements, grants: () => grants.at(-1), machineTokens: ctx.plugins.some((m) => m.id === 'keys') }),
       retentionRoute(auditQuery, clock, organizations, entitlements),
       deadLettersRoute(auditHealth),
+      ...archiveRoutes({ archive, blob, clock, organizations, entitlements, grants: () => grants.at(-1) }),
     );
     // Ingestion authenticates with organization API keys: only when the keys plugin provides the scheme.
     if (ctx.plugins.some((m) => m.id === 'keys')) ctx.routes(ingestRoute(audit, clock));

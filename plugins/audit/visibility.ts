@@ -61,3 +61,19 @@ export function isVisible(record: { eventType: string; actor: { type: string; id
   if (record.actor.type === v.selfType && record.actor.id === v.self) return true;
   return v.prefixes.some((p) => record.eventType.startsWith(p));
 }
+
+/**
+ * Who may download whole archive files (`/presign`, `/compact/urls`): the organization's Owner
+ * holding the unconstrained list scope, on Pro or higher — a day file holds every event, `payment.*`
+ * included, so nothing less than what sees everything may have it.
+ * @param grants - the kernel's grants provider (rbac when enabled, else orgs: Owner/Admin = all).
+ * @throws AerieError 403 `PERMISSION_DENIED` (`required: org.audit_event_log.list`) for anyone but
+ *   such an Owner; then 403 `UPGRADE_REQUIRED` (`feature.audit.view_all`) below Pro.
+ * @see docs/audit.md; spec 01 "Audit"
+ */
+export async function requireWholeArchive(principal: Principal, org: OrgContext, grants: GrantsProvider | undefined, hasViewAll: () => Promise<boolean>): Promise<void> {
+  const owner = org.member?.role === 'Owner';
+  const held = grants ? await grants(principal, org) : owner ? 'all' : [];
+  if (!owner || !(held === 'all' || new PermissionSet(held).has(LIST_ALL))) throw auditErrors.permissionDenied(LIST_ALL);
+  if (!(await hasViewAll())) throw auditErrors.upgradeRequired('feature.audit.view_all');
+}

@@ -16,3 +16,5 @@ export * from './verify-export-file.ts';
 export * from './verify-file.command.ts';
 export * from './packed-result.ts';
 export * from './hash-pool.ts';
+export * from './day-file.ts';
+export * from './compact-pool.ts';

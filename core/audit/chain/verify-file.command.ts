@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { JSONWebKeySet } from 'jose';
 import { verifyExportFile, type ExportFileReport } from './verify-export-file.ts';
+import { isParquet, verifyDayFile, type DayFileReport } from './day-file.ts';
 
 /**
  * Load a JWKS from an `http(s)://` URL (one GET, 10 s timeout) or a file path.
@@ -61,9 +62,30 @@ function describe(file: string, report: ExportFileReport): string {
   return `${lines.join('\n')}\n`;
 }
 
+function describeDayFile(file: string, report: DayFileReport): string {
+  const lines: string[] = [];
+  const m = report.meta;
+  lines.push(`${report.ok ? 'OK' : 'FAILED'} ${file}: day file, ${report.records} records, ${report.checkpoints} checkpoints`);
+  if (m) {
+    const covered = report.coveredThroughSeq === null ? 'no checkpoint matched' : `signed checkpoints cover through seq ${report.coveredThroughSeq}`;
+    lines.push(`  org ${m.orgId}, day ${m.day}: seq ${m.firstSeq}..${m.lastSeq}, head ${m.headHash}, ${covered}`);
+  }
+  const f = report.failure;
+  if (f) {
+    const where = [f.seq !== undefined ? `seq ${f.seq}` : '', f.id ? `id ${f.id}` : ''].filter(Boolean).join(', ');
+    lines.push(`  first failure: ${f.reason}${where ? ` at ${where}` : ''}`);
+    lines.push(`  ${f.detail}`);
+    if (f.record) lines.push(`  first broken record: ${JSON.stringify(f.record)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 /**
  * Add `audit verify-file <file> --jwks <url|file> [--allow-uncovered-tail] [--json]` to a program
  * (reusing its `audit` command when one exists).
+ *
+ * The file is a JSONL export, or a Parquet day file (by the `.parquet` extension or the `PAR1`
+ * magic bytes), verified with `verifyDayFile` (`./day-file.ts`).
  *
  * Output goes through the program's `configureOutput()` writers. On failure the report is printed
  * and `command.error(…, { exitCode: 1, code: 'aerie.audit.verify_failed' })` ends the run
@@ -78,8 +100,8 @@ export function registerAuditFileCommands(program: Command): Command {
   const audit = program.commands.find((c) => c.name() === 'audit') ?? program.command('audit').description('Audit chain tools');
   return audit
     .command('verify-file')
-    .description('Verify a JSONL audit export offline: hashes, links, gap-free seq and signed checkpoints')
-    .argument('<file>', 'export file (JSONL)')
+    .description('Verify an audit export (JSONL) or day file (Parquet) offline: hashes, links, gap-free seq and signed checkpoints')
+    .argument('<file>', 'export file (JSONL) or day file (.parquet)')
     .requiredOption('--jwks <url|file>', 'platform audit JWKS, as an http(s) URL or a file path')
     .option('--allow-uncovered-tail', 'do not fail when the last records are after the last checkpoint')
     .option('--json', 'print the report as JSON')
@@ -87,15 +109,23 @@ export function registerAuditFileCommands(program: Command): Command {
       const out = this.configureOutput();
       const write = (text: string) => (out.writeOut ? out.writeOut(text) : process.stdout.write(text));
       let jwks: JSONWebKeySet;
-      let text: string;
+      let bytes: Buffer;
       try {
         jwks = await loadJwks(opts.jwks);
-        text = await readFile(file, 'utf8');
+        bytes = await readFile(file);
       } catch (err) {
         return this.error(`audit verify-file: ${(err as Error).message}`, { exitCode: 1, code: 'aerie.audit.verify_input' });
       }
-      const report = await verifyExportFile(text, jwks, { requireCheckpointCoverage: !opts.allowUncoveredTail });
-      write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : describe(file, report));
+      let report: ExportFileReport | DayFileReport;
+      if (file.toLowerCase().endsWith('.parquet') || isParquet(bytes)) {
+        const day = await verifyDayFile(bytes, jwks, { allowUncoveredTail: opts.allowUncoveredTail });
+        write(opts.json ? `${JSON.stringify(day, null, 2)}\n` : describeDayFile(file, day));
+        report = day;
+      } else {
+        const jsonl = await verifyExportFile(bytes.toString('utf8'), jwks, { requireCheckpointCoverage: !opts.allowUncoveredTail });
+        write(opts.json ? `${JSON.stringify(jsonl, null, 2)}\n` : describe(file, jsonl));
+        report = jsonl;
+      }
       if (!report.ok) {
         this.error(`audit verify-file: ${file} failed verification (${report.failure?.reason})`, { exitCode: 1, code: 'aerie.audit.verify_failed' });
       }

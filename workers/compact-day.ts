@@ -1,0 +1,47 @@
+/**
+ * Piscina task module: compact one organization's UTC day of sealed audit records into a Parquet
+ * day file. A pure function over plain data (no clock, no I/O): records in, file bytes and their
+ * SHA-256 out — what in-line `encodeDayFile` answers.
+ *
+ * Loaded in worker threads through the bootstrap `./compact-day.worker.mjs`.
+ *
+ * @see docs/audit.md ("Archive: day files")
+ */
+import { encodeDayFile, type DayFileMeta } from '../core/audit/chain/day-file.ts';
+
+/**
+ * One task. Shape: `{ records: string (JSON array of SealedAuditRecord, seq order, one
+ * organization), day: 'YYYY-MM-DD', checkpoints: string[] (compact JWS) }`. The records travel as
+ * one string: posting it costs far less than structured-cloning the objects.
+ *
+ * @see docs/audit.md
+ */
+export interface CompactDayTask {
+  records: string;
+  day: string;
+  checkpoints: string[];
+}
+
+/**
+ * The task's answer. Shape: `{ bytes: Uint8Array (the Parquet file), sha256: 64 lowercase hex,
+ * meta: DayFileMeta }`.
+ *
+ * @see docs/audit.md
+ */
+export interface CompactDayResult {
+  bytes: Uint8Array;
+  sha256: string;
+  meta: DayFileMeta;
+}
+
+/**
+ * Compact one day: `encodeDayFile` over the parsed records.
+ *
+ * @param task - {@link CompactDayTask}.
+ * @returns {@link CompactDayResult}.
+ * @throws RangeError / TypeError as `encodeDayFile` (no records, a gap, several organizations).
+ * @see docs/audit.md
+ */
+export default function compactDay(task: CompactDayTask): CompactDayResult {
+  return encodeDayFile({ records: task.records, day: task.day, checkpoints: task.checkpoints });
+}
