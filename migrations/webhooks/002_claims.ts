@@ -28,13 +28,19 @@ export async function up(knex: Knex): Promise<void> {
   // the sweep that turned them `unknown` is gone with that design.
   await knex.raw(`UPDATE webhooks.deliveries SET outcome = 'unknown', completed_at = now(),
     detail = 'Aerie stopped before the outcome was known; the delivery is not sent again' WHERE outcome = 'sending'`);
-  // Rows are now inserted with their outcome, never updated: no sweep index, full pages.
+  // Rows are now inserted with their outcome, never updated: no sweep index, full pages, and one
+  // key instead of two — (endpoint_id, audit_event_id), at most one delivery per endpoint and event,
+  // becomes the primary key; the id (unique by construction) needs no index of its own.
   await knex.raw('DROP INDEX IF EXISTS webhooks.deliveries_attempted_at_index');
+  await knex.raw('ALTER TABLE webhooks.deliveries DROP CONSTRAINT deliveries_pkey, DROP CONSTRAINT deliveries_endpoint_id_audit_event_id_unique');
+  await knex.raw('ALTER TABLE webhooks.deliveries ADD CONSTRAINT deliveries_pkey PRIMARY KEY (endpoint_id, audit_event_id)');
   await knex.raw('ALTER TABLE webhooks.deliveries SET (fillfactor = 100)');
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('ALTER TABLE webhooks.deliveries SET (fillfactor = 80)');
+  await knex.raw('ALTER TABLE webhooks.deliveries DROP CONSTRAINT deliveries_pkey');
+  await knex.raw('ALTER TABLE webhooks.deliveries ADD CONSTRAINT deliveries_pkey PRIMARY KEY (id), ADD CONSTRAINT deliveries_endpoint_id_audit_event_id_unique UNIQUE (endpoint_id, audit_event_id)');
   await knex.raw('CREATE INDEX IF NOT EXISTS deliveries_attempted_at_index ON webhooks.deliveries (attempted_at)');
   await knex.schema.withSchema('webhooks').dropTable('claims');
 }
