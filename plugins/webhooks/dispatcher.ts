@@ -255,49 +255,65 @@ export class Dispatcher {
       const index = claim.next++;
       if (claim.next === claim.records.length) lane.claims.shift();
       lane.active += 1;
-      const run = this.deliver(claim, index, lane)
-        .catch((err: unknown) => this.logger.error({ err, claimId: claim.id, index }, 'a webhook delivery failed unexpectedly'))
-        .finally(() => {
-          lane.active -= 1;
-          this.inFlight.delete(run);
-          const queued = (this.queuedPerOrg.get(claim.orgId) ?? 1) - 1;
-          if (queued > 0) this.queuedPerOrg.set(claim.orgId, queued);
-          else this.queuedPerOrg.delete(claim.orgId);
-          if (queued <= this.options.maxQueuedPerOrg / 2 && this.waitingForRoom.delete(claim.orgId)) this.wake([claim.orgId]);
-          if (lane.claims.length) this.drain(endpointId, lane);
-          // An idle lane is dropped: the next claim seeds a new one from the (then written) counter.
-          else if (lane.active === 0) this.lanes.delete(endpointId);
-        });
+      const run = this.deliver(claim, index, lane).then(() => {
+        lane.active -= 1;
+        this.inFlight.delete(run);
+        const queued = (this.queuedPerOrg.get(claim.orgId) ?? 1) - 1;
+        if (queued > 0) this.queuedPerOrg.set(claim.orgId, queued);
+        else this.queuedPerOrg.delete(claim.orgId);
+        if (queued <= this.options.maxQueuedPerOrg / 2 && this.waitingForRoom.delete(claim.orgId)) this.wake([claim.orgId]);
+        if (lane.claims.length) this.drain(endpointId, lane);
+        // An idle lane is dropped: the next claim seeds a new one from the (then written) counter.
+        else if (lane.active === 0) this.lanes.delete(endpointId);
+      });
       this.inFlight.add(run);
     }
   }
 
+  /** Sends delivery `index` of `claim` (or skips it when the lane's breaker tripped) and hands its outcome to the recorder. Never rejects. */
   private async deliver(claim: Claim, index: number, lane: Lane): Promise<void> {
     const record = claim.records[index]!;
     const id = `msg_${claim.id}_${index}`;
-    const base = {
+    const outcome: Outcome = {
       deliveryId: id, orgId: claim.orgId, endpointId: claim.endpointId, claimId: claim.id,
-      auditEventId: record.id, eventSeq: record.seq, eventType: record.eventType, attemptedAt: claim.claimedAt,
+      auditEventId: record.id, eventSeq: record.seq, eventType: record.eventType, attemptedAt: claim.claimedAt, outcome: 'skipped',
     };
-    if (lane.disabled) {
-      this.recorder.record({ ...base, outcome: 'skipped', failureClass: 'endpoint_disabled', detail: 'the endpoint was disabled by the circuit breaker before this request left' });
-      return;
-    }
-    const at = this.clock.now();
-    const body = claim.bodies[index]!(id);
-    let result: Outcome;
     try {
-      const res = await this.egress.post(claim.url, { headers: signedHeaders(claim.secret, id, at, body), body, timeoutMs: this.options.timeoutMs, maxResponseBytes: 1024 });
-      result = res.status >= 200 && res.status < 300
-        ? { ...base, outcome: 'succeeded', httpStatus: res.status, latencyMs: res.latencyMs }
-        : { ...base, outcome: 'failed', httpStatus: res.status, latencyMs: res.latencyMs, failureClass: res.status >= 300 && res.status < 400 ? 'redirect' : 'http_status', detail: `HTTP ${res.status}` };
-    } catch (error) {
-      if (!(error instanceof EgressError)) throw error;
-      result = { ...base, outcome: 'failed', latencyMs: Date.now() - at.getTime(), failureClass: error.failureClass, detail: error.detail };
+      if (lane.disabled) {
+        outcome.failureClass = 'endpoint_disabled';
+        outcome.detail = 'the endpoint was disabled by the circuit breaker before this request left';
+        return;
+      }
+      const at = this.clock.now();
+      const body = claim.bodies[index]!(id);
+      try {
+        const res = await this.egress.post(claim.url, { headers: signedHeaders(claim.secret, id, at, body), body, timeoutMs: this.options.timeoutMs, maxResponseBytes: 1024 });
+        outcome.httpStatus = res.status;
+        outcome.latencyMs = res.latencyMs;
+        if (res.status >= 200 && res.status < 300) outcome.outcome = 'succeeded';
+        else {
+          outcome.outcome = 'failed';
+          outcome.failureClass = res.status >= 300 && res.status < 400 ? 'redirect' : 'http_status';
+          outcome.detail = `HTTP ${res.status}`;
+        }
+      } catch (error) {
+        if (!(error instanceof EgressError)) {
+          // Not an answer nor a known failure: whether it left is not known (never re-sent, not counted).
+          this.logger.error({ err: error, deliveryId: id }, 'a webhook delivery failed unexpectedly');
+          outcome.outcome = 'unknown';
+          outcome.detail = 'the request failed unexpectedly inside Aerie; whether it reached the endpoint is not known and it is not sent again';
+          return;
+        }
+        outcome.outcome = 'failed';
+        outcome.latencyMs = Date.now() - at.getTime();
+        outcome.failureClass = error.failureClass;
+        outcome.detail = error.detail;
+      }
+      lane.failures = outcome.outcome === 'succeeded' ? 0 : lane.failures + 1;
+      if (lane.failures >= BREAKER_THRESHOLD) lane.disabled = true;
+    } finally {
+      this.recorder.record(outcome);
     }
-    lane.failures = result.outcome === 'succeeded' ? 0 : lane.failures + 1;
-    if (lane.failures >= BREAKER_THRESHOLD) lane.disabled = true;
-    this.recorder.record(result);
   }
 
   /**

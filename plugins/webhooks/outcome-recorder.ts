@@ -22,7 +22,8 @@ export interface Outcome {
   eventType: string;
   /** When the claim was recorded, before the request left (the row's `attempted_at`). */
   attemptedAt: Date;
-  outcome: 'succeeded' | 'failed' | 'skipped';
+  /** `unknown`: the request failed inside Aerie, so whether it left is not known (not counted by the breaker). */
+  outcome: 'succeeded' | 'failed' | 'skipped' | 'unknown';
   httpStatus?: number;
   /** Milliseconds from sending to the end of the answer or the failure. */
   latencyMs?: number;
@@ -92,8 +93,9 @@ export class OutcomeRecorder {
   private async drain(): Promise<void> {
     let first = true;
     while (this.pending.length) {
-      // After a flush, let outcomes gather a moment: fewer, larger writes (the first goes at once).
-      if (!first && this.pending.length < MAX_BATCH) await new Promise((r) => setTimeout(r, GATHER_MS));
+      // After a flush, let outcomes gather a moment: fewer, larger writes (the first goes at once,
+      // and so does one a claim is waiting for).
+      if (!first && this.pending.length < MAX_BATCH && !this.waiters.length) await new Promise((r) => setTimeout(r, GATHER_MS));
       first = false;
       const batch = this.pending.splice(0, MAX_BATCH);
       const perClaim = new Map<string, number>();
@@ -176,7 +178,7 @@ export class OutcomeRecorder {
 function runsByEndpoint(batch: Outcome[]): Map<string, { orgId: string; reset: boolean; trailingFailures: number }> {
   const runs = new Map<string, { orgId: string; reset: boolean; trailingFailures: number }>();
   for (const o of batch) {
-    if (o.outcome === 'skipped') continue;
+    if (o.outcome === 'skipped' || o.outcome === 'unknown') continue;
     let run = runs.get(o.endpointId);
     if (!run) runs.set(o.endpointId, (run = { orgId: o.orgId, reset: false, trailingFailures: 0 }));
     if (o.outcome === 'succeeded') {
