@@ -10,9 +10,10 @@
  *    is counted from the first append to the last arrival; the seal-to-delivery latency of each
  *    delivery is its arrival time at the receiver minus the event's `sealedAt` (one clock: the
  *    same machine). The dispatcher records each attempt before it leaves and its outcome after.
- * B. raw: the same number of POSTs with the same bodies and Standard Webhooks headers, sent with
- *    one undici Agent (keep-alive) to the same receivers with the same concurrency Aerie uses
- *    (4 in flight per receiver), no database.
+ * B. raw: the same number of POSTs with the same bodies (byte for byte the envelopes A sent: the
+ *    same sealed records and delivery ids) and Standard Webhooks headers signed the same way, sent
+ *    with one undici Agent (keep-alive, as Aerie's egress client) to the same receivers with the
+ *    same concurrency Aerie uses (4 in flight per receiver), no database.
  * C. latency under a steady load: `--rate` events/s (default 100, i.e. 1,000 deliveries/s with 10
  *    receivers, below A's capacity) for 5 s, appended one transaction every 100 ms; p95 from
  *    `sealedAt` to arrival. (In A's burst every delivery waits behind the whole backlog, so A's
@@ -31,11 +32,11 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { coreRefs, type AuditService, type Database } from '../core/index.ts';
+import { coreRefs, type AuditLog, type AuditService, type Database } from '../core/index.ts';
 import { TestAerie } from '../test/helpers/harness.ts';
 import { TlsReceiver } from '../test/helpers/tls-receiver.ts';
 import { signInWithOrg } from '../test/helpers/orgs.ts';
-import { signedHeaders } from '../plugins/webhooks/envelope.ts';
+import { envelopeBodies, signedHeaders } from '../plugins/webhooks/envelope.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const arg = (name: string, fallback: number) => {
@@ -98,6 +99,7 @@ try {
   }
   const audit = aerie.kernel.container.resolve<AuditService>(coreRefs.audit.id);
   const db = aerie.kernel.container.resolve<Database>(coreRefs.db.id);
+  const auditLog = aerie.kernel.container.resolve<AuditLog>(coreRefs.auditLog.id);
 
   // A. Aerie.
   const total = EVENTS * RECEIVERS;
@@ -125,15 +127,25 @@ try {
   const timeline = `appended in ${appendedAt - t0} ms; sealed ${sealedTimes[0]! - t0}–${sealedTimes.at(-1)! - t0} ms; arrivals ${firstArrival - t0}–${Math.max(...arrivals.map(([, at]) => at)) - t0} ms after the first append`;
   const outcomes = await aerie.sql<{ outcome: string; n: number }>('select outcome, count(*)::int as n from webhooks.deliveries where org_id = ? group by 1', [org.id]);
 
-  // B. raw undici, same bodies and headers, same receivers, same concurrency.
-  const bodies = Array.from({ length: EVENTS }, (_, n) => JSON.stringify({ id: `msg_${n}`, type: 'bench.event', timestamp: new Date().toISOString(), data: { n, note: 'x'.repeat(200) } }));
+  // B. raw undici: byte for byte the envelopes A sent (the same sealed records, the same delivery
+  // ids), signed the same way, to the same receivers with the same concurrency and keep-alive.
+  const records = await auditLog.records(org.id, { fromSeq: 1, limit: EVENTS + 100 });
+  const bench = records.filter((r) => r.eventType === 'bench.event');
+  const endpointIds = new Map((await aerie.sql<{ id: string; url: string }>('select id, url from webhooks.endpoints where org_id = ?', [org.id])).map((e) => [e.url, e.id]));
+  const deliveryIds = new Map((await aerie.sql<{ id: string; endpoint_id: string; audit_event_id: string }>(
+    'select id, endpoint_id, audit_event_id from webhooks.deliveries where org_id = ?', [org.id])).map((d) => [`${d.endpoint_id}|${d.audit_event_id}`, d.id]));
+  const bodyFor = bench.map((r) => envelopeBodies(r));
+  const idsFor = urls.map((url) => bench.map((r) => deliveryIds.get(`${endpointIds.get(url)}|${r.id}`)!));
+  if (bench.length !== EVENTS || idsFor.some((ids) => ids.some((id) => !id))) throw new Error('B needs every delivery A recorded');
   const agent = new Agent({ connect: { ca: caFiles.map((f) => readFileSync(f, 'utf8')) }, keepAliveTimeout: 4_000 });
   const t1 = Date.now();
   await Promise.all(urls.map(async (url, r) => {
     let next = 0;
     await Promise.all(Array.from({ length: PER_ENDPOINT }, async () => {
       for (let n = next++; n < EVENTS; n = next++) {
-        const res = await request(url, { method: 'POST', dispatcher: agent, body: bodies[n], headers: signedHeaders(secrets[r]!, `msg_${n}`, new Date(), bodies[n]!) });
+        const id = idsFor[r]![n]!;
+        const body = bodyFor[n]!(id);
+        const res = await request(url, { method: 'POST', dispatcher: agent, body, headers: signedHeaders(secrets[r]!, id, new Date(), body) });
         await res.body.dump();
       }
     }));
@@ -168,7 +180,7 @@ try {
   console.log(`A. Aerie (seal → record → send → record): ${rateA.toFixed(0)} deliveries/s (${tA.toFixed(2)} s); outcomes at the last arrival ${JSON.stringify(Object.fromEntries(outcomes.map((o) => [o.outcome, o.n])))}`);
   console.log(`   ${timeline}`);
   console.log(`   seal → arrival: p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms, p99 ${pct(0.99)} ms, max ${lat.at(-1)} ms   (target p95 < 1000 ms)`);
-  console.log(`B. raw undici POSTs, same payloads: ${rateB.toFixed(0)} requests/s (${tB.toFixed(2)} s)`);
+  console.log(`B. raw undici POSTs, the same envelopes: ${rateB.toFixed(0)} requests/s (${tB.toFixed(2)} s)`);
   console.log(`A / B = ${(rateA / rateB).toFixed(2)}   (target ≥ 0.70)`);
   console.log(`C. steady ${RATE} events/s × ${RECEIVERS} receivers for 5 s: ${latC.length} of ${steadyTotal} arrived; seal → arrival p50 ${pctC(0.5)} ms, p95 ${pctC(0.95)} ms, p99 ${pctC(0.99)} ms   (target p95 < 1000 ms)`);
 } finally {

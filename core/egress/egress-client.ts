@@ -58,21 +58,29 @@ export class EgressClient implements Egress {
   private async send(url: string, method: 'GET' | 'POST', options: Partial<EgressPostOptions> & { timeoutMs: number; headers: Record<string, string> }): Promise<EgressResponse> {
     const target = parseTarget(url);
     const started = performance.now();
-    const signal = AbortSignal.timeout(options.timeoutMs);
+    // One timer per request, cleared when the answer is in (`AbortSignal.timeout` would leave a
+    // timer per request to fire later, and a pending signal for the collector): at the time-out it
+    // aborts the request (connect, headers, body); a request undici has queued but not yet
+    // dispatched does not see the signal, so the caller's wait ends 500 ms later whatever the pool does.
+    const controller = new AbortController();
+    const signal = controller.signal;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort(new EgressError('timeout', 'no answer within the time-out'));
+        timer = setTimeout(() => reject(new EgressError('timeout', 'no answer within the time-out')), 500);
+      }, options.timeoutMs);
+    });
     const attempt = (async () => {
       const res = await request(target, {
         method, dispatcher: this.agent, signal, headers: options.headers, body: options.body,
         headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs,
       });
-      const body = await readCapped(res.body, options.maxResponseBytes ?? DEFAULT_RESPONSE_CAP);
+      // An answer without a body (204, 304, `content-length: 0`) is drained without an iterator.
+      const empty = res.statusCode === 204 || res.statusCode === 304 || res.headers['content-length'] === '0';
+      const body = empty ? (await res.body.dump(), Buffer.alloc(0)) : await readCapped(res.body, options.maxResponseBytes ?? DEFAULT_RESPONSE_CAP);
       return { status: res.statusCode, headers: plainHeaders(res.headers), body, latencyMs: performance.now() - started };
     })();
-    // A request undici has queued but not yet dispatched does not see its signal: the caller's
-    // wait is bounded here whatever the pool does.
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new EgressError('timeout', 'no answer within the time-out')), options.timeoutMs + 500);
-    });
     try {
       return await Promise.race([attempt, deadline]);
     } catch (error) {

@@ -6,7 +6,7 @@ export interface DeliveryDto {
   auditEventId: string;
   eventSeq: number;
   eventType: string;
-  /** `sending` (on its way), `succeeded` (2xx), `failed`, `skipped` (breaker tripped first), `unknown` (Aerie stopped mid-way). */
+  /** `sending` (recorded, outcome not yet known), `succeeded` (2xx), `failed`, `skipped` (breaker tripped first), `unknown` (Aerie stopped mid-way). */
   outcome: string;
   httpStatus: number | null;
   latencyMs: number | null;
@@ -18,19 +18,34 @@ export interface DeliveryDto {
 }
 
 /**
- * An endpoint's delivery attempts, newest first, `limit` at a time; `nextCursor` (opaque) continues.
- * The caller has checked that the endpoint is the organization's.
+ * An endpoint's delivery attempts, newest first (by `attemptedAt`, then `id`), `limit` at a time;
+ * `nextCursor` (opaque) continues. Written rows (`succeeded`, `failed`, `skipped`, `unknown`) and the
+ * deliveries of open claims that have no row yet (`sending`: recorded, outcome not yet known) are
+ * listed together, so an attempt is listed from the moment it is recorded; its `attemptedAt` (the
+ * claim's time) and `id` do not change when its outcome is written, so pages stay stable.
+ * The caller has checked that the endpoint is the organization's. An unreadable `after` is ignored.
  */
 export async function listDeliveries(db: Database, orgId: string, endpointId: string, page: { limit: number; after?: string }): Promise<{ deliveries: DeliveryDto[]; nextCursor: string | null }> {
-  let q = db.knex('webhooks.deliveries').where({ orgId, endpointId });
   const after = page.after ? decodeCursor(page.after) : undefined;
-  if (after) q = q.where((w) => w.where('attemptedAt', '<', after.at).orWhere((x) => x.where('attemptedAt', after.at).andWhere('id', '<', after.id)));
-  const rows = await q.orderBy([{ column: 'attemptedAt', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(page.limit + 1).select('*');
+  const rows: Array<Record<string, any>> = (await db.knex.raw(
+    `SELECT * FROM (
+       SELECT id, audit_event_id, event_seq, event_type, outcome, http_status, latency_ms, failure_class, detail, attempted_at, completed_at
+       FROM webhooks.deliveries WHERE org_id = :orgId AND endpoint_id = :endpointId
+       UNION ALL
+       SELECT 'msg_' || c.id || '_' || (u.n - 1), u.event_id, u.seq, u.event_type, 'sending', NULL, NULL, NULL, NULL, c.claimed_at, NULL
+       FROM webhooks.claims c CROSS JOIN LATERAL unnest(c.seqs, c.event_ids, c.event_types) WITH ORDINALITY AS u(seq, event_id, event_type, n)
+       WHERE c.org_id = :orgId AND c.endpoint_id = :endpointId
+         AND NOT EXISTS (SELECT 1 FROM webhooks.deliveries d WHERE d.endpoint_id = c.endpoint_id AND d.audit_event_id = u.event_id)
+     ) a
+     ${after ? 'WHERE (attempted_at, id) < (:at, :id)' : ''}
+     ORDER BY attempted_at DESC, id DESC LIMIT :limit`,
+    { orgId, endpointId, limit: page.limit + 1, ...(after ? { at: after.at, id: after.id } : {}) },
+  )).rows;
   const more = rows.length > page.limit;
   const items = rows.slice(0, page.limit).map((r): DeliveryDto => ({
-    id: r.id, auditEventId: r.auditEventId, eventSeq: Number(r.eventSeq), eventType: r.eventType, outcome: r.outcome,
-    httpStatus: r.httpStatus, latencyMs: r.latencyMs, failureClass: r.failureClass, detail: r.detail,
-    attemptedAt: new Date(r.attemptedAt).toISOString(), completedAt: r.completedAt ? new Date(r.completedAt).toISOString() : null,
+    id: r.id, auditEventId: r.audit_event_id, eventSeq: Number(r.event_seq), eventType: r.event_type, outcome: r.outcome,
+    httpStatus: r.http_status, latencyMs: r.latency_ms, failureClass: r.failure_class, detail: r.detail,
+    attemptedAt: new Date(r.attempted_at).toISOString(), completedAt: r.completed_at ? new Date(r.completed_at).toISOString() : null,
   }));
   const last = items.at(-1);
   return { deliveries: items, nextCursor: more && last ? Buffer.from(`${last.attemptedAt}|${last.id}`).toString('base64url') : null };

@@ -10,26 +10,34 @@ import type { EndpointsService } from './endpoints.service.ts';
 import { envelopeBodies, signedHeaders } from './envelope.ts';
 import { BREAKER_THRESHOLD, OutcomeRecorder, type Outcome } from './outcome-recorder.ts';
 
+/** This process's name on the claims it records (their heartbeat is its own). */
+const OWNER = `${process.pid}-${randomBytes(6).toString('hex')}`;
+
 /** Tuning of the {@link Dispatcher}; the defaults are the documented behaviour. */
 export interface DispatcherOptions {
   /** Delivery time-out in milliseconds (connect, answer and body): 10,000. */
   timeoutMs: number;
   /** How often every organization's chain is looked at (events sealed by other processes): 1,000 ms. */
   pollMs: number;
-  /** Sealed events claimed per organization per transaction: 50 (small, so the first requests leave soon). */
+  /** Sealed events claimed per organization per transaction: 200. */
   batchSize: number;
   /** Requests in flight to one endpoint at once: 4. */
   perEndpointConcurrency: number;
-  /** Claimed deliveries waiting in this process per organization before it claims more: 2,000. */
+  /** Claimed deliveries waiting in this process per organization before it claims more: 20,000. */
   maxQueuedPerOrg: number;
+  /**
+   * Milliseconds without a heartbeat after which a claim counts as abandoned (its process stopped):
+   * its deliveries without an outcome are listed `unknown` and never sent. 60,000.
+   */
+  interruptedAfterMs: number;
 }
 
-export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = { timeoutMs: 10_000, pollMs: 1_000, batchSize: 200, perEndpointConcurrency: 4, maxQueuedPerOrg: 20_000 };
+export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
+  timeoutMs: 10_000, pollMs: 1_000, batchSize: 200, perEndpointConcurrency: 4, maxQueuedPerOrg: 20_000, interruptedAfterMs: 60_000,
+};
 
-/** A delivery 'sending' for longer than this was cut short by a stopped process: it becomes `unknown`. */
-const STALE_AFTER_MS = 10 * 60_000;
-/** How often that sweep runs. */
-const STALE_SWEEP_MS = 60_000;
+/** What an abandoned claim's deliveries without an outcome say. */
+const INTERRUPTED_DETAIL = 'Aerie stopped (or could not record the outcome) after recording the attempt; the delivery is not sent again';
 
 interface LiveEndpoint {
   id: string;
@@ -41,30 +49,30 @@ interface LiveEndpoint {
   consecutiveFailures: number;
 }
 
-interface Delivery {
+/**
+ * One endpoint's share of a claimed batch, as recorded in `webhooks.claims` before any of it is
+ * sent: delivery `i` has the id `msg_{id}_{i}` and carries `records[i]`.
+ */
+interface Claim {
   id: string;
   orgId: string;
   endpointId: string;
-  /** The endpoint's failure counter when the delivery was claimed (seeds its lane). */
-  failuresAtClaim: number;
-  /** The endpoint's URL when the delivery was claimed (checked again by core.egress at connect). */
+  /** The endpoint's URL when the batch was claimed (checked again by core.egress at connect). */
   url: string;
-  body: string;
   secret: string;
-}
-
-/** A delivery row as the claim records it (`sending`). */
-interface Row {
-  id: string;
-  endpointId: string;
-  auditEventId: string;
-  eventSeq: number;
-  eventType: string;
+  /** The endpoint's failure counter when the batch was claimed (seeds its lane). */
+  failuresAtClaim: number;
+  claimedAt: Date;
+  records: SealedAuditRecord[];
+  /** The body of `records[i]` for a delivery id (the record is serialised once for every endpoint). */
+  bodies: Array<(id: string) => string>;
+  /** The next index to send. */
+  next: number;
 }
 
 /** One endpoint's queue in this process: at most `perEndpointConcurrency` requests at once. */
 interface Lane {
-  queue: Delivery[];
+  claims: Claim[];
   active: number;
   /** Failures since the last success, counted as outcomes arrive (the database lags one flush). */
   failures: number;
@@ -75,12 +83,14 @@ interface Lane {
 /**
  * Delivers sealed audit events to webhook endpoints, **at most once**. For each organization with
  * endpoints, one transaction locks its cursor (`FOR UPDATE SKIP LOCKED`, so several Aerie
- * processes share the work), records one `sending` delivery per matching endpoint and event, and
- * advances the cursor; only after that commit do requests leave, through `core.egress`. A process
- * that dies mid-way leaves `sending` rows that are never sent again (they turn `unknown`). No retries.
+ * processes share the work), records one claim per endpoint for the batch ("endpoint E is sent
+ * these chain positions, with these delivery ids") and advances the cursor; only after that commit
+ * do requests leave, through `core.egress`. Each delivery's row is written once, with its outcome,
+ * by the {@link OutcomeRecorder} in batches; the claim goes when its last row is written. The
+ * process keeps a heartbeat on its open claims; a claim without one for `interruptedAfterMs` (its
+ * process died) turns into `unknown` rows for what has no outcome, and is never sent again. No retries.
  * Each endpoint has its own lane, so a slow or hanging receiver delays only its own deliveries;
- * `BREAKER_THRESHOLD` consecutive failures disable it (a success resets the counter). Outcomes are
- * written in batches by the {@link OutcomeRecorder}.
+ * `BREAKER_THRESHOLD` consecutive failures disable it (a success resets the counter).
  * @see docs/api/webhooks.md "Delivery"
  */
 export class Dispatcher {
@@ -96,8 +106,7 @@ export class Dispatcher {
   /** What the next pass covers: named organizations, or all of them. */
   private due: Set<string> | 'all' = new Set();
   private stopped = false;
-  private lastSweepAt = 0;
-  private lastCutoff?: Date;
+  private lastUpkeepAt = 0;
 
   constructor(
     private readonly db: Database,
@@ -123,7 +132,11 @@ export class Dispatcher {
     this.wake();
   }
 
-  /** Stops claiming and sending; waits for requests in flight (each bounded by the time-out) and their outcomes. */
+  /**
+   * Stops claiming and sending; waits for requests in flight (each bounded by the time-out) and
+   * their outcomes. Deliveries still queued are not sent: their claims lose their heartbeat and
+   * turn `unknown` after `interruptedAfterMs`.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.subscription?.unsubscribe();
@@ -158,7 +171,7 @@ export class Dispatcher {
     const scope = this.due;
     this.due = new Set();
     if (scope !== 'all' && scope.size === 0) return;
-    await this.markStale();
+    await this.upkeep();
     let query = this.db.knex('webhooks.cursors').select('orgId', 'seq');
     if (scope !== 'all') query = query.whereIn('orgId', [...scope]);
     const cursors: Array<{ orgId: string; seq: string | number }> = await query;
@@ -180,7 +193,7 @@ export class Dispatcher {
   }
 
   /**
-   * Records the deliveries of the next sealed events and advances the cursor, then sends them.
+   * Records the claims of the next sealed events and advances the cursor, then sends them.
    * @returns whether a full batch was claimed (more may be waiting).
    */
   private async claim(orgId: string, fromSeq: number): Promise<boolean> {
@@ -194,103 +207,135 @@ export class Dispatcher {
       if (!cursor || Number(cursor.seq) !== fromSeq) return []; // another process took this batch
       const endpoints: LiveEndpoint[] = await trx('webhooks.endpoints').where({ orgId, isActive: true }).whereNull('deletedAt')
         .select('id', 'url', 'events', 'secretCiphertext', 'fromSeq', 'createdByOwner', 'consecutiveFailures');
-      const now = this.clock.now();
-      const deliveries: Delivery[] = [];
-      const rows: Row[] = [];
-      const secrets = new Map<string, string>();
-      for (const record of records) {
-        const targets = endpoints.filter((e) => selects(e, record));
-        if (!targets.length) continue;
-        const bodyFor = envelopeBodies(record);
-        const entropy = randomBytes(16 * targets.length);
-        for (const [i, endpoint] of targets.entries()) {
-          const id = `msg_${entropy.subarray(16 * i, 16 * i + 16).toString('base64url')}`;
-          let secret = secrets.get(endpoint.id);
-          if (!secret) secrets.set(endpoint.id, (secret = this.endpoints.secretOf(endpoint.id, endpoint.secretCiphertext)));
-          deliveries.push({ id, orgId, endpointId: endpoint.id, failuresAtClaim: endpoint.consecutiveFailures, url: endpoint.url, body: bodyFor(id), secret });
-          rows.push({ id, endpointId: endpoint.id, auditEventId: record.id, eventSeq: record.seq, eventType: record.eventType });
-        }
+      const claimedAt = this.clock.now();
+      const bodies = new Map<SealedAuditRecord, (id: string) => string>();
+      const claims: Claim[] = [];
+      for (const endpoint of endpoints) {
+        const mine = records.filter((r) => selects(endpoint, r));
+        if (!mine.length) continue;
+        claims.push({
+          id: randomBytes(12).toString('base64url'), orgId, endpointId: endpoint.id, url: endpoint.url,
+          secret: this.endpoints.secretOf(endpoint.id, endpoint.secretCiphertext), failuresAtClaim: endpoint.consecutiveFailures, claimedAt,
+          records: mine, bodies: mine.map((r) => bodies.get(r) ?? bodies.set(r, envelopeBodies(r)).get(r)!), next: 0,
+        });
       }
-      if (rows.length) {
-        // Arrays, not a VALUES list: a handful of parameters whatever the batch size.
+      if (claims.length) {
         await trx.raw(
-          `INSERT INTO webhooks.deliveries (id, org_id, endpoint_id, audit_event_id, event_seq, event_type, outcome, attempted_at)
-           SELECT id, ?::uuid, endpoint_id, audit_event_id, event_seq, event_type, 'sending', ?
-           FROM unnest(?::text[], ?::uuid[], ?::uuid[], ?::bigint[], ?::text[]) AS r(id, endpoint_id, audit_event_id, event_seq, event_type)`,
-          [orgId, now, rows.map((r) => r.id), rows.map((r) => r.endpointId), rows.map((r) => r.auditEventId), rows.map((r) => r.eventSeq), rows.map((r) => r.eventType)],
+          `INSERT INTO webhooks.claims (id, org_id, endpoint_id, seqs, event_ids, event_types, owner, claimed_at, heartbeat_at)
+           SELECT c.id, ?::uuid, c.endpoint_id, c.seqs, c.event_ids, c.event_types, ?, ?, ?
+           FROM json_to_recordset(?::json) AS c(id text, endpoint_id uuid, seqs bigint[], event_ids uuid[], event_types text[])`,
+          [orgId, OWNER, claimedAt, claimedAt, JSON.stringify(claims.map((c) => ({
+            id: c.id, endpoint_id: c.endpointId, seqs: c.records.map((r) => r.seq), event_ids: c.records.map((r) => r.id), event_types: c.records.map((r) => r.eventType),
+          })))],
         );
       }
-      await trx('webhooks.cursors').where({ orgId }).update({ seq: records.at(-1)!.seq, updatedAt: now });
-      return deliveries;
+      await trx('webhooks.cursors').where({ orgId }).update({ seq: records.at(-1)!.seq, updatedAt: claimedAt });
+      return claims;
     });
     // Committed: the attempts are on record. Only now do requests leave.
-    for (const delivery of claimed) this.enqueue(delivery);
+    for (const claim of claimed) {
+      this.recorder.opened(claim.id, claim.records.length);
+      this.enqueue(claim);
+    }
     return records.length === this.options.batchSize;
   }
 
-  private enqueue(delivery: Delivery): void {
-    let lane = this.lanes.get(delivery.endpointId);
-    if (!lane) this.lanes.set(delivery.endpointId, (lane = { queue: [], active: 0, failures: delivery.failuresAtClaim, disabled: false }));
-    lane.queue.push(delivery);
-    this.queuedPerOrg.set(delivery.orgId, (this.queuedPerOrg.get(delivery.orgId) ?? 0) + 1);
-    this.drain(delivery.endpointId, lane);
+  private enqueue(claim: Claim): void {
+    let lane = this.lanes.get(claim.endpointId);
+    if (!lane) this.lanes.set(claim.endpointId, (lane = { claims: [], active: 0, failures: claim.failuresAtClaim, disabled: false }));
+    lane.claims.push(claim);
+    this.queuedPerOrg.set(claim.orgId, (this.queuedPerOrg.get(claim.orgId) ?? 0) + claim.records.length);
+    this.drain(claim.endpointId, lane);
   }
 
   private drain(endpointId: string, lane: Lane): void {
-    // Once stopping, nothing new leaves: what is still queued stays `sending` and turns `unknown`.
-    while (!this.stopped && lane.active < this.options.perEndpointConcurrency && lane.queue.length) {
-      const delivery = lane.queue.shift()!;
+    // Once stopping, nothing new leaves: what is still queued keeps its claim and turns `unknown`.
+    while (!this.stopped && lane.active < this.options.perEndpointConcurrency && lane.claims.length) {
+      const claim = lane.claims[0]!;
+      const index = claim.next++;
+      if (claim.next === claim.records.length) lane.claims.shift();
       lane.active += 1;
-      const run = this.deliver(delivery, lane)
-        .catch((err: unknown) => this.logger.error({ err, deliveryId: delivery.id }, 'a webhook delivery failed unexpectedly'))
-        .finally(() => {
-          lane.active -= 1;
-          this.inFlight.delete(run);
-          const queued = (this.queuedPerOrg.get(delivery.orgId) ?? 1) - 1;
-          if (queued > 0) this.queuedPerOrg.set(delivery.orgId, queued);
-          else this.queuedPerOrg.delete(delivery.orgId);
-          if (queued <= this.options.maxQueuedPerOrg / 2 && this.waitingForRoom.delete(delivery.orgId)) this.wake([delivery.orgId]);
-          if (lane.queue.length) this.drain(endpointId, lane);
-          // An idle lane is dropped: the next claim seeds a new one from the (then written) counter.
-          else if (lane.active === 0) this.lanes.delete(endpointId);
-        });
+      const run = this.deliver(claim, index, lane).then(() => {
+        lane.active -= 1;
+        this.inFlight.delete(run);
+        const queued = (this.queuedPerOrg.get(claim.orgId) ?? 1) - 1;
+        if (queued > 0) this.queuedPerOrg.set(claim.orgId, queued);
+        else this.queuedPerOrg.delete(claim.orgId);
+        if (queued <= this.options.maxQueuedPerOrg / 2 && this.waitingForRoom.delete(claim.orgId)) this.wake([claim.orgId]);
+        if (lane.claims.length) this.drain(endpointId, lane);
+        // An idle lane is dropped: the next claim seeds a new one from the (then written) counter.
+        else if (lane.active === 0) this.lanes.delete(endpointId);
+      });
       this.inFlight.add(run);
     }
   }
 
-  private async deliver(d: Delivery, lane: Lane): Promise<void> {
-    const base = { deliveryId: d.id, orgId: d.orgId, endpointId: d.endpointId };
-    if (lane.disabled) {
-      this.recorder.record({ ...base, outcome: 'skipped', failureClass: 'endpoint_disabled', detail: 'the endpoint was disabled by the circuit breaker before this request left' });
-      return;
-    }
-    const at = this.clock.now();
-    let result: Outcome;
+  /** Sends delivery `index` of `claim` (or skips it when the lane's breaker tripped) and hands its outcome to the recorder. Never rejects. */
+  private async deliver(claim: Claim, index: number, lane: Lane): Promise<void> {
+    const record = claim.records[index]!;
+    const id = `msg_${claim.id}_${index}`;
+    const outcome: Outcome = {
+      deliveryId: id, orgId: claim.orgId, endpointId: claim.endpointId, claimId: claim.id,
+      auditEventId: record.id, eventSeq: record.seq, eventType: record.eventType, attemptedAt: claim.claimedAt, outcome: 'skipped',
+    };
     try {
-      const res = await this.egress.post(d.url, { headers: signedHeaders(d.secret, d.id, at, d.body), body: d.body, timeoutMs: this.options.timeoutMs, maxResponseBytes: 1024 });
-      result = res.status >= 200 && res.status < 300
-        ? { ...base, outcome: 'succeeded', httpStatus: res.status, latencyMs: res.latencyMs }
-        : { ...base, outcome: 'failed', httpStatus: res.status, latencyMs: res.latencyMs, failureClass: res.status >= 300 && res.status < 400 ? 'redirect' : 'http_status', detail: `HTTP ${res.status}` };
-    } catch (error) {
-      if (!(error instanceof EgressError)) throw error;
-      result = { ...base, outcome: 'failed', latencyMs: Date.now() - at.getTime(), failureClass: error.failureClass, detail: error.detail };
+      if (lane.disabled) {
+        outcome.failureClass = 'endpoint_disabled';
+        outcome.detail = 'the endpoint was disabled by the circuit breaker before this request left';
+        return;
+      }
+      const at = this.clock.now();
+      const body = claim.bodies[index]!(id);
+      try {
+        const res = await this.egress.post(claim.url, { headers: signedHeaders(claim.secret, id, at, body), body, timeoutMs: this.options.timeoutMs, maxResponseBytes: 1024 });
+        outcome.httpStatus = res.status;
+        outcome.latencyMs = res.latencyMs;
+        if (res.status >= 200 && res.status < 300) outcome.outcome = 'succeeded';
+        else {
+          outcome.outcome = 'failed';
+          outcome.failureClass = res.status >= 300 && res.status < 400 ? 'redirect' : 'http_status';
+          outcome.detail = `HTTP ${res.status}`;
+        }
+      } catch (error) {
+        if (!(error instanceof EgressError)) {
+          // Not an answer nor a known failure: whether it left is not known (never re-sent, not counted).
+          this.logger.error({ err: error, deliveryId: id }, 'a webhook delivery failed unexpectedly');
+          outcome.outcome = 'unknown';
+          outcome.detail = 'the request failed unexpectedly inside Aerie; whether it reached the endpoint is not known and it is not sent again';
+          return;
+        }
+        outcome.outcome = 'failed';
+        outcome.latencyMs = Date.now() - at.getTime();
+        outcome.failureClass = error.failureClass;
+        outcome.detail = error.detail;
+      }
+      lane.failures = outcome.outcome === 'succeeded' ? 0 : lane.failures + 1;
+      if (lane.failures >= BREAKER_THRESHOLD) lane.disabled = true;
+    } finally {
+      this.recorder.record(outcome);
     }
-    lane.failures = result.outcome === 'succeeded' ? 0 : lane.failures + 1;
-    if (lane.failures >= BREAKER_THRESHOLD) lane.disabled = true;
-    this.recorder.record(result);
   }
 
-  /** Deliveries left `sending` by a process that stopped: never re-sent, marked `unknown`. */
-  private async markStale(): Promise<void> {
-    const now = this.clock.now().getTime();
-    if (now - this.lastSweepAt < STALE_SWEEP_MS) return;
-    const cutoff = new Date(now - STALE_AFTER_MS);
-    // After the first sweep of this process, only the window since the previous cutoff is looked at.
-    let q = this.db.knex('webhooks.deliveries').where({ outcome: 'sending' }).where('attemptedAt', '<', cutoff);
-    if (this.lastCutoff) q = q.where('attemptedAt', '>=', this.lastCutoff);
-    await q.update({ outcome: 'unknown', detail: 'Aerie stopped before the outcome was known; the delivery is not sent again', completedAt: this.clock.now() });
-    this.lastSweepAt = now;
-    this.lastCutoff = cutoff;
+  /**
+   * Keeps this process's open claims alive, and turns claims nobody keeps alive (their process
+   * stopped, or their outcomes could not be written) into `unknown` rows for each of their
+   * deliveries without one; such deliveries are never sent again. At most every quarter of
+   * `interruptedAfterMs` (1–15 s).
+   */
+  private async upkeep(): Promise<void> {
+    const now = this.clock.now();
+    if (now.getTime() - this.lastUpkeepAt < Math.min(15_000, Math.max(1_000, this.options.interruptedAfterMs / 4))) return;
+    this.lastUpkeepAt = now.getTime();
+    const open = this.recorder.openClaims();
+    if (open.length) await this.db.knex.raw('UPDATE webhooks.claims SET heartbeat_at = ? WHERE id = ANY(?::text[])', [now, open]);
+    await this.db.knex.raw(
+      `WITH stale AS (DELETE FROM webhooks.claims WHERE heartbeat_at < ? RETURNING *)
+       INSERT INTO webhooks.deliveries (id, org_id, endpoint_id, audit_event_id, event_seq, event_type, outcome, detail, attempted_at, completed_at)
+       SELECT 'msg_' || s.id || '_' || (u.n - 1), s.org_id, s.endpoint_id, u.event_id, u.seq, u.event_type, 'unknown', ?, s.claimed_at, ?
+       FROM stale s CROSS JOIN LATERAL unnest(s.seqs, s.event_ids, s.event_types) WITH ORDINALITY AS u(seq, event_id, event_type, n)
+       ON CONFLICT (endpoint_id, audit_event_id) DO NOTHING`,
+      [new Date(now.getTime() - this.options.interruptedAfterMs), INTERRUPTED_DETAIL, now],
+    );
   }
 }
 

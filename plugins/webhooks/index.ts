@@ -17,8 +17,10 @@ export default definePlugin({
   },
   init({ endpoints, db, auditLog, audit, egress, clock, events }, ctx) {
     ctx.routes(...endpointRoutes(endpoints, db));
-    const { webhooks } = ctx.pluginConfig<{ webhooks: { timeoutSeconds: number } }>();
-    const dispatcher = new Dispatcher(db, auditLog, audit, endpoints, egress, clock, ctx.logger, { ...DEFAULT_DISPATCHER_OPTIONS, timeoutMs: webhooks.timeoutSeconds * 1000 });
+    const { webhooks } = ctx.pluginConfig<{ webhooks: { timeoutSeconds: number; interruptedAfterSeconds: number } }>();
+    const dispatcher = new Dispatcher(db, auditLog, audit, endpoints, egress, clock, ctx.logger, {
+      ...DEFAULT_DISPATCHER_OPTIONS, timeoutMs: webhooks.timeoutSeconds * 1000, interruptedAfterMs: webhooks.interruptedAfterSeconds * 1000,
+    });
     dispatcher.start(events);
     ctx.onShutdown(() => dispatcher.stop());
   },

@@ -1,25 +1,41 @@
+import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { AuditService, Clock, Database } from '../../core/index.ts';
 
 /** Consecutive failures that disable an endpoint. @see docs/api/webhooks.md "Delivery" */
 export const BREAKER_THRESHOLD = 20;
 
-/** What became of one delivery. */
+/** Outcomes written per statement at most. */
+const MAX_BATCH = 1000;
+/** Milliseconds a busy recorder waits between flushes for more outcomes to gather. */
+const GATHER_MS = 25;
+
+/** What became of one delivery: the row written to `webhooks.deliveries`. */
 export interface Outcome {
   deliveryId: string;
   orgId: string;
   endpointId: string;
-  outcome: 'succeeded' | 'failed' | 'skipped';
+  /** The claim the delivery belongs to (its row is deleted once every delivery in it is written). */
+  claimId: string;
+  auditEventId: string;
+  eventSeq: number;
+  eventType: string;
+  /** When the claim was recorded, before the request left (the row's `attempted_at`). */
+  attemptedAt: Date;
+  /** `unknown`: the request failed inside Aerie, so whether it left is not known (not counted by the breaker). */
+  outcome: 'succeeded' | 'failed' | 'skipped' | 'unknown';
   httpStatus?: number;
+  /** Milliseconds from sending to the end of the answer or the failure. */
   latencyMs?: number;
   failureClass?: string;
   detail?: string;
 }
 
 /**
- * Writes delivery outcomes and moves the endpoints' failure counters, many per transaction: while
- * one flush runs, the next outcomes gather, so the database work per delivery shrinks as the rate
- * grows. Per endpoint, outcomes count in the order they completed: a success resets the counter, and
+ * Writes delivery rows (one insert per delivery, with its outcome) and moves the endpoints' failure
+ * counters, many per transaction: while one flush runs, the next outcomes gather, so the database
+ * work per delivery shrinks as the rate grows. A claim whose deliveries are all written is deleted
+ * in the same transaction. Per endpoint, outcomes count in the order they completed: a success resets the counter, and
  * reaching {@link BREAKER_THRESHOLD} disables the endpoint (the counter stays at the threshold),
  * audited once with actor `system`.
  */
@@ -30,6 +46,8 @@ export class OutcomeRecorder {
   private received = 0;
   private settled = 0;
   private waiters: Array<{ upTo: number; resolve: () => void }> = [];
+  /** Per open claim of this process: its deliveries whose rows are not yet written. */
+  private readonly unwritten = new Map<string, number>();
 
   constructor(
     private readonly db: Database,
@@ -38,6 +56,12 @@ export class OutcomeRecorder {
     private readonly logger: Logger,
   ) {}
 
+  /** Notes a committed claim of `deliveries` deliveries: its row is deleted when the last of their rows is written. */
+  opened(claimId: string, deliveries: number): void {
+    this.unwritten.set(claimId, deliveries);
+  }
+
+  /** Queues `outcome` for the next flush. */
   record(outcome: Outcome): void {
     this.received += 1;
     this.pending.push(outcome);
@@ -57,13 +81,37 @@ export class OutcomeRecorder {
     while (this.running) await this.running;
   }
 
+  /**
+   * The claims this process is still working on (rows not all written), whose heartbeat it keeps
+   * fresh. A claim whose flush failed is dropped from it: its heartbeat stops, and the sweep turns
+   * its unwritten deliveries `unknown`.
+   */
+  openClaims(): string[] {
+    return [...this.unwritten.keys()];
+  }
+
   private async drain(): Promise<void> {
+    let first = true;
     while (this.pending.length) {
-      const batch = this.pending.splice(0, 1000);
+      // After a flush, let outcomes gather a moment: fewer, larger writes (the first goes at once,
+      // and so does one a claim is waiting for).
+      if (!first && this.pending.length < MAX_BATCH && !this.waiters.length) await new Promise((r) => setTimeout(r, GATHER_MS));
+      first = false;
+      const batch = this.pending.splice(0, MAX_BATCH);
+      const perClaim = new Map<string, number>();
+      for (const o of batch) perClaim.set(o.claimId, (perClaim.get(o.claimId) ?? 0) + 1);
       try {
-        await this.flush(batch);
+        // A claim no longer open here (an earlier flush of it failed) is left to the sweep.
+        await this.flush(batch, [...perClaim].filter(([id, n]) => (this.unwritten.get(id) ?? Infinity) <= n).map(([id]) => id));
+        for (const [id, n] of perClaim) {
+          const left = this.unwritten.get(id);
+          if (left === undefined) continue;
+          if (left > n) this.unwritten.set(id, left - n);
+          else this.unwritten.delete(id);
+        }
       } catch (err) {
-        // The attempts stay `sending` (and turn `unknown` later): never re-sent, never lost silently.
+        // Never re-sent, never lost silently: these claims are left to the sweep (`unknown`).
+        for (const id of perClaim.keys()) this.unwritten.delete(id);
         this.logger.error({ err, deliveries: batch.length }, 'recording webhook outcomes failed');
       }
       this.settled += batch.length;
@@ -71,25 +119,47 @@ export class OutcomeRecorder {
     }
   }
 
-  private async flush(batch: Outcome[]): Promise<void> {
+  /** Writes `batch` and deletes the claims in `done` (whose last rows these are), in one transaction. */
+  private async flush(batch: Outcome[], done: string[]): Promise<void> {
     const now = this.clock.now();
+    // One JSON parameter whatever the batch size (serialised natively, parsed once by PostgreSQL).
+    const rows = JSON.stringify(batch.map((o) => ({
+      id: o.deliveryId, org_id: o.orgId, endpoint_id: o.endpointId, audit_event_id: o.auditEventId, event_seq: o.eventSeq, event_type: o.eventType,
+      outcome: o.outcome, http_status: o.httpStatus ?? null, latency_ms: o.latencyMs === undefined ? null : Math.round(o.latencyMs),
+      failure_class: o.failureClass ?? null, detail: o.detail ?? null, attempted_at: o.attemptedAt.toISOString(),
+    })));
+    const runs = runsByEndpoint(batch);
+    const resets = [...runs].filter(([, run]) => run.reset && run.trailingFailures === 0);
+    // The rows, the finished claims and the counters successes reset, in one statement (atomic
+    // without a transaction). A row already there is one the sweep wrote `unknown` while this
+    // process was unresponsive: the outcome now known replaces it.
+    const write = (knex: Knex | Knex.Transaction) => knex.raw(
+      `WITH written AS (
+         INSERT INTO webhooks.deliveries (id, org_id, endpoint_id, audit_event_id, event_seq, event_type, outcome, http_status, latency_ms, failure_class, detail, attempted_at, completed_at)
+         SELECT id, org_id, endpoint_id, audit_event_id, event_seq, event_type, outcome, http_status, latency_ms, failure_class, detail, attempted_at, ?
+         FROM json_to_recordset(?::json) AS v(id text, org_id uuid, endpoint_id uuid, audit_event_id uuid, event_seq bigint, event_type text, outcome text,
+           http_status int, latency_ms int, failure_class text, detail text, attempted_at timestamptz)
+         ON CONFLICT (endpoint_id, audit_event_id) DO UPDATE SET outcome = excluded.outcome, http_status = excluded.http_status, latency_ms = excluded.latency_ms,
+           failure_class = excluded.failure_class, detail = excluded.detail, completed_at = excluded.completed_at
+         WHERE webhooks.deliveries.outcome = 'unknown'
+         RETURNING 1
+       ), finished AS (
+         DELETE FROM webhooks.claims WHERE id = ANY(?::text[]) RETURNING 1
+       ), reset AS (
+         UPDATE webhooks.endpoints SET consecutive_failures = 0
+         WHERE (org_id, id) IN (SELECT * FROM unnest(?::uuid[], ?::uuid[])) AND consecutive_failures > 0 RETURNING 1
+       )
+       SELECT (SELECT count(*) FROM written) AS written`,
+      [now, rows, done, resets.map(([, run]) => run.orgId), resets.map(([id]) => id)],
+    );
+    const failing = [...runs].filter(([, run]) => run.trailingFailures > 0);
+    if (!failing.length) {
+      await write(this.db.knex);
+      return;
+    }
     await this.db.transaction(async (trx) => {
-      // Arrays, not a VALUES list: eight parameters whatever the batch size.
-      await trx.raw(
-        `UPDATE webhooks.deliveries AS d SET outcome = v.outcome, http_status = v.http_status, latency_ms = v.latency_ms,
-           failure_class = v.failure_class, detail = v.detail, completed_at = ?
-         FROM unnest(?::text[], ?::uuid[], ?::text[], ?::int[], ?::int[], ?::text[], ?::text[])
-           AS v(id, org_id, outcome, http_status, latency_ms, failure_class, detail)
-         WHERE d.id = v.id AND d.org_id = v.org_id`,
-        [now, batch.map((o) => o.deliveryId), batch.map((o) => o.orgId), batch.map((o) => o.outcome), batch.map((o) => o.httpStatus ?? null),
-          batch.map((o) => (o.latencyMs === undefined ? null : Math.round(o.latencyMs))), batch.map((o) => o.failureClass ?? null), batch.map((o) => o.detail ?? null)] as never[],
-      );
-      const resets: Array<[string, string]> = [];
-      for (const [endpointId, run] of runsByEndpoint(batch)) {
-        if (run.trailingFailures === 0) {
-          if (run.reset) resets.push([run.orgId, endpointId]);
-          continue;
-        }
+      await write(trx);
+      for (const [endpointId, run] of failing) {
         const [row] = await trx('webhooks.endpoints').where({ orgId: run.orgId, id: endpointId, isActive: true })
           .update({ consecutiveFailures: trx.raw(`LEAST(?, ${run.reset ? '0' : 'consecutive_failures'} + ?)`, [BREAKER_THRESHOLD, run.trailingFailures]) })
           .returning(['consecutiveFailures']);
@@ -100,7 +170,6 @@ export class OutcomeRecorder {
           businessData: { endpointId, reason: 'circuit_breaker', consecutiveFailures: row.consecutiveFailures },
         });
       }
-      if (resets.length) await trx('webhooks.endpoints').whereIn(['orgId', 'id'], resets).where('consecutiveFailures', '>', 0).update({ consecutiveFailures: 0 });
     });
   }
 }
@@ -109,7 +178,7 @@ export class OutcomeRecorder {
 function runsByEndpoint(batch: Outcome[]): Map<string, { orgId: string; reset: boolean; trailingFailures: number }> {
   const runs = new Map<string, { orgId: string; reset: boolean; trailingFailures: number }>();
   for (const o of batch) {
-    if (o.outcome === 'skipped') continue;
+    if (o.outcome === 'skipped' || o.outcome === 'unknown') continue;
     let run = runs.get(o.endpointId);
     if (!run) runs.set(o.endpointId, (run = { orgId: o.orgId, reset: false, trailingFailures: 0 }));
     if (o.outcome === 'succeeded') {

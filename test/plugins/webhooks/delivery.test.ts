@@ -20,7 +20,7 @@ describe.skipIf(!hasOpenssl)('webhooks: delivery of sealed events to a local HTT
 
   beforeAll(async () => {
     receiver = await TlsReceiver.start();
-    aerie = await TestAerie.start({ overrides: { 'egress.allowLoopback': true, 'egress.caFiles': [receiver.caFile], 'webhooks.timeoutSeconds': 1 } });
+    aerie = await TestAerie.start({ overrides: { 'egress.allowLoopback': true, 'egress.caFiles': [receiver.caFile], 'webhooks.timeoutSeconds': 1, 'webhooks.interruptedAfterSeconds': 8 } });
     acme = await signInWithOrg(aerie, 'owner@acme.test', 'acme');
     globex = await signInWithOrg(aerie, 'owner@globex.test', 'globex');
     admin = await addMembership(aerie, acme, 'admin@acme.test', 'Admin');
@@ -178,6 +178,30 @@ describe.skipIf(!hasOpenssl)('webhooks: delivery of sealed events to a local HTT
     await emit(acme, 'test.breaker');
     const after = await settled(ep.id, 46);
     expect(after.at(-1).outcome).toBe('succeeded');
+  });
+
+  it('lists a claimed attempt as sending until its outcome is written; a claim nobody keeps alive turns unknown and is never sent', async () => {
+    const ep = await register(acme, ['test.claim.delivered'], acme.owner, '/claim');
+    await emit(acme, 'test.claim.a', 'test.claim.b'); // not selected: the dispatcher leaves them alone
+    const events = await aerie.sql("select id, seq, event_type from core.audit_events where org_id = ? and event_type like 'test.claim.%' order by seq", [acme.id]);
+    // As a running process (heartbeat fresh) and a stopped one (heartbeat long gone) leave their claims.
+    const claim = (id: string, e: any, heartbeat: string) => aerie.sql(
+      `insert into webhooks.claims (id, org_id, endpoint_id, seqs, event_ids, event_types, owner, claimed_at, heartbeat_at)
+       values (?, ?, ?, array[?]::bigint[], array[?]::uuid[], array[?]::text[], 'test', now(), ?)`, [id, acme.id, ep.id, e.seq, e.id, e.event_type, heartbeat]);
+    await claim('liveClaimAAAAAAA', events[0], '2999-01-01T00:00:00Z');
+    await claim('goneClaimBBBBBBB', events[1], '2000-01-01T00:00:00Z');
+    const list = async () => (await aerie.request('GET', `/api/org/acme/webhook-endpoints/${ep.id}/deliveries`, { token: acme.owner })).body.deliveries as any[];
+    expect((await list()).find((d) => d.id === 'msg_liveClaimAAAAAAA_0')).toMatchObject({
+      auditEventId: events[0].id, eventSeq: Number(events[0].seq), eventType: 'test.claim.a', outcome: 'sending', httpStatus: null, completedAt: null,
+    });
+    const deadline = Date.now() + 30_000;
+    while (!(await list()).some((d) => d.id === 'msg_goneClaimBBBBBBB_0' && d.outcome === 'unknown') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const listed = await list();
+    expect(listed.find((d) => d.id === 'msg_goneClaimBBBBBBB_0')).toMatchObject({ auditEventId: events[1].id, outcome: 'unknown', detail: expect.stringContaining('not sent again'), completedAt: expect.any(String) });
+    expect(listed.find((d) => d.id === 'msg_liveClaimAAAAAAA_0')).toMatchObject({ outcome: 'sending' });
+    expect(await aerie.sql('select id from webhooks.claims where endpoint_id = ?', [ep.id])).toEqual([{ id: 'liveClaimAAAAAAA' }]);
+    expect(forPath('/claim')).toEqual([]);
+    await aerie.sql('delete from webhooks.claims where id = ?', ['liveClaimAAAAAAA']);
   });
 
   it('pages the delivery list newest first with an opaque cursor', async () => {
