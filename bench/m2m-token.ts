@@ -17,7 +17,13 @@
  *    (same service call), so the ratio isolates token verification and the per-request revocation
  *    and key-status check.
  * Also shown, to read the numbers: `GET /healthz`, the kernel's HTTP floor (no database, no auth), and
- * the CPU time the serving process spends per request (Linux `/proc`).
+ * the CPU time the serving process spends per request (Linux `/proc`). Two reference routes split
+ * issuance's CPU (docs/api/keys.md, "Benchmarks"): E. `POST /api/bench/post`, the token route's
+ * body, schema and headers answered with a constant body of a token answer's size (the kernel's POST
+ * path, no signing); F. the same plus one RS256 signature of a same-size input, made with
+ * asynchronous `crypto.sign` on libuv's thread pool (what signing off the event loop would cost and
+ * give). And the Aerie process's idle CPU (its timers: audit sealing, webhooks), measured before the
+ * load: every target pays it per second, so a slow target pays more of it per request.
  * Targets, stated in CPU per token of the serving process, which the machine's core count (and a
  * load generator sharing those cores) does not distort:
  * 1. Aerie's CPU per issued token ≤ raw signing CPU per signature (B, one thread, synchronous,
@@ -30,8 +36,9 @@
  *
  * Aerie and oidc-provider each run as a separate child process (logs at `warn`), autocannon runs
  * here. Every target gets a warm-up, then the targets are measured in interleaved rounds (A, C, D,
- * D-open, HTTP floor, B; repeated), so that other load on the machine hits them alike; each target's
- * best round is compared (the median is printed too). Bounded: about 90 s with the defaults.
+ * D-open, HTTP floor, E, F, B; repeated), so that other load on the machine hits them alike; each
+ * target's best round is compared (the median is printed too). Bounded: about 2 minutes with the
+ * defaults.
  *
  * Run: eval "$(bash .ci/pg-server.sh)"; node --import tsx bench/m2m-token.ts; bash .ci/pg-server.sh stop $PGTMP
  * (uses `TEST_DATABASE_URL` or `DATABASE_URL`: a role that may create databases). Options:
@@ -155,6 +162,10 @@ async function main(): Promise<void> {
   const machineToken = issued.accessToken as string;
   await call(base, 'GET', '/api/org/bench/bench/ping', machineToken, undefined, 200);
   await call(base, 'GET', '/api/bench/bench/ping', undefined, undefined, 200);
+  const probe = await call(base, 'POST', '/api/bench/post', undefined, JSON.parse(tokenBody), 200);
+  // Within a few bytes (claims vary in length): a reference answer of another size would not be one.
+  if (Math.abs(JSON.stringify(probe).length - JSON.stringify(issued).length) > 64) throw new Error(`the POST reference answers ${JSON.stringify(probe).length} bytes, the token route ${JSON.stringify(issued).length}`);
+  await call(base, 'POST', '/api/bench/post-pool', undefined, JSON.parse(tokenBody), 200);
   const oidcBody = 'grant_type=client_credentials&scope=bench.read';
   const oidcHeaders = { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('bench:bench-secret').toString('base64')}` };
   const peer = await (await fetch(`http://127.0.0.1:${oidcPort}/token`, { method: 'POST', headers: oidcHeaders, body: oidcBody })).json() as { access_token?: string };
@@ -167,9 +178,12 @@ async function main(): Promise<void> {
     protected: [{ url: `${base}/api/org/bench/bench/ping`, method: 'GET', headers: { authorization: `Bearer ${machineToken}` } }, aeriePid],
     open: [{ url: `${base}/api/bench/bench/ping`, method: 'GET' }, aeriePid],
     floor: [{ url: `${base}/healthz`, method: 'GET' }, aeriePid],
+    post: [{ url: `${base}/api/bench/post`, method: 'POST', headers: { 'content-type': 'application/json' }, body: tokenBody }, aeriePid],
+    postPool: [{ url: `${base}/api/bench/post-pool`, method: 'POST', headers: { 'content-type': 'application/json' }, body: tokenBody }, aeriePid],
   };
+  const idleCpu = await idleCpuMsPerSecond(aeriePid, 3000);
   for (const [t] of Object.values(targets)) await load(t, WARMUP_SECONDS);
-  const runs: Record<string, Rate[]> = { token: [], oidc: [], protected: [], open: [], floor: [] };
+  const runs: Record<string, Rate[]> = { token: [], oidc: [], protected: [], open: [], floor: [], post: [], postPool: [] };
   const raw: number[] = [];
   const rawOneThread: number[] = [];
   const rawCpuUs: number[] = [];
@@ -204,6 +218,9 @@ async function main(): Promise<void> {
   row('Aerie GET /api/org/{slug}/bench/ping, machine token', runs.protected);
   row('Aerie same handler without auth', runs.open);
   row('Aerie GET /healthz (HTTP floor: no database, no auth)', runs.floor);
+  row('  (reference: the token route\'s POST, constant answer)', runs.post);
+  row('  (reference: the same + crypto.sign on libuv\'s pool)', runs.postPool);
+  console.log(`${'  (reference: Aerie idle, CPU per second)'.padEnd(54)} ${idleCpu === undefined ? '-' : `${idleCpu.toFixed(1)} ms`}`);
   console.log('');
   const ratio = (label: string, a: Rate[], b: number[], target: number) => {
     const value = Math.max(...a.map((r) => r.rps)) / Math.max(...b);
@@ -216,7 +233,12 @@ async function main(): Promise<void> {
   const budget = median(rawCpuUs) + 1.5 * cpuOf(runs.floor);
   const cpuRatio = tokenCpu / budget;
   console.log(`${'CPU per token / (raw signing + 1.5 × /healthz floor)'.padEnd(54)} ${cpuRatio.toFixed(2).padStart(6)}  ${''.padStart(7)}   ${tokenCpu.toFixed(0)} µs / (${median(rawCpuUs).toFixed(0)} + 1.5 × ${cpuOf(runs.floor).toFixed(0)} = ${budget.toFixed(0)} µs)  target ≤ 1.00  ${cpuRatio <= 1 ? 'met' : 'NOT MET'}`);
+  const postCpu = cpuOf(runs.post);
+  const idlePerToken = idleCpu === undefined ? Number.NaN : (idleCpu * 1000) / median(runs.token.map((r) => r.rps));
+  console.log(`${'  (reference: CPU per token, split)'.padEnd(54)} signing ${median(rawCpuUs).toFixed(0)} + HTTP floor ${cpuOf(runs.floor).toFixed(0)} + POST path ${(postCpu - cpuOf(runs.floor)).toFixed(0)} + the rest ${(tokenCpu - postCpu - median(rawCpuUs)).toFixed(0)} µs (idle timers at the token rate: ${idlePerToken.toFixed(0)} µs)`);
+  console.log(`${'  (reference: the same ratio for POST + pool signing)'.padEnd(54)} ${(cpuOf(runs.postPool) / budget).toFixed(2).padStart(6)}            ${cpuOf(runs.postPool).toFixed(0)} µs / ${budget.toFixed(0)} µs`);
   ratio('token issuance / oidc-provider', runs.token, runs.oidc.map((r) => r.rps), 1.5);
+  console.log(`${'  (reference: POST + pool signing / oidc-provider)'.padEnd(54)} ${(Math.max(...runs.postPool.map((r) => r.rps)) / Math.max(...runs.oidc.map((r) => r.rps))).toFixed(2).padStart(6)}× ${(median(runs.postPool.map((r) => r.rps)) / median(runs.oidc.map((r) => r.rps))).toFixed(2).padStart(6)}×`);
   console.log(`${'  (reference: oidc-provider CPU per token / Aerie\'s)'.padEnd(54)} ${(cpuOf(runs.oidc) / tokenCpu).toFixed(2).padStart(6)}×`);
   const vsRaw = (xs: number[]) => Math.max(...runs.token.map((r) => r.rps)) / Math.max(...xs);
   console.log(`${'  (reference: issuance / raw signing, pool | one thread)'.padEnd(54)} ${vsRaw(raw).toFixed(2).padStart(6)}× ${vsRaw(rawOneThread).toFixed(2).padStart(6)}×   no target (see above)`);
@@ -281,9 +303,19 @@ function processCpuMs(pid: number): number | undefined {
   }
 }
 
+/** CPU milliseconds per second the process spends with no request to serve, or undefined off Linux. */
+async function idleCpuMsPerSecond(pid: number, ms: number): Promise<number | undefined> {
+  const before = processCpuMs(pid);
+  await new Promise((r) => setTimeout(r, ms));
+  const after = processCpuMs(pid);
+  return before === undefined || after === undefined ? undefined : ((after - before) * 1000) / ms;
+}
+
 /**
  * The bench plugin, written to a temporary folder and loaded through `AERIE_PLUGIN_PATHS`: one handler
- * mounted twice, under a machine token on `/api/org/{slug}/…` and without auth.
+ * mounted twice, under a machine token on `/api/org/{slug}/…` and without auth; and the two POST
+ * references (the token route's body schema; a constant answer of a token answer's size, signed on
+ * libuv's pool or not).
  */
 function writeBenchPlugin(dataDir: string): string {
   const dir = join(dataDir, 'plugins', 'bench-probe');
@@ -295,9 +327,17 @@ function writeBenchPlugin(dataDir: string): string {
   }));
   const core = JSON.stringify(join(REPO, 'core/index.ts'));
   const orgsApi = JSON.stringify(join(REPO, 'plugins/orgs/api.ts'));
+  const tokenBodySchema = JSON.stringify(join(REPO, 'plugins/keys/schemas/m2m-token.body.ts'));
   writeFileSync(join(dir, 'index.ts'), `
-import { definePlugin, notFound, route } from ${core};
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { definePlugin, notFound, reply, route } from ${core};
 import { orgsRefs } from ${orgsApi};
+import { m2mTokenBody } from ${tokenBodySchema};
+const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 0x10001 });
+// A token answer's size: header and claims (${SIGNING_INPUT.length} bytes encoded) and a 342-character signature.
+const SIGNING_INPUT = Buffer.from('e'.repeat(110) + '.' + 'p'.repeat(${SIGNING_INPUT.length - 111}));
+const answer = (signature: string) => reply(200, { accessToken: SIGNING_INPUT.toString() + '.' + signature, tokenType: 'Bearer', expiresIn: 300, org: 'bench' }, { 'cache-control': 'no-store', pragma: 'no-cache' });
+const signOnPool = () => new Promise<Buffer>((done, fail) => sign('sha256', SIGNING_INPUT, privateKey, (err, sig) => (err ? fail(err) : done(sig))));
 export default definePlugin({
   id: 'bench-probe',
   deps: { organizations: orgsRefs.organizations },
@@ -306,6 +346,9 @@ export default definePlugin({
     ctx.routes(
       route({ method: 'GET', path: '/api/org/{slug}/bench/ping', auth: 'machineToken', org: true, scope: 'org.bench.read',
         handler: ({ org, principal }) => ping(org!.org, principal!.id) }),
+      route({ method: 'POST', path: '/api/bench/post', auth: 'public', body: m2mTokenBody, handler: async () => answer('s'.repeat(342)) }),
+      route({ method: 'POST', path: '/api/bench/post-pool', auth: 'public', body: m2mTokenBody,
+        handler: async () => answer((await signOnPool()).toString('base64url')) }),
       route({ method: 'GET', path: '/api/bench/{slug}/ping', auth: 'public',
         handler: async ({ params }) => {
           const org = await organizations.findBySlug(String(params.slug));
