@@ -50,10 +50,10 @@ const LOCK_HEAD = `insert into core.audit_heads (org_id, seq, chain_hash, update
 
 /** One statement for PGlite (and any driver without COPY): the batch as one JSON parameter. */
 const INSERT_SEALED = `insert into core.audit_events (${COLUMNS})
-  select r.id, r.org_id, r.seq, r.event_type, r.occurred_at, r.actor_type, r.actor_id, r.app_group_id, r.business_data,
+  select r.id, r.org_id, r.seq, r.event_type, r.occurred_at, r.actor_type, r.actor_id, r.app_group_id, r.business_data::jsonb,
     r.payload_hash, r.prev_hash, r.chain_hash, r.sealed_at, 2
   from jsonb_to_recordset(?::jsonb) as r(id uuid, org_id uuid, seq bigint, event_type text, occurred_at timestamptz, actor_type text,
-    actor_id text, app_group_id text, business_data jsonb, payload_hash text, prev_hash text, chain_hash text, sealed_at timestamptz)`;
+    actor_id text, app_group_id text, business_data text, payload_hash text, prev_hash text, chain_hash text, sealed_at timestamptz)`;
 
 /**
  * `core.audit.ingest`, see the file comment.
@@ -129,15 +129,22 @@ export class AuditIngestor {
     const { pool, poolThreshold = Infinity } = this.options;
     if (pool && prepared.length >= poolThreshold) return pool().payloadHashesV2(JSON.stringify(prepared.map(toHashable)));
     let out = '';
-    for (let i = 0; i < prepared.length; i++) out += payloadHashV2Canonical(toHashable(prepared[i]), canonical[i]);
+    for (let i = 0; i < prepared.length; i++) {
+      const p = prepared[i];
+      out += payloadHashV2Canonical({
+        id: p.id, orgId: p.org_id, eventType: p.event_type, occurredAt: p.occurred_at.toISOString(), actor: { type: p.actor_type, id: p.actor_id },
+        appGroupId: p.app_group_id,
+      }, canonical[i]);
+    }
     return out;
   }
 
   private async write(trx: Knex.Transaction, batch: SealedBatch): Promise<void> {
     const n = batch.events.length;
     if (this.db.kind !== 'pg') {
+      // businessData as the canonical text that was hashed, never re-serialized from the object.
       const rows = batch.events.map((p, i) => ({
-        ...p, seq: batch.firstSeq + i, payload_hash: batch.payloadHashes.slice(i * 64, i * 64 + 64), prev_hash: batch.links[i].prevHash,
+        ...p, business_data: batch.canonical[i], seq: batch.firstSeq + i, payload_hash: batch.payloadHashes.slice(i * 64, i * 64 + 64), prev_hash: batch.links[i].prevHash,
         chain_hash: batch.links[i].chainHash, sealed_at: batch.sealedAt,
       }));
       await trx.raw(INSERT_SEALED, [JSON.stringify(rows)]);

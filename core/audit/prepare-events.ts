@@ -52,10 +52,11 @@ export function prepareEvents(events: AuditEventInput[], now: Date, options: App
   const scope = currentRequest();
   const defaultActor = actorOf(scope?.principal);
   const rows = events.map((e, i) => {
-    // Written as JSON text (a Date as its ISO text, undefined members dropped): the values `canonical` holds.
-    const businessData: Record<string, unknown> = { ...(e.businessData ?? {}) };
+    // Written as JSON text (a Date as its ISO text, undefined members dropped): the values `canonical`
+    // holds. The caller's object is not copied (nothing here changes it) unless a seal marker is added.
+    let businessData: Record<string, unknown> = e.businessData ?? {};
     if (scope?.humanSeal) {
-      businessData._humanSeal = { ...scope.humanSeal };
+      businessData = { ...businessData, _humanSeal: { ...scope.humanSeal } };
       canonical[i] = canonicalJson(businessData);
     }
     const actor = e.actor ?? defaultActor;

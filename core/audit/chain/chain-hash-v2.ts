@@ -105,9 +105,12 @@ export function payloadHashV2(event: AuditEventV2): string {
  * @throws as {@link payloadV2Of}.
  * @see docs/audit.md
  */
-export function payloadHashV2Canonical(event: AuditEventV2, canonicalBusinessData: string): string {
-  return hash('sha256', canonicalPayloadV2(payloadV2Of({ ...event, businessData: {} }), canonicalBusinessData), 'hex');
+export function payloadHashV2Canonical(event: Omit<AuditEventV2, 'businessData'> & { businessData?: unknown }, canonicalBusinessData: string): string {
+  return hash('sha256', canonicalPayloadV2(payloadV2Of({ ...event, businessData: NO_DATA }), canonicalBusinessData), 'hex');
 }
+
+/** Stands in for `businessData` where its canonical text is given (never hashed itself). */
+const NO_DATA = Object.freeze({}) as AuditEventV2['businessData'];
 
 /**
  * RFC 8785 text of a version 2 payload, composed around the canonical `businessData`: every other
