@@ -96,6 +96,14 @@ export class KernelAuditLog implements AuditLog {
     return rows as Array<{ orgId: string; day: string }>;
   }
 
+  async purgeRange(trx: Knex.Transaction, orgId: string, fromSeq: number, throughSeq: number): Promise<number> {
+    const { rows } = await trx.raw(
+      'with purged as (delete from core.audit_events where org_id = ? and seq >= ? and seq <= ? returning 1) select count(*)::int as n from purged',
+      [orgId, fromSeq, throughSeq],
+    );
+    return Number(rows[0].n);
+  }
+
   async signCheckpoint(record: SealedAuditRecord): Promise<void> {
     await this.checkpointer.signHead({ orgId: record.orgId, seq: record.seq, chainHash: record.chainHash, sealedAt: record.sealedAt });
   }

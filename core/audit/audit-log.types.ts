@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { JSONWebKeySet } from 'jose';
 import type { SealedAuditRecord } from './chain/index.ts';
 
@@ -70,4 +71,11 @@ export interface AuditLog {
    * organization then day; `day` is `YYYY-MM-DD`.
    */
   sealedDays(from: Date, to: Date): Promise<Array<{ orgId: string; day: string }>>;
+  /**
+   * Deletes the organization's records with `fromSeq <= seq <= throughSeq` from `core.audit_events`
+   * inside `trx`, and answers how many were deleted. Only for retention enforcement: the caller has
+   * archived and verified those records and records the purge horizon in the same transaction
+   * (docs/audit.md "Retention"). Heads and checkpoints are kept.
+   */
+  purgeRange(trx: Knex.Transaction, orgId: string, fromSeq: number, throughSeq: number): Promise<number>;
 }

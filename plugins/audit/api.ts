@@ -7,9 +7,13 @@ import { createServiceRef, type SealedAuditRecord } from '../../core/index.ts';
 import type { AuditVisibility } from './visibility.ts';
 import type { StoredChainReport, StoredRecordVerification } from './stored-verification.ts';
 import type { DayFileArchive } from './day-files.ts';
+import type { PurgeHorizon } from './purge-horizon.ts';
+import type { RetentionEnforcer } from './retention-job.ts';
 
 export type { AuditVisibility } from './visibility.ts';
 export type { CheckpointStatus, StoredChainReport, StoredRecordVerification } from './stored-verification.ts';
+export type { PurgeHorizon } from './purge-horizon.ts';
+export type { RetentionEnforcer, RetentionOrgReport } from './retention-job.ts';
 export type { CompactionReport, CompactOutcome, DayFileArchive, DayFileRow } from './day-files.ts';
 
 /** A sealed event as the query API shows it (no hashes). @see docs/audit.md */
@@ -59,17 +63,24 @@ export interface AuditQueryService {
   oldestOccurredAt(orgId: string): Promise<Date | undefined>;
   /** Verifies one stored record: its hashes, link and nearest checkpoint. */
   verifyRecord(record: SealedAuditRecord): Promise<StoredRecordVerification>;
-  /** Walks an organization's stored chain from `fromSeq` (default 1) against `jwks` (default: this server's). */
+  /**
+   * Walks an organization's stored chain from `fromSeq` (default 1) against `jwks` (default: this
+   * server's); after a retention purge it starts at the purge horizon (docs/audit.md "Retention").
+   */
   verifyChain(orgId: string, options?: { fromSeq?: number; jwks?: JSONWebKeySet }): Promise<StoredChainReport>;
   /** One UTC day (`YYYY-MM-DD`) as a JSONL export file. @throws RangeError for a malformed day. */
   exportDay(orgId: string, day: string): Promise<string>;
   /** The platform audit JWKS. */
   jwks(): Promise<JSONWebKeySet>;
+  /** The organization's purge horizon (hot rows purged through it), or undefined. @see docs/audit.md "Retention" */
+  purgeHorizon(orgId: string): Promise<PurgeHorizon | undefined>;
 }
 
 export const auditRefs = {
   query: createServiceRef<AuditQueryService>('audit.query'),
   /** The audit archive: Parquet day files in `core.blob` and their manifest (docs/audit.md "Archive: day files"). */
   dayFiles: createServiceRef<DayFileArchive>('audit.dayFiles'),
+  /** Retention enforcement: notices to Owners and the purge of archived days (docs/audit.md "Retention"). */
+  retention: createServiceRef<RetentionEnforcer>('audit.retention'),
 };
 

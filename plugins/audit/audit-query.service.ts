@@ -1,10 +1,11 @@
 import type { JSONWebKeySet } from 'jose';
-import { coreRefs, inject, injectable, type AuditLog, type SealedAuditRecord } from '../../core/index.ts';
+import { coreRefs, inject, injectable, type AuditLog, type Database, type SealedAuditRecord } from '../../core/index.ts';
 import type { AuditEventItem, AuditEventPage, AuditPageRequest, AuditQueryService } from './api.ts';
 import { auditErrors } from './errors.ts';
 import { exportDay } from './export-day.ts';
 import { verifyStoredChain, verifyStoredRecord, type StoredChainReport, type StoredRecordVerification } from './stored-verification.ts';
 import type { AuditVisibility } from './visibility.ts';
+import { readPurgeHorizon, type PurgeHorizon } from './purge-horizon.ts';
 
 /** Only the owner sees these event types, on every path. @see docs/audit.md */
 const OWNER_ONLY_PREFIXES = ['payment.'];
@@ -30,7 +31,7 @@ export function toAuditEventItem(r: SealedAuditRecord): AuditEventItem {
 /** {@link AuditQueryService} over the kernel's `core.auditLog`. */
 @injectable()
 export class AuditQueries implements AuditQueryService {
-  constructor(@inject(coreRefs.auditLog.id) private readonly log: AuditLog) {}
+  constructor(@inject(coreRefs.auditLog.id) private readonly log: AuditLog, @inject(coreRefs.db.id) private readonly db: Database) {}
 
   async page(orgId: string, v: AuditVisibility, request: AuditPageRequest): Promise<AuditEventPage> {
     const records = await this.log.search(orgId, {
@@ -58,11 +59,15 @@ export class AuditQueries implements AuditQueryService {
   }
 
   async verifyRecord(record: SealedAuditRecord): Promise<StoredRecordVerification> {
-    return verifyStoredRecord(this.log, record, await this.log.jwks());
+    return verifyStoredRecord(this.log, record, await this.log.jwks(), await readPurgeHorizon(this.db.knex, record.orgId));
   }
 
   async verifyChain(orgId: string, options: { fromSeq?: number; jwks?: JSONWebKeySet } = {}): Promise<StoredChainReport> {
-    return verifyStoredChain(this.log, orgId, options.jwks ?? (await this.log.jwks()), options.fromSeq ?? 1);
+    return verifyStoredChain(this.log, orgId, options.jwks ?? (await this.log.jwks()), options.fromSeq ?? 1, await readPurgeHorizon(this.db.knex, orgId));
+  }
+
+  purgeHorizon(orgId: string): Promise<PurgeHorizon | undefined> {
+    return readPurgeHorizon(this.db.knex, orgId);
   }
 
   exportDay(orgId: string, day: string): Promise<string> {

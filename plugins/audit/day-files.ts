@@ -4,6 +4,7 @@ import {
   dayStartMs, verifyDayFile, type AuditLog, type BlobStore, type Clock, type CompactDayResult, type CompactDayTask, type Database,
 } from '../../core/index.ts';
 import { coveringCheckpoints } from './export-day.ts';
+import { readPurgeHorizon } from './purge-horizon.ts';
 
 const DAY_MS = 86_400_000;
 /** Days back the nightly run looks for days without a day file. @see docs/audit.md */
@@ -118,8 +119,10 @@ export class DayFileArchive {
     const { auditLog: log, blob, db, clock } = this.deps;
     if (await this.dayFile(orgId, day)) return 'exists';
     const start = dayStartMs(day);
-    const lo = await log.lastSeqSealedBefore(orgId, new Date(start));
-    const hi = await log.lastSeqSealedBefore(orgId, new Date(start + DAY_MS));
+    // Rows purged by retention (docs/audit.md "Retention") were sealed before any day still to compact.
+    const purged = (await readPurgeHorizon(db.knex, orgId))?.throughSeq ?? 0;
+    const lo = Math.max(purged, await log.lastSeqSealedBefore(orgId, new Date(start)));
+    const hi = Math.max(purged, await log.lastSeqSealedBefore(orgId, new Date(start + DAY_MS)));
     if (hi <= lo) return 'empty';
     const records = await log.records(orgId, { fromSeq: lo + 1, toSeq: hi });
     if (records.length !== hi - lo) throw new Error(`audit day ${orgId} ${day}: read ${records.length} records for seq ${lo + 1}..${hi}`);

@@ -12,17 +12,21 @@ import { deadLettersRoute } from './routes/dead-letters.route.ts';
 import { archiveRoutes } from './routes/archive.route.ts';
 import { DayFileArchive } from './day-files.ts';
 import { compactionJob, scheduleCompaction } from './compaction-job.ts';
+import { RetentionEnforcer, retentionJob, scheduleRetention } from './retention-job.ts';
+import { readPurgeHorizon } from './purge-horizon.ts';
+import { accountsRefs } from '../accounts/api.ts';
 
 export default definePlugin({
   id: 'audit',
   deps: {
     audit: coreRefs.audit, auditHealth: coreRefs.auditHealth, auditLog: coreRefs.auditLog, auditQuery: auditRefs.query, db: coreRefs.db, clock: coreRefs.clock,
     organizations: orgsRefs.organizations, entitlements: orgsRefs.entitlements, blob: coreRefs.blob, jobs: coreRefs.jobs,
+    mail: coreRefs.mail, memberships: orgsRefs.memberships, accounts: accountsRefs.accounts,
   },
   register(reg) {
     reg.service(auditRefs.query, AuditQueries);
   },
-  async init({ audit, auditHealth, auditLog, auditQuery, db, clock, organizations, entitlements, blob, jobs }, ctx) {
+  async init({ audit, auditHealth, auditLog, auditQuery, db, clock, organizations, entitlements, blob, jobs, mail, memberships, accounts }, ctx) {
     // The JWKS is never empty: the platform audit key exists from the first boot with this plugin.
     await auditLog.ensureSigningKey();
     const grants = ctx.extensions(coreExtensions.grants);
@@ -33,11 +37,18 @@ export default definePlugin({
     ctx.provide(auditRefs.dayFiles, archive);
     jobs.define(compactionJob({ db, clock, jobs, archive }));
     ctx.onStarted(() => scheduleCompaction(jobs, clock));
+    // Retention: notices to Owners, then the purge of archived days from the hot table, daily after compaction.
+    const enforcer = new RetentionEnforcer({
+      db, clock, log: auditLog, audit, blob, mail, entitlements, organizations, memberships, accounts, logger: ctx.logger.child({ component: 'audit-retention' }),
+    });
+    ctx.provide(auditRefs.retention, enforcer);
+    jobs.define(retentionJob({ db, clock, jobs, enforcer }));
+    ctx.onStarted(() => scheduleRetention(jobs, clock));
     ctx.routes(
       jwksRoute(auditQuery),
       verifyRoute(auditQuery, organizations),
       ...queryRoutes({ auditQuery, clock, organizations, entitlements, grants: () => grants.at(-1), machineTokens: ctx.plugins.some((m) => m.id === 'keys') }),
-      retentionRoute(auditQuery, clock, organizations, entitlements),
+      retentionRoute(auditQuery, clock, organizations, entitlements, async (orgId) => ({ cohort: await enforcer.openCohort(orgId), horizon: await readPurgeHorizon(db.knex, orgId) })),
       deadLettersRoute(auditHealth),
       ...archiveRoutes({ archive, blob, clock, organizations, entitlements, grants: () => grants.at(-1) }),
     );

@@ -2,6 +2,7 @@ import type { JSONWebKeySet } from 'jose';
 import {
   GENESIS_HASH, recordChainHash, recordPayloadHash, verifyAgainstCheckpoint, verifyCheckpoint, verifyRecords, type AuditLog, type ChainBreak, type SealedAuditRecord,
 } from '../../core/index.ts';
+import { checkPurgeHorizon, type PurgeHorizon } from './purge-horizon.ts';
 
 /**
  * How the nearest checkpoint at or after a record judged it:
@@ -19,7 +20,10 @@ export type CheckpointStatus = 'matched' | 'mismatch' | 'chain_broken' | 'signat
  * Result of {@link verifyStoredRecord} (the body of `GET /api/v1/admin/audit/verify/{logId}`):
  * `{ logId, orgId, seq, eventType, sealedAt, ok, payloadHash{ok,stored,recomputed},
  * chainHash{ok,stored,recomputed}, link{ok,previousSeq,expected,stored},
- * checkpoint{status, seq?, kid?, signedAt?, recordsChecked?, firstBroken?, detail} }`.
+ * checkpoint{status, seq?, kid?, signedAt?, recordsChecked?, firstBroken?, detail},
+ * horizon? }`. `horizon` `{ throughSeq, day, ok, detail }` is present for the first record after
+ * the purge horizon: its link is checked against the horizon's chainHash, itself checked against
+ * the signed checkpoint on the last purged record.
  * `ok` is true when every check passed and the checkpoint `matched` or is `pending`.
  * @see docs/audit.md (`GET /verify/{logId}`), docs/audit.md
  */
@@ -34,32 +38,45 @@ export interface StoredRecordVerification {
   chainHash: { ok: boolean; stored: string; recomputed: string | null };
   link: { ok: boolean; previousSeq: number | null; expected: string | null; stored: string };
   checkpoint: { status: CheckpointStatus; seq?: number; kid?: string; signedAt?: string; recordsChecked?: number; firstBroken?: ChainBreak; detail: string };
+  horizon?: { throughSeq: number; day: string; ok: boolean; detail: string };
 }
 
 /**
  * Verifies one sealed record as stored: its payloadHash and chainHash recomputed, its link to the
  * previous record, and the nearest checkpoint at or after it (which catches a rewrite followed by
- * re-hashing every later record).
+ * re-hashing every later record). The first record after the organization's purge horizon links
+ * to the horizon's chainHash, once the horizon's signed checkpoint verifies.
  * @param log - the kernel's `core.auditLog`.
  * @param record - the stored record.
  * @param jwks - the platform audit JWKS.
+ * @param horizon - the organization's purge horizon, when rows were purged.
  * @returns {@link StoredRecordVerification}.
  * @see docs/audit.md
  */
-export async function verifyStoredRecord(log: AuditLog, record: SealedAuditRecord, jwks: JSONWebKeySet): Promise<StoredRecordVerification> {
+export async function verifyStoredRecord(log: AuditLog, record: SealedAuditRecord, jwks: JSONWebKeySet, horizon?: PurgeHorizon): Promise<StoredRecordVerification> {
   const safe = (f: () => string) => { try { return f(); } catch { return null; } };
   const recomputedPayload = safe(() => recordPayloadHash(record));
   const recomputedChain = safe(() => recordChainHash(record, record.prevHash, recomputedPayload ?? record.payloadHash));
-  const previous = record.seq > 1 ? (await log.records(record.orgId, { fromSeq: record.seq - 1, toSeq: record.seq - 1 }))[0] : undefined;
-  const expected = record.seq === 1 ? GENESIS_HASH : previous?.chainHash ?? null;
+  let expected: string | null;
+  let horizonResult: StoredRecordVerification['horizon'];
+  if (horizon && record.seq === horizon.throughSeq + 1) {
+    const check = await checkPurgeHorizon(horizon, jwks);
+    horizonResult = { throughSeq: horizon.throughSeq, day: horizon.day, ok: check.ok,
+      detail: check.ok ? `seq 1..${horizon.throughSeq} were purged to the archive (day file ${horizon.day}); the horizon's chainHash is signed (kid ${check.kid})` : check.detail };
+    expected = check.ok ? horizon.chainHash : null;
+  } else {
+    const previous = record.seq > 1 ? (await log.records(record.orgId, { fromSeq: record.seq - 1, toSeq: record.seq - 1 }))[0] : undefined;
+    expected = record.seq === 1 ? GENESIS_HASH : previous?.chainHash ?? null;
+  }
   const result: StoredRecordVerification = {
     logId: record.id, orgId: record.orgId, seq: record.seq, eventType: record.eventType, sealedAt: record.sealedAt, ok: false,
     payloadHash: { ok: recomputedPayload === record.payloadHash, stored: record.payloadHash, recomputed: recomputedPayload },
     chainHash: { ok: recomputedChain === record.chainHash, stored: record.chainHash, recomputed: recomputedChain },
     link: { ok: expected === record.prevHash, previousSeq: record.seq > 1 ? record.seq - 1 : null, expected, stored: record.prevHash },
     checkpoint: await checkAgainstNextCheckpoint(log, record, jwks),
+    ...(horizonResult ? { horizon: horizonResult } : {}),
   };
-  result.ok = result.payloadHash.ok && result.chainHash.ok && result.link.ok && ['matched', 'pending'].includes(result.checkpoint.status);
+  result.ok = result.payloadHash.ok && result.chainHash.ok && result.link.ok && ['matched', 'pending'].includes(result.checkpoint.status) && (horizonResult?.ok ?? true);
   return result;
 }
 
@@ -86,9 +103,11 @@ async function checkAgainstNextCheckpoint(log: AuditLog, record: SealedAuditReco
 
 /**
  * Outcome of {@link verifyStoredChain}: `{ ok, checked, checkpointsMatched, coveredThroughSeq,
- * headSeq, firstBroken? }`; `firstBroken` is `{ seq, id, reason, detail, record? }` where `reason`
+ * headSeq, horizon?, firstBroken? }`; `firstBroken` is `{ seq, id, reason, detail, record? }` where `reason`
  * is a chain break reason, `checkpoint_mismatch` (the record at the checkpoint's seq; the rewrite
- * lies between the previous matched checkpoint and it) or `checkpoint_invalid`.
+ * lies between the previous matched checkpoint and it), `checkpoint_invalid` or `horizon_invalid`
+ * (the purge horizon's signed checkpoint does not verify or does not match it). `horizon`
+ * `{ throughSeq, chainHash, day, kid? }` is present when the walk started at the purge horizon.
  * @see docs/audit.md "CLI"
  */
 export interface StoredChainReport {
@@ -97,28 +116,52 @@ export interface StoredChainReport {
   checkpointsMatched: number;
   coveredThroughSeq: number | null;
   headSeq: number;
+  horizon?: { throughSeq: number; chainHash: string; day: string; kid?: string };
   firstBroken?: { seq: number; id?: string; reason: string; detail: string; record?: SealedAuditRecord };
 }
 
 /**
  * Walks an organization's whole stored chain from `fromSeq` (pages of 5,000) with its checkpoints
- * and stops at the first broken record.
+ * and stops at the first broken record. When the organization's hot rows were purged through a
+ * horizon and `fromSeq` is at or before it, the walk starts right after the horizon: the first
+ * remaining record must link to the horizon's chainHash (`startPrevHash`), which the signed
+ * checkpoint on the last purged record must vouch for (the purged records are verified in their
+ * day files).
  * @param log - the kernel's `core.auditLog`.
  * @param orgId - organization id.
  * @param jwks - the platform audit JWKS.
- * @param fromSeq - first seq to check (default 1); its prevHash is taken as given unless it is 1.
+ * @param fromSeq - first seq to check (default 1); its prevHash is taken as given unless it is 1 or the record after the horizon.
+ * @param horizon - the organization's purge horizon, when rows were purged.
  * @returns {@link StoredChainReport}.
  * @see docs/audit.md
  */
-export async function verifyStoredChain(log: AuditLog, orgId: string, jwks: JSONWebKeySet, fromSeq = 1): Promise<StoredChainReport> {
+export async function verifyStoredChain(log: AuditLog, orgId: string, jwks: JSONWebKeySet, fromSeq = 1, horizon?: PurgeHorizon): Promise<StoredChainReport> {
   const report: StoredChainReport = { ok: false, checked: 0, checkpointsMatched: 0, coveredThroughSeq: null, headSeq: await log.headSeq(orgId) };
-  const cps = new Map<number, Array<{ jws: string }>>();
-  for (const { seq, jws } of await log.checkpoints(orgId, { fromSeq })) cps.set(seq, [...(cps.get(seq) ?? []), { jws }]);
   let prev: string | undefined = fromSeq === 1 ? GENESIS_HASH : undefined;
   let next = fromSeq;
+  const fromHorizon = horizon !== undefined && fromSeq <= horizon.throughSeq + 1;
+  if (fromHorizon) {
+    report.horizon = { throughSeq: horizon.throughSeq, chainHash: horizon.chainHash, day: horizon.day };
+    const check = await checkPurgeHorizon(horizon, jwks);
+    if (!check.ok) {
+      report.firstBroken = { seq: horizon.throughSeq, reason: 'horizon_invalid', detail: check.detail };
+      return report;
+    }
+    report.horizon.kid = check.kid;
+    report.checkpointsMatched++;
+    report.coveredThroughSeq = horizon.throughSeq;
+    prev = horizon.chainHash;
+    next = horizon.throughSeq + 1;
+  }
+  const cps = new Map<number, Array<{ jws: string }>>();
+  for (const { seq, jws } of await log.checkpoints(orgId, { fromSeq: next })) cps.set(seq, [...(cps.get(seq) ?? []), { jws }]);
   for (;;) {
     const page = await log.records(orgId, { fromSeq: next, limit: 5000 });
     if (!page.length) break;
+    if (fromHorizon && report.checked === 0 && page[0].seq !== next) {
+      report.firstBroken = { seq: page[0].seq, id: page[0].id, reason: 'seq_gap', detail: `the purge horizon is seq ${next - 1} but the first hot record is seq ${page[0].seq}`, record: page[0] };
+      return report;
+    }
     const links = verifyRecords(page, prev ? { startPrevHash: prev } : {});
     if (!links.ok) {
       const at = links.checked;
@@ -150,7 +193,7 @@ export async function verifyStoredChain(log: AuditLog, orgId: string, jwks: JSON
     prev = page.at(-1)!.chainHash;
     next = page.at(-1)!.seq + 1;
   }
-  if (report.checked && next - 1 < report.headSeq) {
+  if ((report.checked || fromHorizon) && next - 1 < report.headSeq) {
     report.firstBroken = { seq: next, reason: 'seq_gap', detail: `chain ends at seq ${next - 1} but the head says ${report.headSeq}` };
     return report;
   }

@@ -95,6 +95,12 @@ export const retentionResponse = {
     finalNoticeAt: NULLABLE_DATE_TIME,
     purgeScheduledAt: NULLABLE_DATE_TIME,
     purgeUnlocked: { type: 'boolean' },
+    purgeHorizon: {
+      type: ['object', 'null'],
+      additionalProperties: false,
+      required: ['throughSeq', 'day', 'purgedRows', 'purgedAt'],
+      properties: { throughSeq: { type: 'integer' }, day: { type: 'string' }, purgedRows: { type: 'integer' }, purgedAt: DATE_TIME },
+    },
   },
 } as const satisfies RouteSchema;
 
@@ -144,6 +150,12 @@ export const verifyResponse = {
         },
         detail: { type: 'string' },
       },
+    },
+    horizon: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['throughSeq', 'day', 'ok', 'detail'],
+      properties: { throughSeq: { type: 'integer' }, day: { type: 'string' }, ok: { type: 'boolean' }, detail: { type: 'string' } },
     },
   },
 } as const satisfies RouteSchema;

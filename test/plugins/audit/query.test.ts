@@ -151,7 +151,7 @@ describe('audit query: scope table, plan gate, payment.* to the owner, 90-day sp
       planKey: 'Pro', retentionDays: 7, unlimited: false, windowStartUtc: new Date(now - 7 * DAY).toISOString(), isContractOverride: false,
       graceDays: 14, noticeCount: 2, noticeCountPolicy: 'fixed', noticeIntervalDays: 7,
       firstNoticeAt: new Date(exit).toISOString(), finalNoticeAt: new Date(exit + 7 * DAY).toISOString(),
-      purgeScheduledAt: new Date(exit + 14 * DAY).toISOString(), purgeUnlocked: true,
+      purgeScheduledAt: new Date(exit + 14 * DAY).toISOString(), purgeUnlocked: true, purgeHorizon: null,
     });
     await setPlan('Enterprise');
     const unlimited = await aerie.request('GET', '/api/v1/admin/audit/retention?orgSlug=acme', { token: tokens.owner });
