@@ -212,10 +212,3 @@ function toRow(r: Record<string, any>): DayFileRow {
     rowCount: Number(r.rowCount), byteSize: Number(r.byteSize), sha256: r.sha256, createdAt: new Date(r.createdAt),
   };
 }
-
-/** Seconds from `now` to the next nightly run, 00:05 UTC. @see docs/audit.md */
-export function secondsUntilNextRun(now: Date): number {
-  const today = dayStartMs(utcDay(now)) + COMPLETE_AFTER_MS;
-  const next = now.getTime() < today ? today : today + DAY_MS;
-  return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
-}

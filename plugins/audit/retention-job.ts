@@ -2,12 +2,13 @@ import { hash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import {
-  GENESIS_HASH, dayStartMs, decodeDayFile, verifyCheckpoint, verifyDayFile, type AuditLog, type AuditService, type BlobStore, type Clock, type Database, type JobDefinition,
+  GENESIS_HASH, decodeDayFile, verifyCheckpoint, verifyDayFile, type AuditLog, type AuditService, type BlobStore, type Clock, type Database, type JobDefinition,
   type JobsService, type MailMessage, type Mailer,
 } from '../../core/index.ts';
 import type { AccountsService } from '../accounts/api.ts';
 import type { EntitlementsService, MembershipsService, OrganizationsService } from '../orgs/api.ts';
 import { utcDay } from './day-files.ts';
+import { nightlyJob, scheduleNightly } from './nightly-job.ts';
 import { readPurgeHorizon, writePurgeHorizon } from './purge-horizon.ts';
 import { GRACE_DAYS, NOTICE_COUNT, NOTICE_INTERVAL_DAYS, cohortPurgeAt, type OpenCohort } from './retention-schedule.ts';
 
@@ -332,39 +333,19 @@ export function retentionNoticeMail(input: {
   };
 }
 
+const SPEC = { name: RETENTION_JOB, runsTable: 'audit.retention_runs', afterMidnightMs: RETENTION_RUN_AFTER_MS };
+
 /**
- * `audit.enforce-retention`, daily at 00:35 UTC (after `audit.compact-days`): queues the next day's
- * run — once per UTC day, claimed in `audit.retention_runs` in the same transaction — then runs
- * {@link RetentionEnforcer.runAll}. When an organization failed with an error, the job throws after
- * the others are done, so `core.jobs` retries it; notices and purged days are never repeated.
+ * `audit.enforce-retention`, daily at 00:35 UTC, after `audit.compact-days` (a nightly job,
+ * `./nightly-job.ts`): runs {@link RetentionEnforcer.runAll}; an organization that failed makes the
+ * job throw after the others are done, so it is retried; notices and purged days are never repeated.
  * @see docs/audit.md "Retention"
  */
 export function retentionJob(deps: { db: Database; clock: Clock; jobs: JobsService; enforcer: RetentionEnforcer }): JobDefinition<Record<string, never>> {
-  return {
-    name: RETENTION_JOB,
-    retryLimit: 5,
-    retryDelaySeconds: 60,
-    expireInSeconds: 3600,
-    handler: async () => {
-      const now = deps.clock.now();
-      await deps.db.transaction(async (trx) => {
-        const claimed = await trx('audit.retention_runs').insert({ day: utcDay(now), createdAt: now }).onConflict('day').ignore().returning('day');
-        if (claimed.length > 0) await deps.jobs.send(RETENTION_JOB, {}, { trx, startAfterSeconds: secondsUntilRetentionRun(now) });
-      });
-      const { failed } = await deps.enforcer.runAll();
-      if (failed.length > 0) throw new Error(`audit retention: ${failed.length} organization(s) failed: ${failed.map((f) => `${f.orgId}: ${f.error}`).join('; ')}`);
-    },
-  };
-}
-
-/** Seconds from `now` to the next daily retention run, 00:35 UTC. */
-export function secondsUntilRetentionRun(now: Date): number {
-  const today = dayStartMs(utcDay(now)) + RETENTION_RUN_AFTER_MS;
-  const next = now.getTime() < today ? today : today + DAY_MS;
-  return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
+  return nightlyJob(deps, { ...SPEC, run: async () => (await deps.enforcer.runAll()).failed.map((f) => `${f.orgId}: ${f.error}`) });
 }
 
 /** Queues the next daily retention run at boot (the plugin's `onStarted`); an overdue one runs now. */
 export async function scheduleRetention(jobs: JobsService, clock: Clock): Promise<void> {
-  await jobs.send(RETENTION_JOB, {}, { startAfterSeconds: secondsUntilRetentionRun(clock.now()) });
+  await scheduleNightly(jobs, clock, SPEC);
 }
