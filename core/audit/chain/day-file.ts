@@ -12,7 +12,7 @@ import { hash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { JSONWebKeySet } from 'jose';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
-import { parquetWriteBuffer } from 'hyparquet-writer';
+import { parquetWriteBuffer, type ColumnSource } from 'hyparquet-writer';
 import { AUDIT_TIMESTAMP, GENESIS_HASH, toAuditTimestamp, type SealedAuditRecord } from './audit-record.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { verifyAgainstCheckpoint, verifyCheckpoint } from './checkpoint.ts';
@@ -131,24 +131,8 @@ export function encodeDayFile(input: DayFileInput): EncodedDayFile {
   const meta: DayFileMeta = {
     orgId: first.orgId, day: input.day, firstSeq: first.seq, lastSeq: last.seq, prevHash: first.prevHash, headHash: last.chainHash, checkpoints: [...input.checkpoints],
   };
-  const col = <T>(f: (r: SealedAuditRecord) => T) => records.map(f);
   const buffer = parquetWriteBuffer({
-    columnData: [
-      { name: 'id', data: col((r) => r.id), type: 'STRING', nullable: false },
-      { name: 'orgId', data: col((r) => r.orgId), type: 'STRING', nullable: false },
-      { name: 'seq', data: col((r) => BigInt(r.seq)), type: 'INT64', nullable: false },
-      { name: 'eventType', data: col((r) => r.eventType), type: 'STRING', nullable: false },
-      { name: 'occurredAt', data: col((r) => new Date(r.occurredAt)), type: 'TIMESTAMP', nullable: false },
-      { name: 'actorType', data: col((r) => r.actor.type), type: 'STRING', nullable: false },
-      { name: 'actorId', data: col((r) => r.actor.id), type: 'STRING', nullable: false },
-      { name: 'appGroupId', data: col((r) => r.appGroupId ?? null), type: 'STRING', nullable: true },
-      { name: 'businessData', data: col((r) => canonicalJson(r.businessData)), type: 'STRING', nullable: false },
-      { name: 'sealedAt', data: col((r) => new Date(r.sealedAt)), type: 'TIMESTAMP', nullable: false },
-      { name: 'hashVersion', data: col((r) => r.hashVersion ?? 1), type: 'INT32', nullable: false },
-      { name: 'payloadHash', data: col((r) => r.payloadHash), type: 'STRING', nullable: false },
-      { name: 'prevHash', data: col((r) => r.prevHash), type: 'STRING', nullable: false },
-      { name: 'chainHash', data: col((r) => r.chainHash), type: 'STRING', nullable: false },
-    ],
+    columnData: dayFileColumns(records),
     codec: 'GZIP',
     compressors: { GZIP: (bytes: Uint8Array) => new Uint8Array(gzipSync(bytes)) },
     // Statistics of the hash and id columns cost bytes and tell a reader nothing.
@@ -363,4 +347,31 @@ export async function verifyDayFile(bytes: Uint8Array, jwks: JSONWebKeySet, opti
     return report({ reason: 'uncovered_tail', seq: covered === null ? meta.firstSeq : covered + 1, detail: `no verified checkpoint at seq ${meta.lastSeq}: records after seq ${covered ?? meta.firstSeq - 1} are protected by hash links only` });
   }
   return report();
+}
+
+/**
+ * The Parquet columns of a day file's records, in file order (one per record field; `businessData`
+ * as canonical JSON text, timestamps as TIMESTAMP, `seq` as INT64, `hashVersion` 1 or 2).
+ * @param records - one organization's sealed records, in seq order.
+ * @returns hyparquet-writer `columnData`.
+ * @see docs/audit.md "Archive: day files"
+ */
+export function dayFileColumns(records: readonly SealedAuditRecord[]): ColumnSource[] {
+  const col = <T>(f: (r: SealedAuditRecord) => T) => records.map(f);
+  return [
+    { name: 'id', data: col((r) => r.id), type: 'STRING', nullable: false },
+    { name: 'orgId', data: col((r) => r.orgId), type: 'STRING', nullable: false },
+    { name: 'seq', data: col((r) => BigInt(r.seq)), type: 'INT64', nullable: false },
+    { name: 'eventType', data: col((r) => r.eventType), type: 'STRING', nullable: false },
+    { name: 'occurredAt', data: col((r) => new Date(r.occurredAt)), type: 'TIMESTAMP', nullable: false },
+    { name: 'actorType', data: col((r) => r.actor.type), type: 'STRING', nullable: false },
+    { name: 'actorId', data: col((r) => r.actor.id), type: 'STRING', nullable: false },
+    { name: 'appGroupId', data: col((r) => r.appGroupId ?? null), type: 'STRING', nullable: true },
+    { name: 'businessData', data: col((r) => canonicalJson(r.businessData)), type: 'STRING', nullable: false },
+    { name: 'sealedAt', data: col((r) => new Date(r.sealedAt)), type: 'TIMESTAMP', nullable: false },
+    { name: 'hashVersion', data: col((r) => r.hashVersion ?? 1), type: 'INT32', nullable: false },
+    { name: 'payloadHash', data: col((r) => r.payloadHash), type: 'STRING', nullable: false },
+    { name: 'prevHash', data: col((r) => r.prevHash), type: 'STRING', nullable: false },
+    { name: 'chainHash', data: col((r) => r.chainHash), type: 'STRING', nullable: false },
+  ];
 }

@@ -13,7 +13,7 @@ import type { SealedAuditRecord } from '../../../../core/audit/chain/audit-recor
 import { linkV2, payloadHashV2 } from '../../../../core/audit/chain/chain-hash-v2.ts';
 import { signCheckpoint } from '../../../../core/audit/chain/checkpoint.ts';
 import { createCompactPool } from '../../../../core/audit/chain/compact-pool.ts';
-import { decodeDayFile, encodeDayFile, verifyDayFile } from '../../../../core/audit/chain/day-file.ts';
+import { dayFileColumns, decodeDayFile, encodeDayFile, verifyDayFile } from '../../../../core/audit/chain/day-file.ts';
 import { registerAuditFileCommands } from '../../../../core/audit/chain/verify-file.command.ts';
 import { ORG_A, ORG_B, makeRecords, sealRecords } from './fixtures.ts';
 import { makeAuditKey, type TestAuditKey } from './keys.ts';
@@ -40,25 +40,8 @@ async function reencode(bytes: Uint8Array, edit: { records?: (r: SealedAuditReco
 }
 
 function reencodeWithKv(records: SealedAuditRecord[], kvMetadata: Array<{ key: string; value?: string }>): Uint8Array {
-  const col = <T>(f: (r: SealedAuditRecord) => T) => records.map(f);
   return new Uint8Array(parquetWriteBuffer({
-    columnData: [
-      { name: 'id', data: col((r) => r.id), type: 'STRING', nullable: false },
-      { name: 'orgId', data: col((r) => r.orgId), type: 'STRING', nullable: false },
-      { name: 'seq', data: col((r) => BigInt(r.seq)), type: 'INT64', nullable: false },
-      { name: 'eventType', data: col((r) => r.eventType), type: 'STRING', nullable: false },
-      { name: 'occurredAt', data: col((r) => new Date(r.occurredAt)), type: 'TIMESTAMP', nullable: false },
-      { name: 'actorType', data: col((r) => r.actor.type), type: 'STRING', nullable: false },
-      { name: 'actorId', data: col((r) => r.actor.id), type: 'STRING', nullable: false },
-      { name: 'appGroupId', data: col((r) => r.appGroupId ?? null), type: 'STRING', nullable: true },
-      { name: 'businessData', data: col((r) => JSON.stringify(r.businessData)), type: 'STRING', nullable: false },
-      { name: 'sealedAt', data: col((r) => new Date(r.sealedAt)), type: 'TIMESTAMP', nullable: false },
-      { name: 'hashVersion', data: col((r) => r.hashVersion ?? 1), type: 'INT32', nullable: false },
-      { name: 'payloadHash', data: col((r) => r.payloadHash), type: 'STRING', nullable: false },
-      { name: 'prevHash', data: col((r) => r.prevHash), type: 'STRING', nullable: false },
-      { name: 'chainHash', data: col((r) => r.chainHash), type: 'STRING', nullable: false },
-    ],
-    codec: 'GZIP', compressors: { GZIP: (b: Uint8Array) => new Uint8Array(gzipSync(b)) }, kvMetadata,
+    columnData: dayFileColumns(records), codec: 'GZIP', compressors: { GZIP: (b: Uint8Array) => new Uint8Array(gzipSync(b)) }, kvMetadata,
   }));
 }
 
