@@ -55,6 +55,6 @@ export type { AuditLog, AuditSearch, StoredCheckpoint } from './audit/audit-log.
 /** The sealed chain's pure functions (hashing, verification, checkpoints, export files), for the audit plugin and third parties. */
 export {
   GENESIS_HASH, chainHash, payloadHash, recordChainHash, recordPayloadHash, verifyRecords, verifyCheckpoint, verifyAgainstCheckpoint, formatExportFile, loadJwks,
-  createCompactPool, dayStartMs, decodeDayFile, verifyDayFile, toAuditTimestamp,
+  createCompactPool, DAY_MS, dayStartMs, utcDay, decodeDayFile, verifyDayFile, toAuditTimestamp,
 } from './audit/chain/index.ts';
 export type { ChainBreak, SealedAuditRecord, CompactPool, CompactDayTask, CompactDayResult, DayFileReport, DayFileMeta } from './audit/chain/index.ts';

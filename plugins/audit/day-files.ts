@@ -1,12 +1,11 @@
 import { hash } from 'node:crypto';
 import type { Logger } from 'pino';
 import {
-  dayStartMs, verifyDayFile, type AuditLog, type BlobStore, type Clock, type CompactDayResult, type CompactDayTask, type Database,
+  DAY_MS, dayStartMs, utcDay, verifyDayFile, type AuditLog, type BlobStore, type Clock, type CompactDayResult, type CompactDayTask, type Database,
 } from '../../core/index.ts';
 import { coveringCheckpoints } from './export-day.ts';
 import { readPurgeHorizon } from './purge-horizon.ts';
 
-const DAY_MS = 86_400_000;
 /** Days back the nightly run looks for days without a day file. @see docs/audit.md */
 export const BACKFILL_DAYS = 90;
 /**
@@ -60,11 +59,6 @@ export interface CompactionReport {
   written: Array<{ orgId: string; day: string }>;
   waiting: Array<{ orgId: string; day: string }>;
   failed: Array<{ orgId: string; day: string; error: string }>;
-}
-
-/** The UTC day (`YYYY-MM-DD`) of a moment. */
-export function utcDay(at: Date | number): string {
-  return new Date(at).toISOString().slice(0, 10);
 }
 
 /**

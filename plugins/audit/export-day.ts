@@ -1,4 +1,4 @@
-import { GENESIS_HASH, formatExportFile, verifyAgainstCheckpoint, verifyCheckpoint, verifyRecords, type AuditLog, type SealedAuditRecord } from '../../core/index.ts';
+import { DAY_MS, GENESIS_HASH, formatExportFile, verifyAgainstCheckpoint, verifyCheckpoint, verifyRecords, type AuditLog, type SealedAuditRecord } from '../../core/index.ts';
 
 /**
  * The signed checkpoints covering a run of one organization's records (`seq` order, non-empty):
@@ -46,7 +46,7 @@ export async function coveringCheckpoints(log: AuditLog, orgId: string, records:
 export async function exportDay(log: AuditLog, orgId: string, day: string): Promise<string> {
   const start = new Date(`${day}T00:00:00.000Z`);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(start.getTime())) throw new RangeError(`day must be YYYY-MM-DD, got ${day}`);
-  const end = new Date(start.getTime() + 86_400_000);
+  const end = new Date(start.getTime() + DAY_MS);
   await log.flushCheckpoints(orgId);
   const records = await log.sealedBetween(orgId, start, end);
   if (!records.length) return formatExportFile([]);

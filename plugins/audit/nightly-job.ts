@@ -1,8 +1,5 @@
 import type { Clock, Database, JobDefinition, JobsService } from '../../core/index.ts';
-import { dayStartMs } from '../../core/index.ts';
-import { utcDay } from './day-files.ts';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS, dayStartMs, utcDay } from '../../core/index.ts';
 
 /**
  * What a nightly audit job is: its `name`, the table its runs are claimed in (`day` primary key,

@@ -2,12 +2,11 @@ import { hash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import {
-  GENESIS_HASH, decodeDayFile, verifyCheckpoint, verifyDayFile, type AuditLog, type AuditService, type BlobStore, type Clock, type Database, type JobDefinition,
+  DAY_MS, GENESIS_HASH, decodeDayFile, utcDay, verifyCheckpoint, verifyDayFile, type AuditLog, type AuditService, type BlobStore, type Clock, type Database, type JobDefinition,
   type JobsService, type MailMessage, type Mailer,
 } from '../../core/index.ts';
 import type { AccountsService } from '../accounts/api.ts';
 import type { EntitlementsService, MembershipsService, OrganizationsService } from '../orgs/api.ts';
-import { utcDay } from './day-files.ts';
 import { nightlyJob, scheduleNightly } from './nightly-job.ts';
 import { readPurgeHorizon, writePurgeHorizon } from './purge-horizon.ts';
 import { GRACE_DAYS, NOTICE_COUNT, NOTICE_INTERVAL_DAYS, cohortPurgeAt, type OpenCohort } from './retention-schedule.ts';
@@ -19,7 +18,6 @@ export const RETENTION_RUN_AFTER_MS = 35 * 60_000;
 /** Actor of the notice and purge events. */
 export const RETENTION_ACTOR = { type: 'system' as const, id: 'audit.retention' };
 
-const DAY_MS = 86_400_000;
 const MANIFEST = 'audit.day_files';
 const COHORTS = 'audit.retention_cohorts';
 

@@ -1,10 +1,11 @@
+import { DAY_MS } from '../../core/index.ts';
+
 /** Days between an event leaving the query window and its purge from the hot store. @see docs/api/audit.md "Retention" */
 export const GRACE_DAYS = 14;
 /** Notices sent before a purge (fixed policy). */
 export const NOTICE_COUNT = 2;
 /** Days between notices. */
 export const NOTICE_INTERVAL_DAYS = 7;
-const DAY_MS = 86_400_000;
 
 /**
  * The `GET /retention` body: `{ planKey, retentionDays, unlimited, windowStartUtc,

@@ -24,7 +24,8 @@ export const DAY_FILE_FORMAT = 'aerie-audit-day';
 export const DAY_FILE_VERSION = 1;
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const DAY_MS = 86_400_000;
+/** Milliseconds in a UTC day. @see docs/audit.md */
+export const DAY_MS = 86_400_000;
 
 /**
  * The key-value metadata of a day file (each stored under `aerie.<name>`, as text).
@@ -91,6 +92,15 @@ export const DAY_FILE_COLUMNS = [
 export function isParquet(bytes: Uint8Array): boolean {
   const magic = (at: number) => bytes[at] === 0x50 && bytes[at + 1] === 0x41 && bytes[at + 2] === 0x52 && bytes[at + 3] === 0x31;
   return bytes.length >= 12 && magic(0) && magic(bytes.length - 4);
+}
+
+/**
+ * The UTC calendar day of a moment, `YYYY-MM-DD`.
+ * @param at - a Date or epoch milliseconds.
+ * @see docs/audit.md "Archive: day files"
+ */
+export function utcDay(at: Date | number): string {
+  return new Date(at).toISOString().slice(0, 10);
 }
 
 /**

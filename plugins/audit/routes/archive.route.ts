@@ -1,4 +1,4 @@
-import { dayStartMs, notFound, route, type BlobStore, type Clock, type GrantsProvider, type Principal, type RouteDef } from '../../../core/index.ts';
+import { DAY_MS, dayStartMs, notFound, route, type BlobStore, type Clock, type GrantsProvider, type Principal, type RouteDef } from '../../../core/index.ts';
 import type { EntitlementsService, OrganizationsService } from '../../orgs/api.ts';
 import type { DayFileArchive, DayFileRow } from '../day-files.ts';
 import { auditErrors } from '../errors.ts';
@@ -8,7 +8,6 @@ import { MAX_SPAN_DAYS } from './query.route.ts';
 
 /** Seconds a day file's signed URL works. @see docs/api/audit.md */
 export const DAY_FILE_URL_SECONDS = 300;
-const DAY_MS = 86_400_000;
 
 export interface ArchiveRouteDeps {
   archive: DayFileArchive;

@@ -1,4 +1,4 @@
-import { reply, route, type AuditService, type Clock, type RouteDef } from '../../../core/index.ts';
+import { DAY_MS, reply, route, type AuditService, type Clock, type RouteDef } from '../../../core/index.ts';
 import { auditErrors } from '../errors.ts';
 import { ingestBody } from '../schemas/ingest.body.ts';
 import { ingestResponse } from '../schemas/responses.ts';
@@ -9,7 +9,7 @@ export const RESERVED_PREFIXES = ['seal.', 'auth.'];
 export const MAX_BUSINESS_DATA_BYTES = 16_384;
 /** How far an `occurredAt` may lie in the future or the past. */
 const MAX_SKEW_MS = 5 * 60_000;
-const MAX_AGE_MS = 90 * 86_400_000;
+const MAX_AGE_MS = 90 * DAY_MS;
 
 
 /**

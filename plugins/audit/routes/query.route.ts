@@ -1,4 +1,4 @@
-import { notFound, route, type Clock, type GrantsProvider, type HandlerInput, type OrgContext, type Principal, type RouteDef, type SchemaType } from '../../../core/index.ts';
+import { DAY_MS, notFound, route, type Clock, type GrantsProvider, type HandlerInput, type OrgContext, type Principal, type RouteDef, type SchemaType } from '../../../core/index.ts';
 import type { EntitlementsService, OrganizationsService } from '../../orgs/api.ts';
 import type { AuditQueryService } from '../api.ts';
 import { toAuditEventItem } from '../audit-query.service.ts';
@@ -10,7 +10,6 @@ import { detailResponse, queryResponse } from '../schemas/responses.ts';
 
 /** Longest span of one query, in days. @see docs/audit.md */
 export const MAX_SPAN_DAYS = 90;
-const DAY_MS = 86_400_000;
 
 export interface QueryDeps {
   auditQuery: AuditQueryService;
