@@ -4,7 +4,7 @@
 // is compiled.
 //
 // What is built: the command line (core/cli/main.ts), every built-in plugin's entry (its manifest's
-// `entry`), every built-in migration, the worker tasks (seal-chain, compact-day), and every module they import
+// `entry`), every built-in migration, the worker tasks (every `workers/*.ts`), and every module they import
 // (followed through esbuild's resolver, so core/, plugins/, workers/ and the appliance modules the
 // plugins use), one output file per source file (esbuild, not bundled), `.ts` imports rewritten to
 // `.js`. Beside them: the plugins' non-TypeScript files (manifests with `entry` rewritten to `.js`,
@@ -82,7 +82,8 @@ export async function buildServer(options = {}) {
 
 /** Compiles the entry points and, round after round, every relative `.ts` module they import. */
 async function compile(root, outdir) {
-  const entries = new Set([join(root, 'core/cli/main.ts'), join(root, 'workers/seal-chain.ts'), join(root, 'workers/compact-day.ts')]);
+  const workers = readdirSync(join(root, 'workers')).filter((f) => f.endsWith('.ts')).map((f) => join(root, 'workers', f));
+  const entries = new Set([join(root, 'core/cli/main.ts'), ...workers]);
   for (const dir of childDirs(join(root, 'plugins'))) {
     const manifest = join(dir, 'plugin.json');
     if (existsSync(manifest)) entries.add(resolve(dir, JSON.parse(readFileSync(manifest, 'utf8')).entry));
@@ -170,8 +171,7 @@ function copyAssets(root, outdir) {
     }
   }
   for (const file of walk(join(root, 'schemas'))) if (file.endsWith('.json')) copy(relative(root, file));
-  copy('workers/seal-chain.worker.mjs');
-  copy('workers/compact-day.worker.mjs');
+  for (const f of readdirSync(join(root, 'workers'))) if (f.endsWith('.worker.mjs')) copy(`workers/${f}`);
   return n;
 }
 

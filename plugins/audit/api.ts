@@ -84,3 +84,6 @@ export const auditRefs = {
   retention: createServiceRef<RetentionEnforcer>('audit.retention'),
 };
 
+
+/** Nightly jobs claimed once per UTC day (compaction, retention; other plugins' nightly audit work). */
+export { nightlyJob, scheduleNightly, type NightlyJobSpec } from './nightly-job.ts';

@@ -1,0 +1,35 @@
+import { coreRefs, definePlugin } from '../../core/index.ts';
+import { appsRefs } from '../apps/api.ts';
+import { endUsersRefs } from '../endusers/api.ts';
+import { orgsRefs } from '../orgs/api.ts';
+import { ActivityProjector } from './activity-projector.ts';
+import { AnalyticsService } from './analytics.service.ts';
+import { analyticsRefs } from './api.ts';
+import { createRollupPool } from './rollup-pool.ts';
+import { rollupJob, scheduleRollups } from './rollup-job.ts';
+import { RollupBuilder, RollupReader } from './rollups.ts';
+import { analyticsRoutes } from './routes/analytics.route.ts';
+
+export default definePlugin({
+  id: 'analytics',
+  deps: {
+    db: coreRefs.db, clock: coreRefs.clock, blob: coreRefs.blob, jobs: coreRefs.jobs, events: coreRefs.events,
+    organizations: orgsRefs.organizations, entitlements: orgsRefs.entitlements, appGroups: appsRefs.appGroups, endUsers: endUsersRefs.endUsers,
+  },
+  async init({ db, clock, blob, jobs, events, organizations, entitlements, appGroups, endUsers }, ctx) {
+    // Rollups: day files rolled up in a worker thread (started on first need), nightly after compaction.
+    const pool = createRollupPool();
+    ctx.onShutdown(() => pool.close());
+    const builder = new RollupBuilder({ db, blob, clock, logger: ctx.logger.child({ component: 'audit-rollups' }), rollup: pool.rollup });
+    ctx.provide(analyticsRefs.rollups, builder);
+    jobs.define(rollupJob({ db, clock, jobs, builder }));
+    ctx.onStarted(() => scheduleRollups(jobs, clock));
+    // The hot end-user store follows the sealed chains.
+    const projector = new ActivityProjector(db, clock, ctx.logger.child({ component: 'end-user-activity' }));
+    ctx.provide(analyticsRefs.activity, projector);
+    ctx.onStarted(() => projector.start(events));
+    ctx.onShutdown(() => projector.stop());
+    const analytics = new AnalyticsService(db, clock, new RollupReader(db, clock));
+    ctx.routes(...analyticsRoutes({ analytics, organizations, entitlements, appGroups, endUsers }));
+  },
+});

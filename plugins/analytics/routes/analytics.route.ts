@@ -1,0 +1,91 @@
+import { notFound, permissionDenied, route, type RouteDef } from '../../../core/index.ts';
+import type { AppGroupsService } from '../../apps/api.ts';
+import type { EndUsersService } from '../../endusers/api.ts';
+import type { EntitlementsService, OrganizationsService } from '../../orgs/api.ts';
+import type { AnalyticsService } from '../analytics.service.ts';
+import { FREE_WINDOW_DAYS } from '../analytics.service.ts';
+import { analyticsQuery, forensicQuery, rollupQuery } from '../schemas/queries.ts';
+import { analyticsResponse, behaviorRollupResponse, forensicResponse, signInRollupResponse } from '../schemas/responses.ts';
+
+/** Largest `days` of the analytics routes; the default is {@link DEFAULT_DAYS}. */
+export const MAX_DAYS = 90;
+export const DEFAULT_DAYS = 30;
+/** The add-on that lifts the {@link FREE_WINDOW_DAYS}-day clamp. */
+export const ANALYTICS_ADDON = 'addon.audit_analytics';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface AnalyticsRouteDeps {
+  analytics: AnalyticsService;
+  organizations: OrganizationsService;
+  entitlements: EntitlementsService;
+  appGroups: AppGroupsService;
+  endUsers: EndUsersService;
+}
+
+/** `days` clamped to 1..{@link MAX_DAYS} (default {@link DEFAULT_DAYS}), then to the free window without the add-on. */
+export function clampDays(days: number | undefined, addonActive: boolean): number {
+  const d = Math.min(MAX_DAYS, Math.max(1, days ?? DEFAULT_DAYS));
+  return addonActive ? d : Math.min(d, FREE_WINDOW_DAYS);
+}
+
+/**
+ * The analytics routes under `/api/v1/admin/audit` (session; any active member of the
+ * organization named by `orgSlug`, 404 otherwise; `/stats/forensic` Owner or Admin, else 403
+ * `PERMISSION_DENIED`). An `appGroupId` of another organization answers 404.
+ * @see docs/api/audit-analytics.md
+ */
+export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
+  const memberOrg = async (slug: string, principal: Parameters<OrganizationsService['resolveContext']>[1]) => {
+    const org = await deps.organizations.resolveContext(slug, principal);
+    if (!org?.member) throw notFound();
+    return org;
+  };
+  const groupsOf = async (orgId: string, appGroupId?: string) => {
+    const groups = (await deps.appGroups.list(orgId)).map((g) => ({ id: g.id, name: g.name, eventsEnabled: true }));
+    if (appGroupId !== undefined && !groups.some((g) => g.id === appGroupId)) throw notFound('Unknown app group.');
+    return groups;
+  };
+  return [
+    route({
+      method: 'GET', path: '/api/v1/admin/audit/analytics', auth: 'session', query: analyticsQuery, response: analyticsResponse,
+      summary: 'Usage analytics of end users: KPIs, daily series, providers, top users and IPs, event types', tags: ['audit'],
+      handler: async ({ query, principal }) => {
+        const org = await memberOrg(query.orgSlug, principal);
+        const appGroups = await groupsOf(org.org.id, query.appGroupId);
+        const addonActive = await deps.entitlements.hasAddon(org.org.id, ANALYTICS_ADDON);
+        return deps.analytics.dashboard(org.org.id, {
+          days: clampDays(query.days, addonActive), appGroupId: query.appGroupId, addonActive, appGroups,
+          displayNames: async (ids) => new Map(await Promise.all(ids.filter((id) => UUID.test(id)).map(async (id) => [id, (await deps.endUsers.get(org.org.id, id))?.displayName ?? null] as const))),
+        });
+      },
+    }),
+    route({
+      method: 'GET', path: '/api/v1/admin/audit/analytics/rollup', auth: 'session', query: rollupQuery, response: signInRollupResponse,
+      summary: 'Sign-in outcomes and event volumes from sealed daily rollups', tags: ['audit'],
+      handler: async ({ query, principal }) => {
+        const org = await memberOrg(query.orgSlug, principal);
+        const addonActive = await deps.entitlements.hasAddon(org.org.id, ANALYTICS_ADDON);
+        return deps.analytics.signInRollup(org.org.id, clampDays(query.days, addonActive));
+      },
+    }),
+    route({
+      method: 'GET', path: '/api/v1/admin/audit/behavior/rollup', auth: 'session', query: analyticsQuery, response: behaviorRollupResponse,
+      summary: 'Pages, dwell time, referrers, campaign sources and countries from sealed daily rollups', tags: ['audit'],
+      handler: async ({ query, principal }) => {
+        const org = await memberOrg(query.orgSlug, principal);
+        if (query.appGroupId !== undefined) await groupsOf(org.org.id, query.appGroupId);
+        return deps.analytics.behaviorRollup(org.org.id, query.appGroupId, clampDays(query.days, true));
+      },
+    }),
+    route({
+      method: 'GET', path: '/api/v1/admin/audit/stats/forensic', auth: 'session', query: forensicQuery, response: forensicResponse,
+      summary: "One end user's sign-ins, failed attempts and signups in an app group, by email", tags: ['audit'],
+      handler: async ({ query, principal }) => {
+        const org = await memberOrg(query.orgSlug, principal);
+        if (org.member!.role !== 'Owner' && org.member!.role !== 'Admin') throw permissionDenied('org.audit_event_log.list', 'Only the Owner or an Admin may read an end user\'s trail.');
+        await groupsOf(org.org.id, query.appGroupId);
+        return deps.analytics.forensic(org.org.id, query.appGroupId, query.email, query.days ?? 30, query.limit ?? 100);
+      },
+    }),
+  ];
+}

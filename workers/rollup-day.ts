@@ -1,0 +1,52 @@
+/**
+ * Piscina task module: roll one organization's audit day file up (sign-in outcomes, event volumes,
+ * behaviour) — `plugins/analytics/day-rollup.ts` over the file's records, countries looked up in
+ * `geoip-country`'s offline database (loaded in the worker thread only, never on the main thread).
+ * A pure function over plain data: day-file bytes in, rollups out; nothing is read from a clock or
+ * a network.
+ *
+ * Loaded in worker threads through the bootstrap `./rollup-day.worker.mjs`.
+ *
+ * @see docs/api/audit-analytics.md "Rollups"
+ */
+import { createRequire } from 'node:module';
+import { decodeDayFile } from '../core/audit/chain/day-file.ts';
+import { rollUpDay, type OrgDayRollups } from '../plugins/analytics/day-rollup.ts';
+
+/** One task: `{ bytes }`, a whole Parquet day file (transferred, not copied). */
+export interface RollupDayTask {
+  bytes: Uint8Array;
+}
+
+/** The task's answer: the file's organization and day, and its {@link OrgDayRollups}. */
+export interface RollupDayResult {
+  orgId: string;
+  day: string;
+  rollups: OrgDayRollups;
+}
+
+interface GeoIp {
+  lookup(ip: string): { country?: string } | null;
+}
+let geoip: GeoIp | undefined;
+
+/** ISO 3166-1 alpha-2 country of an IP address from the offline database, or undefined. */
+export function countryOf(ip: string): string | undefined {
+  geoip ??= createRequire(import.meta.url)('geoip-country') as GeoIp;
+  try {
+    return geoip.lookup(ip)?.country || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Roll one day file up.
+ * @param task - {@link RollupDayTask}.
+ * @returns {@link RollupDayResult}.
+ * @throws DayFileFormatError when the bytes are not an Aerie day file.
+ */
+export default async function rollupDay(task: RollupDayTask): Promise<RollupDayResult> {
+  const { meta, records } = await decodeDayFile(task.bytes);
+  return { orgId: meta.orgId, day: meta.day, rollups: rollUpDay(meta.day, records, countryOf) };
+}
