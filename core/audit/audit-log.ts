@@ -17,8 +17,28 @@ export class KernelAuditLog implements AuditLog {
     private readonly loadKey: () => Promise<PlatformAuditKey>,
   ) {}
 
-  records(orgId: string, range: { fromSeq?: number; toSeq?: number; limit?: number } = {}): Promise<SealedAuditRecord[]> {
+  records(orgId: string, range: { fromSeq?: number; toSeq?: number; limit?: number; eventTypes?: readonly string[] } = {}): Promise<SealedAuditRecord[]> {
     return readChain(this.knex, orgId, range);
+  }
+
+  async heads(): Promise<Array<{ orgId: string; seq: number }>> {
+    const rows: Array<{ orgId: string; seq: string }> = await this.knex('core.audit_heads').select('orgId', 'seq');
+    return rows.map((r) => ({ orgId: r.orgId, seq: Number(r.seq) }));
+  }
+
+  async eventTypeCounts(orgId: string, since: Date): Promise<Array<{ eventType: string; count: number; sealedCount: number }>> {
+    const [sealed, pending] = (await Promise.all([
+      this.knex('core.audit_events').where({ orgId }).andWhere('sealedAt', '>=', since).groupBy('eventType').select('eventType', this.knex.raw('count(*) as n')),
+      this.knex('core.audit_outbox').where({ orgId }).andWhere('occurredAt', '>=', since).groupBy('eventType').select('eventType', this.knex.raw('count(*) as n')),
+    ])) as Array<Array<{ eventType: string; n: string }>>;
+    const types = new Map<string, { eventType: string; count: number; sealedCount: number }>();
+    for (const s of sealed) types.set(s.eventType, { eventType: s.eventType, count: Number(s.n), sealedCount: Number(s.n) });
+    for (const p of pending) {
+      const t = types.get(p.eventType) ?? { eventType: p.eventType, count: 0, sealedCount: 0 };
+      t.count += Number(p.n);
+      types.set(p.eventType, t);
+    }
+    return [...types.values()].sort((a, b) => b.count - a.count || (a.eventType < b.eventType ? -1 : 1));
   }
 
   async sealedBetween(orgId: string, from: Date, to: Date): Promise<SealedAuditRecord[]> {

@@ -39,8 +39,15 @@ export interface AuditSearch {
  * @see docs/audit.md; docs/audit.md
  */
 export interface AuditLog {
-  /** An organization's records in `seq` order, `fromSeq`..`toSeq` inclusive, at most `limit`. */
-  records(orgId: string, range?: { fromSeq?: number; toSeq?: number; limit?: number }): Promise<SealedAuditRecord[]>;
+  /** An organization's records in `seq` order, `fromSeq`..`toSeq` inclusive, at most `limit`, only of `eventTypes` when given. */
+  records(orgId: string, range?: { fromSeq?: number; toSeq?: number; limit?: number; eventTypes?: readonly string[] }): Promise<SealedAuditRecord[]>;
+  /** Every organization's chain head: `{ orgId, seq }` (seq of its last sealed record), organizations with a chain only. */
+  heads(): Promise<Array<{ orgId: string; seq: number }>>;
+  /**
+   * An organization's event types since `since`: `sealedCount` sealed (by `sealedAt`), `count` those
+   * plus the ones still waiting in the outbox (by `occurredAt`); most frequent first.
+   */
+  eventTypeCounts(orgId: string, since: Date): Promise<Array<{ eventType: string; count: number; sealedCount: number }>>;
   /** Records whose `sealedAt` lies in `[from, to)`, in `seq` order. */
   sealedBetween(orgId: string, from: Date, to: Date): Promise<SealedAuditRecord[]>;
   /** One record by id (any organization), or undefined (also for a malformed id). */

@@ -6,8 +6,9 @@ import { toAuditTimestamp, type SealedAuditRecord } from './chain/index.ts';
  * `verifyRecords` can recompute every hash. `fromSeq`/`toSeq` bound the range (inclusive).
  * @see docs/audit.md
  */
-export async function readChain(knex: Knex, orgId: string, range: { fromSeq?: number; toSeq?: number; limit?: number } = {}): Promise<SealedAuditRecord[]> {
+export async function readChain(knex: Knex, orgId: string, range: { fromSeq?: number; toSeq?: number; limit?: number; eventTypes?: readonly string[] } = {}): Promise<SealedAuditRecord[]> {
   let q = knex('core.audit_events').where({ orgId }).orderBy('seq');
+  if (range.eventTypes) q = q.whereIn('eventType', [...range.eventTypes]);
   if (range.fromSeq !== undefined) q = q.where('seq', '>=', range.fromSeq);
   if (range.toSeq !== undefined) q = q.where('seq', '<=', range.toSeq);
   if (range.limit !== undefined) q = q.limit(range.limit);

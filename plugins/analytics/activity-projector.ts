@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
-import { AUDIT_SEALED_EVENT, type AuditSealedPayload, type Clock, type Database, type EventBus } from '../../core/index.ts';
+import { AUDIT_SEALED_EVENT, type AuditLog, type AuditSealedPayload, type Clock, type Database, type EventBus, type SealedAuditRecord } from '../../core/index.ts';
 
 /** Event types the hot end-user store projects, and the kind of row each becomes. @see docs/api/audit-analytics.md */
 export const PROJECTED_TYPES = { 'org.end_user.signed_in': 'login', 'org.end_user.sign_in_failed': 'failure', 'org.end_user.created': 'signup' } as const;
@@ -11,7 +11,7 @@ type Kind = (typeof PROJECTED_TYPES)[keyof typeof PROJECTED_TYPES];
 
 /**
  * The hot end-user store's projector: copies end users' sign-ins, failed attempts and self-signups
- * from each organization's sealed chain (`core.audit_events`, read only) into
+ * from each organization's sealed chain (read through `core.auditLog`) into
  * `analytics.end_user_activity`, behind a cursor per organization, so the figures outlive the
  * audit table's retention purge (the store keeps 181 days). Runs when this process seals a chain
  * (`core.audit.sealed`) and every `pollMs` for chains other processes sealed. One organization's
@@ -25,7 +25,7 @@ export class ActivityProjector {
   private due: Set<string> | 'all' = 'all';
   private stopped = false;
 
-  constructor(private readonly db: Database, private readonly clock: Clock, private readonly logger: Logger, private readonly pollMs = 10_000) {}
+  constructor(private readonly db: Database, private readonly auditLog: AuditLog, private readonly clock: Clock, private readonly logger: Logger, private readonly pollMs = 10_000) {}
 
   /** Starts polling and reacting to chains this process sealed. */
   start(events: EventBus): void {
@@ -67,15 +67,17 @@ export class ActivityProjector {
     const scope = this.due;
     this.due = new Set();
     if (scope !== 'all' && scope.size === 0) return;
-    let query = this.db.knex('core.audit_heads as h')
-      .leftJoin('analytics.activity_cursors as c', 'c.orgId', 'h.orgId')
-      .whereRaw('h.seq > coalesce(c.seq, 0)')
-      .select('h.orgId', 'h.seq as head', this.db.knex.raw('coalesce(c.seq, 0) as cursor'));
-    if (scope !== 'all') query = query.whereIn('h.orgId', [...scope]);
-    for (const row of (await query) as Array<{ orgId: string; head: string; cursor: string }>) {
+    const heads = (await this.auditLog.heads()).filter((h) => scope === 'all' || scope.has(h.orgId));
+    const cursors = new Map<string, number>();
+    for (let i = 0; i < heads.length; i += 1000) {
+      const rows: Array<{ orgId: string; seq: string }> = await this.db.knex('analytics.activity_cursors').whereIn('orgId', heads.slice(i, i + 1000).map((h) => h.orgId)).select('orgId', 'seq');
+      for (const r of rows) cursors.set(r.orgId, Number(r.seq));
+    }
+    const behind = heads.filter((h) => h.seq > (cursors.get(h.orgId) ?? 0)).map((h) => ({ orgId: h.orgId, cursor: cursors.get(h.orgId) ?? 0, head: h.seq }));
+    for (const row of behind) {
       if (this.stopped) return;
       try {
-        await this.project(row.orgId, Number(row.cursor), Number(row.head));
+        await this.project(row.orgId, row.cursor, row.head);
       } catch (err) {
         this.logger.error({ err, orgId: row.orgId }, 'end-user activity projection failed for one organization; retried on the next poll');
       }
@@ -86,14 +88,8 @@ export class ActivityProjector {
   private async project(orgId: string, from: number, head: number): Promise<void> {
     let cursor = from;
     while (cursor < head && !this.stopped) {
-      const rows: Array<{ seq: string; eventType: string; occurredAt: Date; appGroupId: string | null; businessData: Record<string, unknown> }> = await this.db
-        .knex('core.audit_events')
-        .where({ orgId }).andWhere('seq', '>', cursor).andWhere('seq', '<=', head)
-        .whereIn('eventType', Object.keys(PROJECTED_TYPES))
-        .andWhereNot('actorType', 'apiKey') // written by the platform only: an ingesting key cannot forge sign-ins
-        .orderBy('seq').limit(PAGE)
-        .select('seq', 'eventType', 'occurredAt', 'appGroupId', 'businessData');
-      const next = rows.length < PAGE ? head : Number(rows.at(-1)!.seq);
+      const rows = await this.auditLog.records(orgId, { fromSeq: cursor + 1, toSeq: head, limit: PAGE, eventTypes: Object.keys(PROJECTED_TYPES) });
+      const next = rows.length < PAGE ? head : rows.at(-1)!.seq;
       const activity = rows.map((r) => toActivity(orgId, r)).filter((a) => a !== undefined);
       await this.db.transaction(async (trx) => {
         if (activity.length) await trx('analytics.end_user_activity').insert(activity).onConflict(['orgId', 'seq']).ignore();
@@ -107,12 +103,14 @@ export class ActivityProjector {
 
 const text = (v: unknown, max = 320): string | null => (typeof v === 'string' && v.length > 0 ? v.slice(0, max) : null);
 
-function toActivity(orgId: string, r: { seq: string; eventType: string; occurredAt: Date; appGroupId: string | null; businessData: Record<string, unknown> }) {
+/** The hot-store row of a record, or undefined when it is not one (an API key's, a signup by another source). */
+function toActivity(orgId: string, r: SealedAuditRecord) {
   const kind: Kind = PROJECTED_TYPES[r.eventType as keyof typeof PROJECTED_TYPES];
   const d = r.businessData;
-  if (kind === 'signup' && d.source !== 'self_signup') return undefined;
+  // Written by the platform only: an ingesting API key cannot forge sign-ins.
+  if (r.actor.type === 'apiKey' || (kind === 'signup' && d.source !== 'self_signup')) return undefined;
   return {
-    orgId, seq: Number(r.seq), kind, appGroupId: r.appGroupId ?? text(d.appGroupId, 64), endUserId: text(d.endUserId, 64),
-    email: text(d.email)?.toLowerCase() ?? null, method: text(d.method, 64), reason: kind === 'failure' ? text(d.reason, 64) : null, ip: text(d.ip, 64), occurredAt: r.occurredAt,
+    orgId, seq: r.seq, kind, appGroupId: r.appGroupId ?? text(d.appGroupId, 64), endUserId: text(d.endUserId, 64),
+    email: text(d.email)?.toLowerCase() ?? null, method: text(d.method, 64), reason: kind === 'failure' ? text(d.reason, 64) : null, ip: text(d.ip, 64), occurredAt: new Date(r.occurredAt),
   };
 }

@@ -1,4 +1,4 @@
-import { DAY_MS, dayStartMs, utcDay, type Clock, type Database } from '../../core/index.ts';
+import { DAY_MS, dayStartMs, utcDay, type AuditLog, type Clock, type Database } from '../../core/index.ts';
 import type { Counts, DayRollup } from './day-rollup.ts';
 import { WHOLE_ORG, type RollupReader } from './rollups.ts';
 
@@ -37,7 +37,7 @@ export interface AnalyticsAppGroup {
  * @see docs/api/audit-analytics.md
  */
 export class AnalyticsService {
-  constructor(private readonly db: Database, private readonly clock: Clock, private readonly rollups: RollupReader) {}
+  constructor(private readonly db: Database, private readonly clock: Clock, private readonly rollups: RollupReader, private readonly auditLog: AuditLog) {}
 
   /**
    * `/analytics/rollup`: sign-in outcomes and event volumes of the `days` completed UTC days before
@@ -203,27 +203,9 @@ export class AnalyticsService {
       }),
       topUsers: users.map((u) => ({ email: u.email ?? null, displayName: names.get(u.endUserId) ?? null, logins: num(u.logins) })),
       topIps: ips.map((i) => ({ ip: i.ip, count: num(i.count), users: num(i.users) })),
-      orgEventTypes: await this.orgEventTypes(orgId, today),
+      orgEventTypes: await this.auditLog.eventTypeCounts(orgId, new Date(dayStartMs(today) - (ORG_AUDIT_WINDOW_DAYS - 1) * DAY_MS)),
       orgAuditWindowDays: ORG_AUDIT_WINDOW_DAYS,
     };
-  }
-
-  /** Event types of the last {@link ORG_AUDIT_WINDOW_DAYS} UTC days: sealed (hot audit table) and waiting in the outbox. */
-  private async orgEventTypes(orgId: string, today: string) {
-    const from = new Date(dayStartMs(today) - (ORG_AUDIT_WINDOW_DAYS - 1) * DAY_MS);
-    const knex = this.db.knex;
-    const [sealed, pending] = await Promise.all([
-      knex('core.audit_events').where({ orgId }).andWhere('sealedAt', '>=', from).groupBy('eventType').select('eventType', knex.raw('count(*) as count')),
-      knex('core.audit_outbox').where({ orgId }).andWhere('occurredAt', '>=', from).groupBy('eventType').select('eventType', knex.raw('count(*) as count')),
-    ]) as Array<Array<{ eventType: string; count: string }>>;
-    const types = new Map<string, { eventType: string; count: number; sealedCount: number }>();
-    for (const s of sealed) types.set(s.eventType, { eventType: s.eventType, count: num(s.count), sealedCount: num(s.count) });
-    for (const p of pending) {
-      const t = types.get(p.eventType) ?? { eventType: p.eventType, count: 0, sealedCount: 0 };
-      t.count += num(p.count);
-      types.set(p.eventType, t);
-    }
-    return [...types.values()].sort((a, b) => b.count - a.count || (a.eventType < b.eventType ? -1 : 1));
   }
 
   /**

@@ -1,5 +1,6 @@
 import { coreRefs, definePlugin } from '../../core/index.ts';
 import { appsRefs } from '../apps/api.ts';
+import { auditRefs } from '../audit/api.ts';
 import { endUsersRefs } from '../endusers/api.ts';
 import { orgsRefs } from '../orgs/api.ts';
 import { ActivityProjector } from './activity-projector.ts';
@@ -13,23 +14,23 @@ import { analyticsRoutes } from './routes/analytics.route.ts';
 export default definePlugin({
   id: 'analytics',
   deps: {
-    db: coreRefs.db, clock: coreRefs.clock, blob: coreRefs.blob, jobs: coreRefs.jobs, events: coreRefs.events,
+    db: coreRefs.db, clock: coreRefs.clock, jobs: coreRefs.jobs, events: coreRefs.events, auditLog: coreRefs.auditLog, archive: auditRefs.dayFiles,
     organizations: orgsRefs.organizations, entitlements: orgsRefs.entitlements, appGroups: appsRefs.appGroups, endUsers: endUsersRefs.endUsers,
   },
-  async init({ db, clock, blob, jobs, events, organizations, entitlements, appGroups, endUsers }, ctx) {
+  async init({ db, clock, jobs, events, auditLog, archive, organizations, entitlements, appGroups, endUsers }, ctx) {
     // Rollups: day files rolled up in a worker thread (started on first need), nightly after compaction.
     const pool = createRollupPool();
     ctx.onShutdown(() => pool.close());
-    const builder = new RollupBuilder({ db, blob, clock, logger: ctx.logger.child({ component: 'audit-rollups' }), rollup: pool.rollup });
+    const builder = new RollupBuilder({ db, archive, clock, logger: ctx.logger.child({ component: 'audit-rollups' }), rollup: pool.rollup });
     ctx.provide(analyticsRefs.rollups, builder);
     jobs.define(rollupJob({ db, clock, jobs, builder }));
     ctx.onStarted(() => scheduleRollups(jobs, clock));
     // The hot end-user store follows the sealed chains.
-    const projector = new ActivityProjector(db, clock, ctx.logger.child({ component: 'end-user-activity' }));
+    const projector = new ActivityProjector(db, auditLog, clock, ctx.logger.child({ component: 'end-user-activity' }));
     ctx.provide(analyticsRefs.activity, projector);
     ctx.onStarted(() => projector.start(events));
     ctx.onShutdown(() => projector.stop());
-    const analytics = new AnalyticsService(db, clock, new RollupReader(db, clock));
+    const analytics = new AnalyticsService(db, clock, new RollupReader(db, clock), auditLog);
     ctx.routes(...analyticsRoutes({ analytics, organizations, entitlements, appGroups, endUsers }));
   },
 });

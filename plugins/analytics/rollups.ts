@@ -1,6 +1,6 @@
-import { hash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { DAY_MS, dayStartMs, utcDay, type BlobStore, type Clock, type Database } from '../../core/index.ts';
+import { DAY_MS, dayStartMs, utcDay, type Clock, type Database } from '../../core/index.ts';
+import type { DayFileArchive, DayFileRow } from '../audit/api.ts';
 import type { DayRollup } from './day-rollup.ts';
 import type { RollupFn } from './rollup-pool.ts';
 
@@ -23,26 +23,24 @@ export interface RollupReport {
 
 /**
  * Builds daily rollups from the audit archive's day files: every day file of the last
- * {@link ROLLUP_BACKFILL_DAYS} days without a rollup is read from `core.blob`, checked against the
- * manifest's SHA-256 (a file altered in the store is refused, nothing written), rolled up in the
- * worker pool and written once — the organization's row and one per app group, in one
- * transaction, `on conflict do nothing`. Reads the audit plugin's manifest `audit.day_files`.
+ * {@link ROLLUP_BACKFILL_DAYS} days without a rollup is read through the audit archive, checked
+ * against the manifest's SHA-256 (a file altered in the store is refused, nothing written), rolled
+ * up in the worker pool and written once — the organization's row and one per app group, in one
+ * transaction, `on conflict do nothing`.
  * @see docs/api/audit-analytics.md "Rollups"
  */
 export class RollupBuilder {
-  constructor(private readonly deps: { db: Database; blob: BlobStore; clock: Clock; logger: Logger; rollup: RollupFn }) {}
+  constructor(private readonly deps: { db: Database; archive: DayFileArchive; clock: Clock; logger: Logger; rollup: RollupFn }) {}
 
   /**
    * The nightly run (and its backfill): a failing day is logged and reported; the others go on.
    * @returns {@link RollupReport}.
    */
   async buildPending(): Promise<RollupReport> {
-    const knex = this.deps.db.knex;
     const from = utcDay(dayStartMs(utcDay(this.deps.clock.now())) - ROLLUP_BACKFILL_DAYS * DAY_MS);
-    const pending: Array<{ orgId: string; day: string; blobKey: string; sha256: string }> = await knex('audit.day_files as d')
-      .where('d.day', '>=', from)
-      .whereNotExists(knex('analytics.rollups as r').whereRaw('r.org_id = d.org_id and r.day = d.day and r.app_group_id = ?', [WHOLE_ORG]).select(knex.raw('1')))
-      .orderBy(['d.orgId', 'd.day']).select('d.orgId', 'd.day', 'd.blobKey', 'd.sha256');
+    const done = new Set((await this.deps.db.knex('analytics.rollups').where({ appGroupId: WHOLE_ORG }).andWhere('day', '>=', from).select('orgId', 'day'))
+      .map((r: { orgId: string; day: string }) => `${r.orgId}/${r.day}`));
+    const pending = (await this.deps.archive.dayFilesSince(from)).filter((f) => !done.has(`${f.orgId}/${f.day}`));
     const report: RollupReport = { written: [], failed: [] };
     for (const file of pending) {
       try {
@@ -59,21 +57,15 @@ export class RollupBuilder {
   /**
    * Rolls one day file up and writes its rows.
    * @throws Error when the stored file is missing, its SHA-256 differs from the manifest's, or it
-   *   names another organization or day.
+   *   names another organization or day (nothing is written).
    */
-  async buildDay(file: { orgId: string; day: string; blobKey: string; sha256: string }): Promise<void> {
-    const object = await this.deps.blob.get(file.blobKey);
-    if (!object) throw new Error(`audit day file ${file.blobKey} is missing`);
-    const chunks: Buffer[] = [];
-    for await (const chunk of object.body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-    const bytes = Buffer.concat(chunks);
-    const sha256 = hash('sha256', bytes, 'hex');
-    if (sha256 !== file.sha256) throw new Error(`audit day file ${file.blobKey}: SHA-256 ${sha256} differs from the manifest's ${file.sha256}`);
+  async buildDay(file: DayFileRow): Promise<void> {
+    const bytes = await this.deps.archive.readFile(file);
     const result = await this.deps.rollup(bytes);
     if (result.orgId !== file.orgId || result.day !== file.day) throw new Error(`audit day file ${file.blobKey} names ${result.orgId} ${result.day}`);
     const createdAt = this.deps.clock.now();
     const rows = [[WHOLE_ORG, result.rollups.org] as const, ...Object.entries(result.rollups.appGroups)].map(([appGroupId, body]) => ({
-      orgId: file.orgId, appGroupId, day: file.day, body: JSON.stringify(body), dayFileSha256: sha256, createdAt,
+      orgId: file.orgId, appGroupId, day: file.day, body: JSON.stringify(body), dayFileSha256: file.sha256, createdAt,
     }));
     await this.deps.db.transaction(async (trx) => {
       for (let i = 0; i < rows.length; i += 500) await trx('analytics.rollups').insert(rows.slice(i, i + 500)).onConflict(['orgId', 'appGroupId', 'day']).ignore();

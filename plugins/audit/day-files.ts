@@ -97,6 +97,24 @@ export class DayFileArchive {
     return rows.map(toRow);
   }
 
+  /** Every organization's manifest rows from `fromDay` (`YYYY-MM-DD`, inclusive) on, by organization then day. */
+  async dayFilesSince(fromDay: string): Promise<DayFileRow[]> {
+    const rows = await this.deps.db.knex(MANIFEST).where('day', '>=', fromDay).orderBy(['orgId', 'day']);
+    return rows.map(toRow);
+  }
+
+  /**
+   * The stored bytes of a day file, checked against its manifest row's SHA-256.
+   * @throws Error when the object is missing or its SHA-256 differs from the manifest's (the file
+   *   was altered in the blob store).
+   */
+  async readFile(row: Pick<DayFileRow, 'blobKey' | 'sha256'>): Promise<Buffer> {
+    const bytes = await this.readBlob(row.blobKey);
+    const sha256 = hash('sha256', bytes, 'hex');
+    if (sha256 !== row.sha256) throw new Error(`audit day file ${row.blobKey}: SHA-256 ${sha256} differs from the manifest's ${row.sha256}`);
+    return bytes;
+  }
+
   /**
    * Compacts one organization's day: reads the run, collects the signed checkpoints covering it,
    * runs the compaction task, stores the file under its content-addressed key, reads it back and
