@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
+import { providerOf } from './day-rollup.ts';
 import { AUDIT_SEALED_EVENT, type AuditLog, type AuditSealedPayload, type Clock, type Database, type EventBus, type SealedAuditRecord } from '../../core/index.ts';
 
 /** Event types the hot end-user store projects, and the kind of row each becomes. @see docs/api/audit-analytics.md */
@@ -108,9 +109,9 @@ function toActivity(orgId: string, r: SealedAuditRecord) {
   const kind: Kind = PROJECTED_TYPES[r.eventType as keyof typeof PROJECTED_TYPES];
   const d = r.businessData;
   // Written by the platform only: an ingesting API key cannot forge sign-ins.
-  if (r.actor.type === 'apiKey' || (kind === 'signup' && d.source !== 'self_signup')) return undefined;
+  if (r.actor.type === 'apiKey' || (kind === 'signup' && d.via !== 'self_signup')) return undefined;
   return {
     orgId, seq: r.seq, kind, appGroupId: r.appGroupId ?? text(d.appGroupId, 64), endUserId: text(d.endUserId, 64),
-    email: text(d.email)?.toLowerCase() ?? null, method: text(d.method, 64), reason: kind === 'failure' ? text(d.reason, 64) : null, ip: text(d.ip, 64), occurredAt: new Date(r.occurredAt),
+    email: text(d.email)?.toLowerCase() ?? null, method: kind === 'signup' ? null : providerOf(d), reason: kind === 'failure' ? text(d.reason, 64) : null, ip: text(d.ip, 64), occurredAt: new Date(r.occurredAt),
   };
 }

@@ -22,6 +22,35 @@ function addCounts(into: Counts, from: Counts): void {
   for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
 }
 
+/** End users' email and display name by id (the end-user directory); unknown ids are left out. */
+export type Profiles = (ids: string[]) => Promise<Map<string, { email: string; displayName: string | null }>>;
+
+/** The window of one `/analytics` request: its UTC dates (oldest first), start, the previous window's start, today's start. */
+interface Window {
+  orgId: string;
+  appGroupId?: string;
+  dates: string[];
+  start: Date;
+  prevStart: Date;
+  todayStart: Date;
+}
+
+/** What either source (rollups or the hot store) computes for `/analytics`. */
+interface Figures {
+  kpi: { mau: number; mauPrev: number; logins: number; loginsPrev: number; signups: number; signupsPrev: number; dauToday: number };
+  daily: Array<{ date: string; logins: number; dau: number; signups: number }>;
+  providers: Counts;
+  groups: Map<string, { logins: number; activeUsers: number }>;
+  topUsers: Array<{ email: string | null; displayName: string | null; logins: number }>;
+}
+
+function emptyFigures(dates: string[]): Figures {
+  return {
+    kpi: { mau: 0, mauPrev: 0, logins: 0, loginsPrev: 0, signups: 0, signupsPrev: 0, dauToday: 0 },
+    daily: dates.map((date) => ({ date, logins: 0, dau: 0, signups: 0 })), providers: {}, groups: new Map(), topUsers: [],
+  };
+}
+
 /** An app group as `/analytics` lists it. */
 export interface AnalyticsAppGroup {
   id: string;
@@ -109,103 +138,162 @@ export class AnalyticsService {
   }
 
   /**
-   * `/analytics`: the dashboard. The daily series comes from rollups for windows over
-   * {@link FREE_WINDOW_DAYS} days without an app group (today from the hot end-user store;
-   * `windowSource: 'rollup'`), from the hot store when no day of the window has a rollup
-   * (`hot_fallback`), else from the hot store (`hot`). KPIs, providers, app groups and top lists
-   * come from the hot end-user store; `orgEventTypes` from the hot audit table over the last
-   * {@link ORG_AUDIT_WINDOW_DAYS} days. App groups whose event collection is off report zeros.
+   * `/analytics`: the dashboard. Windows over {@link FREE_WINDOW_DAYS} days without an app group are
+   * served from rollups (`windowSource: 'rollup'`): the daily series, logins, signups, providers,
+   * logins per app group and top users of the past days (today from the hot end-user store), the
+   * previous window's logins and signups; only the distinct counts (`mau`, `mauPrev`, `dauToday`,
+   * active users per app group) are counted in the hot store. When none of the window's past days
+   * has a rollup (`hot_fallback`), and for short windows and app-group views (`hot`), everything
+   * comes from the hot store. `topIps` and `orgEventTypes` cover the last
+   * {@link ORG_AUDIT_WINDOW_DAYS} days in every mode (IP addresses never enter rollups).
+   * App groups whose event collection is off report zeros.
    */
-  async dashboard(orgId: string, options: { days: number; appGroupId?: string; addonActive: boolean; appGroups: AnalyticsAppGroup[]; displayNames: (ids: string[]) => Promise<Map<string, string | null>> }) {
+  async dashboard(orgId: string, options: { days: number; appGroupId?: string; addonActive: boolean; appGroups: AnalyticsAppGroup[]; profiles: Profiles }) {
     const { days, appGroupId, appGroups } = options;
-    const now = this.clock.now();
-    const today = utcDay(now);
+    const today = utcDay(this.clock.now());
     const dates = dateWindow(today, days);
-    const start = new Date(dayStartMs(dates[0]));
-    const prevStart = new Date(start.getTime() - days * DAY_MS);
-    const disabled = new Set(appGroups.filter((g) => !g.eventsEnabled).map((g) => g.id));
-    const silenced = appGroupId !== undefined && disabled.has(appGroupId);
-    const scoped = () => {
-      let q = this.db.knex('analytics.end_user_activity').where({ orgId });
-      if (appGroupId !== undefined) q = q.where({ appGroupId });
-      else if (disabled.size) q = q.where((w) => w.whereNull('appGroupId').orWhereNotIn('appGroupId', [...disabled]));
-      return q;
-    };
-    const knex = this.db.knex;
-
-    // The daily series: rollups (past days) + hot store (today), or the hot store alone.
+    const w: Window = { orgId, appGroupId, dates, start: new Date(dayStartMs(dates[0])), prevStart: new Date(dayStartMs(dates[0]) - days * DAY_MS), todayStart: new Date(dayStartMs(today)) };
     let windowSource: 'hot' | 'rollup' | 'hot_fallback' = 'hot';
-    let covered = 0;
     let requested = 0;
-    const daily = new Map(dates.map((date) => [date, { date, logins: 0, dau: 0, signups: 0 }]));
-    let hotFrom = start;
+    let found = new Map<string, DayRollup>();
     if (days > FREE_WINDOW_DAYS && appGroupId === undefined) {
       const past = dates.slice(0, -1);
-      const found = await this.rollups.days(orgId, WHOLE_ORG, past);
+      found = await this.rollups.days(orgId, WHOLE_ORG, past);
       requested = past.length;
-      covered = found.size;
-      if (found.size > 0) {
-        windowSource = 'rollup';
-        hotFrom = new Date(dayStartMs(today));
-        for (const [date, r] of found) Object.assign(daily.get(date)!, { logins: r.signIn.logins, dau: r.signIn.activeUsers, signups: r.signIn.signups });
-      } else windowSource = 'hot_fallback';
+      windowSource = found.size > 0 ? 'rollup' : 'hot_fallback';
     }
-    const dayExpr = knex.raw(`to_char(occurred_at at time zone 'UTC', 'YYYY-MM-DD')`);
-    const series = silenced ? [] : await scoped().andWhere('occurredAt', '>=', hotFrom)
-      .groupBy(dayExpr as never)
-      .select(knex.raw(`to_char(occurred_at at time zone 'UTC', 'YYYY-MM-DD') as day`),
-        knex.raw(`count(*) filter (where kind = 'login') as logins`),
-        knex.raw(`count(distinct end_user_id) filter (where kind = 'login') as dau`),
-        knex.raw(`count(*) filter (where kind = 'signup') as signups`));
-    for (const row of series as Array<{ day: string; logins: string; dau: string; signups: string }>) {
-      const d = daily.get(row.day);
-      if (d) Object.assign(d, { logins: num(row.logins), dau: num(row.dau), signups: num(row.signups) });
-    }
-
-    const empty = silenced;
-    const [kpiRow] = empty ? [{}] : await scoped().andWhere('occurredAt', '>=', prevStart).select(
-      knex.raw(`count(distinct end_user_id) filter (where kind = 'login' and occurred_at >= ?) as mau`, [start]),
-      knex.raw(`count(distinct end_user_id) filter (where kind = 'login' and occurred_at < ?) as mau_prev`, [start]),
-      knex.raw(`count(*) filter (where kind = 'login' and occurred_at >= ?) as logins`, [start]),
-      knex.raw(`count(*) filter (where kind = 'login' and occurred_at < ?) as logins_prev`, [start]),
-      knex.raw(`count(*) filter (where kind = 'signup' and occurred_at >= ?) as signups`, [start]),
-      knex.raw(`count(*) filter (where kind = 'signup' and occurred_at < ?) as signups_prev`, [start]),
-      knex.raw(`count(distinct end_user_id) filter (where kind = 'login' and occurred_at >= ?) as dau_today`, [new Date(dayStartMs(today))]),
-    );
-    const k = kpiRow as Record<string, unknown>;
-    const inWindow = () => scoped().andWhere('occurredAt', '>=', start);
-    const [providers, byGroup, users, ips] = empty ? [[], [], [], []] : await Promise.all([
-      inWindow().where({ kind: 'login' }).groupBy('method').select('method', knex.raw('count(*) as count')).orderBy([{ column: 'count', order: 'desc' }, { column: 'method' }]),
-      inWindow().where({ kind: 'login' }).whereNotNull('appGroupId').groupBy('appGroupId')
-        .select('appGroupId', knex.raw('count(distinct end_user_id) as active_users'), knex.raw('count(*) as logins')),
-      inWindow().where({ kind: 'login' }).whereNotNull('endUserId').groupBy('endUserId')
-        .select('endUserId', knex.raw('max(email) as email'), knex.raw('count(*) as logins')).orderBy([{ column: 'logins', order: 'desc' }, { column: 'endUserId' }]).limit(TOP_LIST),
-      inWindow().whereIn('kind', ['login', 'failure']).whereNotNull('ip').groupBy('ip')
-        .select('ip', knex.raw('count(*) as count'), knex.raw('count(distinct coalesce(email, end_user_id)) as users')).orderBy([{ column: 'count', order: 'desc' }, { column: 'ip' }]).limit(TOP_LIST),
-    ]) as Array<Array<Record<string, any>>>;
-    const names = await options.displayNames(users.map((u) => u.endUserId));
-    const groupNames = new Map(appGroups.map((g) => [g.id, g.name]));
-    const byGroupMap = new Map(byGroup.map((g) => [g.appGroupId, g]));
-
+    const silenced = appGroupId !== undefined && appGroups.some((g) => g.id === appGroupId && !g.eventsEnabled);
+    const figures = silenced ? emptyFigures(dates)
+      : windowSource === 'rollup' ? await this.rollupFigures(w, found, options.profiles) : await this.hotFigures(w, options.profiles);
+    const silencedGroups = new Set(appGroups.filter((g) => !g.eventsEnabled).map((g) => g.id));
     return {
       days, addonActive: options.addonActive, freeWindowDays: FREE_WINDOW_DAYS, windowSource,
-      rollupCoveredDates: covered, rollupRequestedDates: requested,
+      rollupCoveredDates: found.size, rollupRequestedDates: requested,
       appGroups,
-      kpi: {
-        mau: num(k.mau), mauPrev: num(k.mauPrev), logins: num(k.logins), loginsPrev: num(k.loginsPrev),
-        signups: num(k.signups), signupsPrev: num(k.signupsPrev), dauToday: num(k.dauToday),
-      },
-      daily: [...daily.values()],
-      providers: providers.map((p) => ({ provider: p.method ?? 'unknown', count: num(p.count) })),
+      kpi: figures.kpi,
+      daily: figures.daily,
+      providers: sortCounts(figures.providers, Number.MAX_SAFE_INTEGER).map(([provider, count]) => ({ provider, count })),
       byAppGroup: appGroups.filter((g) => appGroupId === undefined || g.id === appGroupId).map((g) => {
-        const row = g.eventsEnabled ? byGroupMap.get(g.id) : undefined;
-        return { appGroupId: g.id, name: groupNames.get(g.id) ?? g.id, activeUsers: num(row?.activeUsers), logins: num(row?.logins) };
+        const silent = silencedGroups.has(g.id);
+        return { appGroupId: g.id, name: g.name, activeUsers: silent ? 0 : figures.groups.get(g.id)?.activeUsers ?? 0, logins: silent ? 0 : figures.groups.get(g.id)?.logins ?? 0 };
       }),
-      topUsers: users.map((u) => ({ email: u.email ?? null, displayName: names.get(u.endUserId) ?? null, logins: num(u.logins) })),
-      topIps: ips.map((i) => ({ ip: i.ip, count: num(i.count), users: num(i.users) })),
+      topUsers: figures.topUsers,
+      topIps: silenced ? [] : await this.topIps(w),
       orgEventTypes: await this.auditLog.eventTypeCounts(orgId, new Date(dayStartMs(today) - (ORG_AUDIT_WINDOW_DAYS - 1) * DAY_MS)),
       orgAuditWindowDays: ORG_AUDIT_WINDOW_DAYS,
     };
+  }
+
+  /** The hot end-user store's rows of the organization (or one app group). */
+  private activity(w: Pick<Window, 'orgId' | 'appGroupId'>) {
+    const q = this.db.knex('analytics.end_user_activity').where({ orgId: w.orgId });
+    return w.appGroupId === undefined ? q : q.where({ appGroupId: w.appGroupId });
+  }
+
+  /** Distinct end users who signed in: in the window, the previous one, today, and per app group in the window (one scan). */
+  private async distinctUsers(w: Window): Promise<{ mau: number; mauPrev: number; dauToday: number; perGroup: Map<string, number> }> {
+    const knex = this.db.knex;
+    const perUser = this.activity(w).where({ kind: 'login' }).whereNotNull('endUserId').andWhere('occurredAt', '>=', w.prevStart)
+      .groupBy('endUserId', 'appGroupId')
+      .select('endUserId', 'appGroupId', knex.raw('bool_or(occurred_at >= ?) as cur', [w.start]), knex.raw('bool_or(occurred_at < ?) as prev', [w.start]), knex.raw('bool_or(occurred_at >= ?) as today', [w.todayStart]));
+    const rows: Array<{ appGroupId: string | null; active: string; mau: string; mauPrev: string; dauToday: string; total: boolean }> = await knex
+      .with('u', perUser)
+      .select(knex.raw(`app_group_id as "appGroupId", count(*) filter (where cur) as active, 0 as mau, 0 as mau_prev, 0 as dau_today, false as total from u group by app_group_id
+        union all select null, 0, count(distinct end_user_id) filter (where cur), count(distinct end_user_id) filter (where prev), count(distinct end_user_id) filter (where today), true from u`));
+    const total = rows.find((r) => r.total);
+    return {
+      mau: num(total?.mau), mauPrev: num(total?.mauPrev), dauToday: num(total?.dauToday),
+      perGroup: new Map(rows.filter((r) => !r.total && r.appGroupId).map((r) => [r.appGroupId!, num(r.active)])),
+    };
+  }
+
+  /** Figures of a window served from rollups (past days) and the hot store (today, distinct counts). */
+  private async rollupFigures(w: Window, found: Map<string, DayRollup>, profiles: Profiles): Promise<Figures> {
+    const prevDates = dateWindow(utcDay(w.start.getTime() - DAY_MS), w.dates.length);
+    const [prev, todayRows, distinct] = await Promise.all([
+      this.rollups.days(w.orgId, WHOLE_ORG, prevDates),
+      this.activity(w).andWhere('occurredAt', '>=', w.todayStart).groupBy('kind', 'method', 'appGroupId', 'endUserId')
+        .select('kind', 'method', 'appGroupId', 'endUserId', this.db.knex.raw('count(*) as n')) as Promise<Array<{ kind: string; method: string | null; appGroupId: string | null; endUserId: string | null; n: string }>>,
+      this.distinctUsers(w),
+    ]);
+    const today = { logins: 0, signups: 0, providers: {} as Counts, byAppGroup: {} as Counts, users: {} as Counts };
+    for (const r of todayRows) {
+      const n = num(r.n);
+      if (r.kind === 'signup') today.signups += n;
+      if (r.kind !== 'login') continue;
+      today.logins += n;
+      addCounts(today.providers, { [r.method ?? 'unknown']: n });
+      if (r.appGroupId) addCounts(today.byAppGroup, { [r.appGroupId]: n });
+      if (r.endUserId) addCounts(today.users, { [r.endUserId]: n });
+    }
+    const providers: Counts = { ...today.providers };
+    const logins: Counts = { ...today.byAppGroup };
+    const users: Counts = { ...today.users };
+    const daily = w.dates.map((date) => {
+      const r = found.get(date);
+      if (!r) return { date, logins: 0, dau: 0, signups: 0 };
+      addCounts(providers, r.signIn.providers);
+      addCounts(logins, r.signIn.byAppGroup);
+      addCounts(users, r.signIn.users);
+      return { date, logins: r.signIn.logins, dau: r.signIn.activeUsers, signups: r.signIn.signups };
+    });
+    daily[daily.length - 1] = { date: w.dates.at(-1)!, logins: today.logins, dau: distinct.dauToday, signups: today.signups };
+    const sum = (rows: Iterable<DayRollup>, f: (r: DayRollup) => number) => [...rows].reduce((n, r) => n + f(r), 0);
+    const top = sortCounts(users, TOP_LIST);
+    const people = await profiles(top.map(([id]) => id));
+    return {
+      kpi: {
+        mau: distinct.mau, mauPrev: distinct.mauPrev, dauToday: distinct.dauToday,
+        logins: daily.reduce((n, d) => n + d.logins, 0), loginsPrev: sum(prev.values(), (r) => r.signIn.logins),
+        signups: daily.reduce((n, d) => n + d.signups, 0), signupsPrev: sum(prev.values(), (r) => r.signIn.signups),
+      },
+      daily,
+      providers,
+      groups: new Map([...new Set([...Object.keys(logins), ...distinct.perGroup.keys()])].map((id) => [id, { logins: logins[id] ?? 0, activeUsers: distinct.perGroup.get(id) ?? 0 }])),
+      topUsers: top.map(([id, n]) => ({ email: people.get(id)?.email ?? null, displayName: people.get(id)?.displayName ?? null, logins: n })),
+    };
+  }
+
+  /** Figures of a window served from the hot end-user store alone. */
+  private async hotFigures(w: Window, profiles: Profiles): Promise<Figures> {
+    const knex = this.db.knex;
+    const inWindow = () => this.activity(w).andWhere('occurredAt', '>=', w.start);
+    const [series, counts, byMethod, byGroup, users, distinct] = await Promise.all([
+      inWindow().groupBy(knex.raw(`to_char(occurred_at at time zone 'UTC', 'YYYY-MM-DD')`) as never)
+        .select(knex.raw(`to_char(occurred_at at time zone 'UTC', 'YYYY-MM-DD') as day`), knex.raw(`count(*) filter (where kind = 'login') as logins`),
+          knex.raw(`count(distinct end_user_id) filter (where kind = 'login') as dau`), knex.raw(`count(*) filter (where kind = 'signup') as signups`)),
+      this.activity(w).andWhere('occurredAt', '>=', w.prevStart).whereIn('kind', ['login', 'signup']).select(
+        knex.raw(`count(*) filter (where kind = 'login' and occurred_at >= ?) as logins`, [w.start]), knex.raw(`count(*) filter (where kind = 'login' and occurred_at < ?) as logins_prev`, [w.start]),
+        knex.raw(`count(*) filter (where kind = 'signup' and occurred_at >= ?) as signups`, [w.start]), knex.raw(`count(*) filter (where kind = 'signup' and occurred_at < ?) as signups_prev`, [w.start])),
+      inWindow().where({ kind: 'login' }).groupBy('method').select('method', knex.raw('count(*) as n')),
+      inWindow().where({ kind: 'login' }).whereNotNull('appGroupId').groupBy('appGroupId').select('appGroupId', knex.raw('count(*) as n')),
+      inWindow().where({ kind: 'login' }).whereNotNull('endUserId').groupBy('endUserId')
+        .select('endUserId', knex.raw('max(email) as email'), knex.raw('count(*) as logins')).orderBy([{ column: 'logins', order: 'desc' }, { column: 'endUserId' }]).limit(TOP_LIST),
+      this.distinctUsers(w),
+    ]) as [Array<Record<string, string>>, Array<Record<string, string>>, Array<{ method: string | null; n: string }>, Array<{ appGroupId: string; n: string }>, Array<{ endUserId: string; email: string | null; logins: string }>, Awaited<ReturnType<AnalyticsService['distinctUsers']>>];
+    const byDay = new Map(series.map((r) => [r.day, r]));
+    const c = counts[0] ?? {};
+    const people = await profiles(users.map((u) => u.endUserId));
+    const logins = new Map(byGroup.map((g) => [g.appGroupId, num(g.n)]));
+    return {
+      kpi: {
+        mau: distinct.mau, mauPrev: distinct.mauPrev, dauToday: distinct.dauToday,
+        logins: num(c.logins), loginsPrev: num(c.loginsPrev), signups: num(c.signups), signupsPrev: num(c.signupsPrev),
+      },
+      daily: w.dates.map((date) => ({ date, logins: num(byDay.get(date)?.logins), dau: num(byDay.get(date)?.dau), signups: num(byDay.get(date)?.signups) })),
+      providers: Object.fromEntries(byMethod.map((m) => [m.method ?? 'unknown', num(m.n)])),
+      groups: new Map([...new Set([...logins.keys(), ...distinct.perGroup.keys()])].map((id) => [id, { logins: logins.get(id) ?? 0, activeUsers: distinct.perGroup.get(id) ?? 0 }])),
+      topUsers: users.map((u) => ({ email: u.email ?? people.get(u.endUserId)?.email ?? null, displayName: people.get(u.endUserId)?.displayName ?? null, logins: num(u.logins) })),
+    };
+  }
+
+  /** The addresses with the most logins and failed attempts over the last {@link ORG_AUDIT_WINDOW_DAYS} days; `users` distinct emails (or end users). */
+  private async topIps(w: Window) {
+    const since = new Date(w.todayStart.getTime() - (ORG_AUDIT_WINDOW_DAYS - 1) * DAY_MS);
+    const rows: Array<{ ip: string; n: string; users: string }> = await this.activity(w).whereIn('kind', ['login', 'failure']).whereNotNull('ip').andWhere('occurredAt', '>=', since)
+      .groupBy('ip').select('ip', this.db.knex.raw('count(*) as n'), this.db.knex.raw('count(distinct coalesce(email, end_user_id)) as users'))
+      .orderBy([{ column: 'n', order: 'desc' }, { column: 'ip' }]).limit(TOP_LIST);
+    return rows.map((r) => ({ ip: r.ip, count: num(r.n), users: num(r.users) }));
   }
 
   /**

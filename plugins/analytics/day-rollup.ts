@@ -5,10 +5,11 @@
  * `countryOf` function the worker passes (an offline database). IPs are never part of a rollup.
  *
  * Events counted (the catalogue in docs/api/audit-analytics.md):
- * - `org.end_user.signed_in` `{endUserId, appGroupId, method}` — a login; `method` is the provider.
+ * - `org.end_user.signed_in` `{endUserId, appGroupId, method, provider?}` — a login; the provider
+ *   is `method` (`passkey`, `email_code`, `aerie_account`), or `provider` for `social` ones.
  * - `org.end_user.sign_in_failed` `{appGroupId, method, reason, endUserId?, email?}` — a failed
  *   attempt, unknown accounts included.
- * - `org.end_user.created` with `businessData.source` `self_signup` — a signup.
+ * - `org.end_user.created` with `businessData.via` `self_signup` — a signup.
  * - `behavior.page_view` `{path, referrer?, utmSource?, dwellMs?, visitorId?, endUserId?, ip?}` —
  *   ingested by applications (`POST /api/public/v1/audit/events`).
  * - every record — `eventTypes` (all sealed: a day file holds sealed records only).
@@ -31,7 +32,8 @@ export type Counts = Record<string, number>;
  * One day's rollup, of a whole organization or of one app group.
  *
  * Shape: `{ version: 1, day: 'YYYY-MM-DD', totalEvents, eventTypes: Counts,
- *   signIn: { logins, failures, signups, activeUsers, failureReasons: Counts, providers: Counts },
+ *   signIn: { logins, failures, signups, activeUsers, failureReasons: Counts, providers: Counts,
+ *     byAppGroup: Counts (logins per app group id), users: Counts (logins per end-user id, the day's largest) },
  *   behavior: { pageViews, dwellMs (sum, milliseconds), visitors, identifiedUsers,
  *     pages: Record<path, {views, dwellMs}>, referrers: Counts (host), campaigns: Counts (utmSource), countries: Counts (ISO 3166-1 alpha-2, page views) } }`.
  * `activeUsers`, `visitors` and `identifiedUsers` are distinct counts within the day: summed over
@@ -43,7 +45,7 @@ export interface DayRollup {
   day: string;
   totalEvents: number;
   eventTypes: Counts;
-  signIn: { logins: number; failures: number; signups: number; activeUsers: number; failureReasons: Counts; providers: Counts };
+  signIn: { logins: number; failures: number; signups: number; activeUsers: number; failureReasons: Counts; providers: Counts; byAppGroup: Counts; users: Counts };
   behavior: {
     pageViews: number; dwellMs: number; visitors: number; identifiedUsers: number;
     pages: Record<string, { views: number; dwellMs: number }>; referrers: Counts; campaigns: Counts; countries: Counts;
@@ -70,7 +72,8 @@ class Accumulator {
   logins = 0;
   failures = 0;
   signups = 0;
-  readonly active = new Set<string>();
+  readonly users = new Map<string, number>();
+  readonly byAppGroup = new Map<string, number>();
   readonly failureReasons = new Map<string, number>();
   readonly providers = new Map<string, number>();
   pageViews = 0;
@@ -92,9 +95,11 @@ class Accumulator {
     switch (platform || record.eventType.startsWith('behavior.') ? record.eventType : '') {
       case 'org.end_user.signed_in': {
         this.logins++;
-        bump(this.providers, word(data.method) ?? 'unknown');
+        bump(this.providers, providerOf(data));
         const user = word(data.endUserId);
-        if (user) this.active.add(user);
+        if (user) bump(this.users, user);
+        const group = record.appGroupId ?? word(data.appGroupId);
+        if (group) bump(this.byAppGroup, group);
         break;
       }
       case 'org.end_user.sign_in_failed':
@@ -102,7 +107,7 @@ class Accumulator {
         bump(this.failureReasons, word(data.reason) ?? 'unknown');
         break;
       case 'org.end_user.created':
-        if (data.source === 'self_signup') this.signups++;
+        if (data.via === 'self_signup') this.signups++;
         break;
       case 'behavior.page_view': {
         this.pageViews++;
@@ -135,8 +140,8 @@ class Accumulator {
       totalEvents: this.totalEvents,
       eventTypes: top(this.eventTypes),
       signIn: {
-        logins: this.logins, failures: this.failures, signups: this.signups, activeUsers: this.active.size,
-        failureReasons: top(this.failureReasons), providers: top(this.providers),
+        logins: this.logins, failures: this.failures, signups: this.signups, activeUsers: this.users.size,
+        failureReasons: top(this.failureReasons), providers: top(this.providers), byAppGroup: top(this.byAppGroup), users: top(this.users, false),
       },
       behavior: {
         pageViews: this.pageViews, dwellMs: this.dwellMs, visitors: this.visitors.size, identifiedUsers: this.identified.size,
@@ -168,6 +173,12 @@ export function rollUpDay(day: string, records: Iterable<SealedAuditRecord>, cou
   return { org: org.result(day), appGroups: Object.fromEntries([...groups].map(([id, acc]) => [id, acc.result(day)])) };
 }
 
+/** The provider word of a sign-in: `method`, or for `social` its `provider` (google, microsoft, oidc). */
+export function providerOf(data: Record<string, unknown>): string {
+  const method = word(data.method) ?? 'unknown';
+  return method === 'social' ? (word(data.provider) ?? 'social') : method;
+}
+
 function bump(map: Map<string, number>, key: string, by = 1): void {
   map.set(key, (map.get(key) ?? 0) + by);
 }
@@ -188,13 +199,13 @@ function referrerHost(value: unknown): string | undefined {
   }
 }
 
-/** The {@link TOP_ENTRIES} largest counts (ties by key), the rest summed under `other`. */
-function top(map: Map<string, number>): Counts {
+/** The {@link TOP_ENTRIES} largest counts (ties by key), the rest summed under `other` (or left out). */
+function top(map: Map<string, number>, other = true): Counts {
   const sorted = [...map].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const kept = sorted.slice(0, TOP_ENTRIES);
   const rest = sorted.slice(TOP_ENTRIES).reduce((n, [, c]) => n + c, 0);
   const out: Counts = Object.fromEntries(kept);
-  if (rest > 0) out.other = (out.other ?? 0) + rest;
+  if (rest > 0 && other) out.other = (out.other ?? 0) + rest;
   return out;
 }
 

@@ -55,7 +55,10 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
         const addonActive = await deps.entitlements.hasAddon(org.org.id, ANALYTICS_ADDON);
         return deps.analytics.dashboard(org.org.id, {
           days: clampDays(query.days, addonActive), appGroupId: query.appGroupId, addonActive, appGroups,
-          displayNames: async (ids) => new Map(await Promise.all(ids.filter((id) => UUID.test(id)).map(async (id) => [id, (await deps.endUsers.get(org.org.id, id))?.displayName ?? null] as const))),
+          profiles: async (ids) => {
+            const found = await Promise.all(ids.filter((id) => UUID.test(id)).map((id) => deps.endUsers.get(org.org.id, id)));
+            return new Map(found.filter((u) => u !== undefined).map((u) => [u.id, { email: u.email, displayName: u.displayName }]));
+          },
         });
       },
     }),

@@ -39,7 +39,7 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
     await aerie.kernel.auditSealer.drain();
   };
   const get = (path: string, who = 'owner') => aerie.request('GET', path, { token: tokens[who] });
-  const login = (user: string, method: string, ip: string, g = group) => ['org.end_user.signed_in', { endUserId: U[user], appGroupId: g, clientKey: 'client_x', method, ip, email: `${user}@users.test` }] as [string, Record<string, unknown>];
+  const login = (user: string, method: string, ip: string, g = group, provider?: string) => ['org.end_user.signed_in', { endUserId: U[user], appGroupId: g, clientKey: 'client_x', method, ...(provider ? { provider } : {}), ip, email: `${user}@users.test` }] as [string, Record<string, unknown>];
   const failure = (reason: string, email: string, ip: string) => ['org.end_user.sign_in_failed', { appGroupId: group, method: 'email_code', reason, email, ip }] as [string, Record<string, unknown>];
   const view = (path: string, extra: Record<string, unknown>) => ['behavior.page_view', { path, ...extra }] as [string, Record<string, unknown>];
 
@@ -65,7 +65,7 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
     await append(orgs.acme, [
       login('u1', 'passkey', GB), login('u1', 'passkey', GB), login('u2', 'email_code', US),
       failure('unknown_account', 'nobody@users.test', US), failure('invalid_code', 'u1@users.test', GB),
-      ['org.end_user.created', { endUserId: U.u2, appGroupId: group, source: 'self_signup' }], ['org.end_user.created', { endUserId: U.u9, source: 'admin' }],
+      ['org.end_user.created', { endUserId: U.u2, appGroupId: group, via: 'self_signup' }], ['org.end_user.created', { endUserId: U.u9, via: 'admin' }],
       view('/', { referrer: 'https://news.example.com/a', utmSource: 'Newsletter', dwellMs: 1000, visitorId: 'v1', ip: GB, endUserId: U.u1 }),
       view('/', { referrer: 'https://news.example.com/b', dwellMs: 2000, visitorId: 'v1', ip: GB }),
       view('/pricing', { referrer: 'not a url', dwellMs: 3000, visitorId: 'v2', ip: US }),
@@ -75,11 +75,11 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
     await append(orgs.zeta, [login('z1', 'passkey', US, zetaGroup), view('/z', { ip: US })]);
     // Day B (yesterday): 1 login, 1 failure.
     clock.advance(DAY / 1000);
-    await append(orgs.acme, [login('u3', 'github', US), failure('unknown_account', 'ghost@users.test', US)]);
+    await append(orgs.acme, [login('u3', 'social', US, undefined, 'github'), failure('unknown_account', 'ghost@users.test', US)]);
     await append(orgs.zeta, [view('/z', {})]);
     // Today, 00:30: days A and B are complete; 2 logins and 1 signup today.
     clock.advance(15 * 3600 + 30 * 60);
-    await append(orgs.acme, [login('u1', 'passkey', GB), login('u1', 'passkey', GB), ['org.end_user.created', { endUserId: U.u4, appGroupId: group, source: 'self_signup' }]]);
+    await append(orgs.acme, [login('u1', 'passkey', GB), login('u1', 'passkey', GB), ['org.end_user.created', { endUserId: U.u4, appGroupId: group, via: 'self_signup' }]]);
     // gamma: created today, so no day file and no rollup yet.
     orgs.gamma = (await aerie.request('POST', '/api/org/create', { token: tokens.owner, body: { name: 'gamma', slug: 'gamma' } })).body.id;
     await append(orgs.gamma, [login('u1', 'passkey', GB, null as never)]);
@@ -121,7 +121,10 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
         'behavior.page_view': 4, 'org.end_user.created': 2, 'org.end_user.sign_in_failed': 2, 'org.end_user.signed_in': 3, 'org.thing.done': 2,
         'org.created': 1, 'org.app_group.created': 1, 'org.application.created': 1, // the organization's own set-up that day
       },
-      signIn: { logins: 3, failures: 2, signups: 1, activeUsers: 2, failureReasons: { invalid_code: 1, unknown_account: 1 }, providers: { passkey: 2, email_code: 1 } },
+      signIn: {
+        logins: 3, failures: 2, signups: 1, activeUsers: 2, failureReasons: { invalid_code: 1, unknown_account: 1 }, providers: { passkey: 2, email_code: 1 },
+        byAppGroup: { [group]: 3 }, users: { [U.u1]: 2, [U.u2]: 1 },
+      },
       behavior: {
         pageViews: 4, dwellMs: 1000 + 2000 + 3000 + 86_400_000, visitors: 3, identifiedUsers: 1,
         pages: { '/': { views: 3, dwellMs: 3000 + 86_400_000 }, '/pricing': { views: 1, dwellMs: 3000 } },
