@@ -6,8 +6,8 @@ import { createServiceRef } from '../../core/index.ts';
 import type { EndUserImportsService, EndUserSignInService, EndUsersService } from './service-interfaces.ts';
 
 export type {
-  EndUserDto, EndUserImportsService, EndUserPage, EndUserQuery, EndUserSignInService, EndUsersService, EndUserStatus, EndUserSubject, ImportReason, ImportRequest,
-  ImportRowResult, ImportUser, SignInMethod,
+  EndUserCreatedVia, EndUserDto, EndUserImportsService, EndUserPage, EndUserQuery, EndUserSignInService, EndUsersService, EndUserStatus, EndUserSubject,
+  ImportReason, ImportRequest, ImportRowResult, ImportUser, SignInContext, SignInFailure, SignInFailureReason, SignInMethod,
 } from './service-interfaces.ts';
 
 /** Service refs of the endusers plugin. */

@@ -59,7 +59,7 @@ export class EndUsersService implements EndUsersServiceApi {
   }
 
   async create(orgId: string, input: { email: string; displayName?: string; appGroupId: string }): Promise<EndUserDto> {
-    const [row] = await this.imports.write(orgId, { appGroupId: input.appGroupId, source: 'dashboard', sendInvites: true, users: [input] }, false);
+    const [row] = await this.imports.write(orgId, { appGroupId: input.appGroupId, source: 'dashboard', sendInvites: true, users: [input] }, false, 'admin');
     if (row.result === 'invalid') throw endUsersErrors.invalidRow(row.reason === 'email_invalid' ? 'email' : 'displayName');
     if (row.result !== 'created') throw endUsersErrors.endUserExists(row.endUserId!);
     return (await this.get(orgId, row.endUserId!))!;

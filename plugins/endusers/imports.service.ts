@@ -6,7 +6,7 @@ import { ACCESS, BADGE_PREFIX, END_USERS } from './end-user-record.ts';
 import { endUsersErrors } from './errors.ts';
 import { screenRows, type AcceptedRow } from './import-rows.ts';
 import { SEND_INVITES_JOB, type SendInvitesJob } from './invite-job.ts';
-import type { EndUserImportsService, ImportRequest, ImportRowResult } from './service-interfaces.ts';
+import type { EndUserCreatedVia, EndUserImportsService, ImportRequest, ImportRowResult } from './service-interfaces.ts';
 
 /**
  * `endusers.imports`: writes a request's end users with one multi-row `INSERT … ON CONFLICT DO
@@ -27,23 +27,24 @@ export class EndUserImports implements EndUserImportsService {
   ) {}
 
   import(orgId: string, request: ImportRequest): Promise<ImportRowResult[]> {
-    return this.write(orgId, request, true);
+    return this.write(orgId, request, true, 'import');
   }
 
   /**
    * The import; with `grantExisting` false an existing end user is answered `duplicate` and left
-   * unchanged (the single create).
+   * unchanged (the single create). `via` says in the audit events who asked: a member one at a time
+   * (`admin`), an import (`import`), or the person's own first sign-in (`self_signup`).
    */
-  async write(orgId: string, request: ImportRequest, grantExisting: boolean): Promise<ImportRowResult[]> {
+  async write(orgId: string, request: ImportRequest, grantExisting: boolean, via: EndUserCreatedVia): Promise<ImportRowResult[]> {
     if (!(await this.appGroups.exists(orgId, request.appGroupId))) throw endUsersErrors.unknownAppGroup();
     const { accepted, refused } = screenRows(request.users);
     const results = refused;
-    if (accepted.length > 0) results.push(...(await this.db.transaction((trx) => this.insert(trx, orgId, request, accepted, grantExisting))));
+    if (accepted.length > 0) results.push(...(await this.db.transaction((trx) => this.insert(trx, orgId, request, accepted, grantExisting, via))));
     return results.sort((a, b) => a.index - b.index);
   }
 
   private async insert(
-    trx: Knex.Transaction, orgId: string, request: ImportRequest, rows: AcceptedRow[], grantExisting: boolean,
+    trx: Knex.Transaction, orgId: string, request: ImportRequest, rows: AcceptedRow[], grantExisting: boolean, via: EndUserCreatedVia,
   ): Promise<ImportRowResult[]> {
     const now = this.clock.now();
     const { appGroupId, source } = request;
@@ -70,12 +71,12 @@ export class EndUserImports implements EndUserImportsService {
     const results = rows.map((r): ImportRowResult => {
       const made = createdBy.get(r.emailNormalized);
       if (made) {
-        events.push({ orgId, appGroupId, eventType: 'org.end_user.created', businessData: { endUserId: made.id, badge: made.badge, email: r.email, appGroupId, source } });
+        events.push({ orgId, appGroupId, eventType: 'org.end_user.created', businessData: { endUserId: made.id, badge: made.badge, email: r.email, appGroupId, source, via } });
         return { index: r.index, email: r.email, result: 'created', endUserId: made.id };
       }
       const endUserId = existingBy.get(r.emailNormalized)!;
       const accessGranted = grantedIds.has(endUserId);
-      if (accessGranted) events.push({ orgId, appGroupId, eventType: 'org.end_user.access_granted', businessData: { endUserId, appGroupId, source } });
+      if (accessGranted) events.push({ orgId, appGroupId, eventType: 'org.end_user.access_granted', businessData: { endUserId, appGroupId, source, via } });
       return { index: r.index, email: r.email, result: 'duplicate', reason: 'exists', endUserId, accessGranted };
     });
     if (events.length > 0) await this.audit.appendMany(trx, events);

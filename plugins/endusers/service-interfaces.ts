@@ -104,8 +104,47 @@ export interface EndUserImportsService {
   import(orgId: string, request: ImportRequest): Promise<ImportRowResult[]>;
 }
 
-/** How an end user proved who they are. */
+/**
+ * How an end user proved who they are: `method` of `org.end_user.signed_in` and
+ * `org.end_user.sign_in_failed` (a `social` one names the upstream provider in `provider`).
+ * @see docs/api/endusers.md "Sign-in events"
+ */
 export type SignInMethod = 'email_code' | 'passkey' | 'social' | 'aerie_account';
+
+/**
+ * Why a sign-in attempt failed: `reason` of `org.end_user.sign_in_failed`.
+ * @see docs/api/endusers.md "Sign-in events"
+ */
+export type SignInFailureReason =
+  | 'unknown_account' | 'invalid_code' | 'expired_code' | 'too_many_attempts' | 'passkey_rejected'
+  | 'email_unverified' | 'provider_error' | 'suspended' | 'access_denied';
+
+/** How an end user came to be: `via` of `org.end_user.created` (and `org.end_user.access_granted`). */
+export type EndUserCreatedVia = 'admin' | 'import' | 'self_signup';
+
+/** Where a sign-in attempt came from, as its audit event records it. */
+export interface SignInContext {
+  /**
+   * The client's IP address as the HTTP server sees it (koa's `ctx.ip`: the socket's address, or
+   * the first `X-Forwarded-For` entry with `AERIE_TRUST_PROXY=1`). Left out when empty.
+   */
+  ip?: string;
+  /** The upstream provider of a `social` sign-in (`google`, `microsoft`, `oidc`, …). */
+  provider?: string;
+}
+
+/** A failed end-user sign-in attempt. @see docs/api/endusers.md "Sign-in events" */
+export interface SignInFailure extends SignInContext {
+  appGroupId: string;
+  /** The application's `client_…` key, when the attempt was made for one. */
+  clientKey?: string;
+  method: SignInMethod;
+  reason: SignInFailureReason;
+  /** The address the attempt named (recorded NFC, lowercase, when it is an address end users may have). */
+  email?: string;
+  /** The end user the attempt was against; absent for an unknown account. */
+  endUserId?: string;
+}
 
 /** An active end user with access to one app group, as a token describes them. Read fresh each time. */
 export interface EndUserSubject {
@@ -138,11 +177,21 @@ export interface EndUserSignInService {
   /** The end user as a token describes them, or `undefined` unless `Active` with access to the group. */
   subject(orgId: string, endUserId: string, appGroupId: string): Promise<EndUserSubject | undefined>;
   /**
-   * Records a proven sign-in (audit `org.end_user.signed_in`); a `Pending` end user becomes `Active`
-   * with the email verified (audit `org.end_user.verified`).
+   * Records a proven sign-in (audit `org.end_user.signed_in` with the end user's normalized `email`
+   * and the context's `ip` and `provider`); a `Pending` end user becomes `Active` with the email
+   * verified (audit `org.end_user.verified`). An end user who may not sign in changes nothing and is
+   * recorded as {@link signInFailed} (`suspended`, `access_denied`, `unknown_account` when deleted).
    * @returns the subject, or `undefined` when the end user may not sign in (suspended, deleted, no access)
    */
-  signedIn(orgId: string, endUserId: string, appGroupId: string, method: SignInMethod, clientKey: string): Promise<EndUserSubject | undefined>;
+  signedIn(orgId: string, endUserId: string, appGroupId: string, method: SignInMethod, clientKey: string, context?: SignInContext): Promise<EndUserSubject | undefined>;
+  /**
+   * Records a failed sign-in attempt (audit `org.end_user.sign_in_failed`) in a transaction of its
+   * own, so it stays when the attempt's error rolls the caller's work back. At most 60 events per
+   * organization and IP address per 10 minutes are written; beyond, the attempt is not recorded.
+   * Never throws: a failure to record is logged.
+   * @returns whether the event was written
+   */
+  signInFailed(orgId: string, failure: SignInFailure): Promise<boolean>;
   /**
    * Replaces the end user's permissions for the app group (audit `org.end_user.permissions_changed`).
    * @returns the stored list (sorted, unique)

@@ -1,10 +1,16 @@
-import { coreRefs, inject, injectable, isUuid, type AuditService, type Clock, type Database } from '../../core/index.ts';
+import type { Logger } from 'pino';
+import {
+  AerieError, coreRefs, inject, injectable, isUuid, type AuditService, type Clock, type Database, type RateLimiter, type RateLimitService,
+} from '../../core/index.ts';
 import { ACCESS, END_USERS } from './end-user-record.ts';
 import { isEndUserEmail, normalizeEmail } from './email.ts';
 import { endUsersErrors } from './errors.ts';
 import type { EndUserImports } from './imports.service.ts';
 import { endUsersInternalRefs } from './internal-refs.ts';
-import type { EndUserSignInService as EndUserSignInApi, EndUserSubject, SignInMethod } from './service-interfaces.ts';
+import { SIGN_IN_FAILURE_EVENTS_PER_IP, signedInEvent, signInFailedEvent } from './sign-in-events.ts';
+import type {
+  EndUserSignInService as EndUserSignInApi, EndUserSubject, SignInContext, SignInFailure, SignInFailureReason, SignInMethod,
+} from './service-interfaces.ts';
 
 /** Permissions one end user may hold for one app group. */
 export const MAX_PERMISSIONS = 100;
@@ -19,12 +25,18 @@ export const PERMISSION_PATTERN = /^[a-z0-9][a-z0-9:._-]{0,99}$/;
  */
 @injectable()
 export class EndUserSignIn implements EndUserSignInApi {
+  private readonly failureEvents: RateLimiter;
+
   constructor(
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.audit.id) private readonly audit: AuditService,
     @inject(coreRefs.clock.id) private readonly clock: Clock,
     @inject(endUsersInternalRefs.imports.id) private readonly imports: EndUserImports,
-  ) {}
+    @inject(coreRefs.rateLimits.id) rateLimits: RateLimitService,
+    @inject(coreRefs.logger.id) private readonly logger: Logger,
+  ) {
+    this.failureEvents = rateLimits.limiter({ name: 'endusers.sign-in-failure-events', ...SIGN_IN_FAILURE_EVENTS_PER_IP });
+  }
 
   async candidate(orgId: string, appGroupId: string, email: string): Promise<string | undefined> {
     if (!isEndUserEmail(email) || !isUuid(appGroupId)) return undefined;
@@ -40,7 +52,7 @@ export class EndUserSignIn implements EndUserSignInApi {
     // The import path: a new end user (with `source`) or an existing one given access to the group, audited there.
     const [row] = await this.imports.write(orgId, {
       appGroupId, source, sendInvites: false, users: [{ email: person.email, ...(person.displayName ? { displayName: person.displayName } : {}) }],
-    }, true);
+    }, true, 'self_signup');
     if (!row?.endUserId) return undefined;
     const status = (await this.db.knex(END_USERS).where({ orgId, id: row.endUserId }).first('status')) as { status: string } | undefined;
     return status && status.status !== 'Suspended' ? row.endUserId : undefined;
@@ -57,21 +69,49 @@ export class EndUserSignIn implements EndUserSignInApi {
     return { id: row.id, email: row.email, emailVerified: row.emailVerifiedAt !== null, displayName: row.displayName, permissions: row.permissions };
   }
 
-  async signedIn(orgId: string, endUserId: string, appGroupId: string, method: SignInMethod, clientKey: string): Promise<EndUserSubject | undefined> {
+  async signedIn(
+    orgId: string, endUserId: string, appGroupId: string, method: SignInMethod, clientKey: string, context: SignInContext = {},
+  ): Promise<EndUserSubject | undefined> {
     if (!isUuid(endUserId) || !isUuid(appGroupId)) return undefined;
-    await this.db.transaction(async (trx) => {
-      const row = (await trx(END_USERS).where({ orgId, id: endUserId }).forUpdate().first('status', 'emailVerifiedAt')) as
-        { status: string; emailVerifiedAt: Date | null } | undefined;
-      if (!row || row.status === 'Suspended') return;
+    const refused = await this.db.transaction(async (trx): Promise<SignInFailureReason | undefined> => {
+      const row = (await trx(END_USERS).where({ orgId, id: endUserId }).forUpdate().first('status', 'emailVerifiedAt', 'emailNormalized')) as
+        { status: string; emailVerifiedAt: Date | null; emailNormalized: string } | undefined;
+      if (!row) return 'unknown_account';
+      if (row.status === 'Suspended') return 'suspended';
+      if (!(await trx(ACCESS).where({ orgId, endUserId, appGroupId }).first('endUserId'))) return 'access_denied';
       const now = this.clock.now();
       if (row.status === 'Pending' || !row.emailVerifiedAt) {
         // An emailed code (or a passkey registered after one) proved the address.
         await trx(END_USERS).where({ orgId, id: endUserId }).update({ status: 'Active', emailVerifiedAt: row.emailVerifiedAt ?? now, updatedAt: now });
         await this.audit.append(trx, { orgId, eventType: 'org.end_user.verified', businessData: { endUserId, via: method } });
       }
-      await this.audit.append(trx, { orgId, eventType: 'org.end_user.signed_in', businessData: { endUserId, appGroupId, clientKey, method } });
+      await this.audit.append(trx, signedInEvent(orgId, { endUserId, appGroupId, clientKey, method, emailNormalized: row.emailNormalized }, context));
+      return undefined;
     });
+    if (refused) {
+      // A deleted end user is an unknown account: no id, as for an address nobody has.
+      await this.signInFailed(orgId, { appGroupId, clientKey, method, reason: refused, ...(refused === 'unknown_account' ? {} : { endUserId }), ...context });
+      return undefined;
+    }
     return this.subject(orgId, endUserId, appGroupId);
+  }
+
+  async signInFailed(orgId: string, failure: SignInFailure): Promise<boolean> {
+    try {
+      if (!isUuid(failure.appGroupId)) return false;
+      try {
+        await this.failureEvents.consume(`${orgId}:${failure.ip ?? ''}`);
+      } catch (err) {
+        if (err instanceof AerieError && err.status === 429) return false; // over the window: answered as always, not recorded
+        throw err;
+      }
+      // Its own transaction (the bare knex): the caller's error may roll its own work back.
+      await this.audit.append(this.db.knex, signInFailedEvent(orgId, failure));
+      return true;
+    } catch (err) {
+      this.logger.error({ err, orgId, reason: failure.reason }, 'recording a failed end-user sign-in failed');
+      return false;
+    }
   }
 
   async setPermissions(orgId: string, endUserId: string, appGroupId: string, permissions: string[]): Promise<string[]> {

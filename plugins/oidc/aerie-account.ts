@@ -4,6 +4,7 @@ import type { EndUserSignInService } from '../endusers/api.ts';
 import type { OrganizationsService } from '../orgs/api.ts';
 import type { Clock, Database } from '../../core/index.ts';
 import { oidcErrors } from './errors.ts';
+import { refused } from './sign-in-failures.ts';
 
 const CONSENTS = 'oidc.account_consents';
 
@@ -78,16 +79,18 @@ export class AerieAccountSignIn {
    * verified, records consent the first time, and finds or creates the end user.
    * @returns the end user's id
    * @throws 403 `AERIE_ACCOUNT_LOGIN_OFF`, 403 `ACCOUNT_EMAIL_UNVERIFIED`, 409 `CONSENT_REQUIRED`,
-   *   403 `PERMISSION_DENIED` for a suspended end user
+   *   403 `PERMISSION_DENIED` for a suspended end user; the last two marked as failed sign-in
+   *   attempts ({@link refused}: `email_unverified`, `suspended`)
    */
   async connect(accountId: string, app: ApplicationDto & { orgId: string }, group: AppGroupDto, consent: boolean): Promise<string> {
     if (!(await this.enabled(group))) throw oidcErrors.aerieAccountOff();
     const account = await this.accounts.findById(accountId);
-    if (!account?.emailVerifiedAt) throw oidcErrors.emailUnverified();
+    if (!account) throw oidcErrors.emailUnverified();
+    if (!account.emailVerifiedAt) throw refused(oidcErrors.emailUnverified(), { reason: 'email_unverified', email: account.email });
     const known = (await this.db.knex(CONSENTS).where({ orgId: app.orgId, appGroupId: group.id, accountId }).first('endUserId')) as { endUserId: string } | undefined;
     if (!known && !consent) throw oidcErrors.consentRequired();
     const endUserId = await this.signIn.forAccount(app.orgId, group.id, { email: account.email, displayName: account.displayName ?? null });
-    if (!endUserId) throw oidcErrors.endUserRefused();
+    if (!endUserId) throw refused(oidcErrors.endUserRefused(), { reason: 'suspended', email: account.email });
     await this.db.knex(CONSENTS).insert({ orgId: app.orgId, appGroupId: group.id, accountId, endUserId, consentedAt: this.clock.now() })
       .onConflict(['orgId', 'appGroupId', 'accountId']).merge(['endUserId']);
     return endUserId;

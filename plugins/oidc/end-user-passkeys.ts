@@ -4,9 +4,10 @@ import {
   type AuthenticationResponseJSON, type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import type { Clock, Database } from '../../core/index.ts';
+import { AerieError, type Clock, type Database } from '../../core/index.ts';
 import { clientDataChallenge } from '../accounts/api.ts';
 import { oidcErrors } from './errors.ts';
+import { refused } from './sign-in-failures.ts';
 
 const PASSKEYS = 'oidc.passkeys';
 const CHALLENGES = 'oidc.passkey_challenges';
@@ -71,12 +72,21 @@ export class EndUserPasskeys {
    * Verifies an assertion for this sign-in.
    * @returns the end user the passkey belongs to
    * @throws 400 `PASSKEY_FAILED` (unknown credential, wrong challenge, origin or RP ID, no user
-   *   verification, a counter that did not move forward, a bad signature)
+   *   verification, a counter that did not move forward, a bad signature), marked as a failed
+   *   attempt ({@link refused}): `unknown_account` for a credential this organization and RP ID do
+   *   not know, else `passkey_rejected` with the credential's end user
    */
   async signIn(ceremony: Ceremony, response: AuthenticationResponseJSON): Promise<string> {
     const stored = (await this.db.knex(PASSKEYS).where({ orgId: ceremony.orgId, rpId: ceremony.rp.rpId, credentialId: String(response.id) })
       .first('id', 'endUserId', 'credentialId', 'publicKey', 'counter', 'transports')) as PasskeyRow | undefined;
-    if (!stored) throw oidcErrors.passkeyFailed();
+    if (!stored) throw refused(oidcErrors.passkeyFailed(), { reason: 'unknown_account' });
+    return this.verifyAssertion(ceremony, response, stored).catch((err: unknown) => {
+      throw err instanceof AerieError && err.code === 'PASSKEY_FAILED' ? refused(err, { reason: 'passkey_rejected', endUserId: stored.endUserId }) : err;
+    });
+  }
+
+  /** Checks the assertion against the stored passkey and moves its counter. @returns its end user @throws 400 `PASSKEY_FAILED` */
+  private verifyAssertion(ceremony: Ceremony, response: AuthenticationResponseJSON, stored: PasskeyRow): Promise<string> {
     return this.db.transaction(async (trx) => {
       const challenge = await this.spend(trx, ceremony, 'signin', clientDataChallenge(response.response?.clientDataJSON));
       let newCounter: number;

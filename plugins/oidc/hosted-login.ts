@@ -11,6 +11,7 @@ import type { EndUserConsents } from './end-user-consents.ts';
 import { appGroupAudience, grantableScopes, TOKEN_SCOPES } from './token-policy.ts';
 import { oidcErrors } from './errors.ts';
 import type { LoginCodes } from './login-codes.ts';
+import { recordingFailures } from './sign-in-failures.ts';
 import { COOKIE_NAMES, cookieKeys } from './provider-factory.ts';
 import type { OrgProvider, OrgProviders } from './providers.ts';
 
@@ -130,13 +131,16 @@ export class HostedLogin {
    * Sign-in with an Aerie account on the hosted login: connects the signed-in account (consent the
    * first time) and finishes this sign-in with the end user it is.
    * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `AERIE_ACCOUNT_LOGIN_OFF`, 403 `ACCOUNT_EMAIL_UNVERIFIED`,
-   *   409 `CONSENT_REQUIRED`, 403 `PERMISSION_DENIED` (suspended end user)
+   *   409 `CONSENT_REQUIRED`, 403 `PERMISSION_DENIED` (suspended end user); failed attempts are
+   *   audited (`org.end_user.sign_in_failed`)
    */
-  async aerieAccountSignIn(applicationKey: string, cookieHeader: string | undefined, accountId: string, consent: boolean): Promise<{ redirectTo: string }> {
+  async aerieAccountSignIn(applicationKey: string, cookieHeader: string | undefined, accountId: string, consent: boolean, ip: string): Promise<{ redirectTo: string }> {
     const current = await this.inProgress(applicationKey, cookieHeader);
     if (!current) throw oidcErrors.signInNotFound();
-    const endUserId = await this.aerieAccount.connect(accountId, current.app, current.group, consent);
-    const subject = await this.signIn.signedIn(current.app.orgId, endUserId, current.app.appGroupId, 'aerie_account', current.app.clientKey);
+    const { app } = current;
+    const endUserId = await recordingFailures(this.signIn, app.orgId, { appGroupId: app.appGroupId, clientKey: app.clientKey, method: 'aerie_account', ip },
+      () => this.aerieAccount.connect(accountId, app, current.group, consent));
+    const subject = await this.signIn.signedIn(app.orgId, endUserId, app.appGroupId, 'aerie_account', app.clientKey, { ip });
     if (!subject) throw oidcErrors.endUserRefused();
     return this.finish(current, subject.id, 'aerie');
   }
@@ -172,14 +176,18 @@ export class HostedLogin {
 
   /**
    * Checks the code and finishes the sign-in with the end user.
+   * @param ip - the client's address, for the audit events
    * @returns where the browser goes next (the provider resumes the authorization request there)
    * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 400 `LOGIN_CODE_INVALID` / `LOGIN_CODE_EXPIRED`
+   *   (audited `org.end_user.sign_in_failed`)
    */
-  async verifyCode(applicationKey: string, cookieHeader: string | undefined, email: string, code: string): Promise<{ redirectTo: string }> {
+  async verifyCode(applicationKey: string, cookieHeader: string | undefined, email: string, code: string, ip: string): Promise<{ redirectTo: string }> {
     const current = await this.require(applicationKey, cookieHeader, 'emailCode');
     const { app, interaction } = current;
-    const endUserId = await this.codes.verify(app.orgId, interaction.uid, email.normalize('NFC').toLowerCase(), code);
-    const subject = await this.signIn.signedIn(app.orgId, endUserId, app.appGroupId, 'email_code', app.clientKey);
+    const emailNormalized = email.normalize('NFC').toLowerCase();
+    const endUserId = await recordingFailures(this.signIn, app.orgId, { appGroupId: app.appGroupId, clientKey: app.clientKey, method: 'email_code', email: emailNormalized, ip },
+      () => this.codes.verify(app.orgId, interaction.uid, emailNormalized, code));
+    const subject = await this.signIn.signedIn(app.orgId, endUserId, app.appGroupId, 'email_code', app.clientKey, { ip });
     // Suspended or lost access between the code and now: as if the code were wrong, nothing finishes.
     if (!subject) throw oidcErrors.codeExpired();
     return this.finish(current, subject.id, 'otp');
@@ -194,12 +202,14 @@ export class HostedLogin {
   /**
    * Verifies a passkey assertion and finishes the sign-in with its end user.
    * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 400 `PASSKEY_FAILED` (also for an end
-   *   user who may not sign in to this application: suspended, no access)
+   *   user who may not sign in to this application: suspended, no access; audited `org.end_user.sign_in_failed`)
    */
-  async passkeySignIn(applicationKey: string, cookieHeader: string | undefined, response: AuthenticationResponseJSON): Promise<{ redirectTo: string }> {
+  async passkeySignIn(applicationKey: string, cookieHeader: string | undefined, response: AuthenticationResponseJSON, ip: string): Promise<{ redirectTo: string }> {
     const current = await this.require(applicationKey, cookieHeader, 'passkey');
-    const endUserId = await this.passkeys.signIn(this.ceremony(current), response);
-    const subject = await this.signIn.signedIn(current.app.orgId, endUserId, current.app.appGroupId, 'passkey', current.app.clientKey);
+    const { app } = current;
+    const endUserId = await recordingFailures(this.signIn, app.orgId, { appGroupId: app.appGroupId, clientKey: app.clientKey, method: 'passkey', ip },
+      () => this.passkeys.signIn(this.ceremony(current), response));
+    const subject = await this.signIn.signedIn(app.orgId, endUserId, app.appGroupId, 'passkey', app.clientKey, { ip });
     if (!subject) throw oidcErrors.passkeyFailed();
     return this.finish(current, subject.id, 'hwk');
   }

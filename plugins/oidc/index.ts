@@ -51,7 +51,7 @@ export default definePlugin({
       rpId: config.webauthn.rpId, loginOrigin: new URL(config.loginUrl).origin,
     }, aerieAccount, new EndUserConsents(db, clock), (orgId, group) => socialConnections.offered(orgId, group));
     let sdk: SdkSignIn | undefined;
-    const social = new SocialSignIn(db, clock, crypto, login, socialConnections, signIn, upstream, config.loginUrl, (id, groupId, endUserId) => sdk!.finishSocial(id, groupId, endUserId));
+    const social = new SocialSignIn(db, clock, crypto, login, socialConnections, signIn, upstream, config.loginUrl, (id, groupId, endUserId, context) => sdk!.finishSocial(id, groupId, endUserId, context));
     // The issuer's discovery document is the provider's (the keys plugin serves the route).
     ctx.extend(keysExtensions.issuerDiscovery, async (slug) => {
       const found = await providers.forSlug(slug);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, CryptoService, Database, Mailer, RateLimiter, RateLimitService } from '../../core/index.ts';
 import { oidcErrors } from './errors.ts';
+import { refused } from './sign-in-failures.ts';
 
 const CODES = 'oidc.login_codes';
 
@@ -87,7 +88,10 @@ export class LoginCodes {
    * Checks a code for this sign-in and address and spends it when right.
    * @returns the end user's id
    * @throws 400 `LOGIN_CODE_INVALID` with `attemptsRemaining` (a wrong try, counted),
-   *   400 `LOGIN_CODE_EXPIRED` (no live code: expired, used, superseded or out of tries)
+   *   400 `LOGIN_CODE_EXPIRED` (no live code: expired, used, superseded or out of tries); each
+   *   marked as a failed attempt ({@link refused}: `unknown_account` for an address no end user
+   *   has, else `invalid_code`, `too_many_attempts` or `expired_code`), except a check in a sign-in
+   *   that never asked a code for the address
    */
   async verify(orgId: string, interactionUid: string, emailNormalized: string, code: string): Promise<string> {
     const now = this.clock.now();
@@ -95,7 +99,12 @@ export class LoginCodes {
       const row = (await trx(CODES).where({ orgId, interactionUid, emailNormalized }).whereNull('consumedAt').where('expiresAt', '>', now)
         .orderBy('createdAt', 'desc').forUpdate().first('id', 'codeHash', 'attempts', 'endUserId')) as
         { id: string; codeHash: string; attempts: number; endUserId: string | null } | undefined;
-      if (!row) return { kind: 'expired' as const };
+      if (!row) {
+        // Only to say why in the audit chain: the newest code of this sign-in and address, whatever its state.
+        const last = (await trx(CODES).where({ orgId, interactionUid, emailNormalized }).orderBy('createdAt', 'desc').first('attempts', 'endUserId')) as
+          { attempts: number; endUserId: string | null } | undefined;
+        return { kind: 'expired' as const, last };
+      }
       const right = this.crypto.constantTimeEqual(row.codeHash, this.hash(interactionUid, emailNormalized, code)) && row.endUserId !== null;
       if (right) {
         await trx(CODES).where({ id: row.id }).update({ consumedAt: now });
@@ -103,10 +112,17 @@ export class LoginCodes {
       }
       const attempts = row.attempts + 1;
       await trx(CODES).where({ id: row.id }).update({ attempts, ...(attempts >= LOGIN_CODE_ATTEMPTS ? { consumedAt: now } : {}) });
-      return { kind: 'wrong' as const, attemptsRemaining: LOGIN_CODE_ATTEMPTS - attempts };
+      return { kind: 'wrong' as const, attemptsRemaining: LOGIN_CODE_ATTEMPTS - attempts, endUserId: row.endUserId };
     });
-    if (outcome.kind === 'expired') throw oidcErrors.codeExpired();
-    if (outcome.kind === 'wrong') throw oidcErrors.codeInvalid(outcome.attemptsRemaining);
+    if (outcome.kind === 'expired') {
+      const { last } = outcome;
+      if (!last) throw oidcErrors.codeExpired();
+      if (!last.endUserId) throw refused(oidcErrors.codeExpired(), { reason: 'unknown_account' });
+      throw refused(oidcErrors.codeExpired(), { reason: last.attempts >= LOGIN_CODE_ATTEMPTS ? 'too_many_attempts' : 'expired_code', endUserId: last.endUserId });
+    }
+    if (outcome.kind === 'wrong') {
+      throw refused(oidcErrors.codeInvalid(outcome.attemptsRemaining), outcome.endUserId ? { reason: 'invalid_code', endUserId: outcome.endUserId } : { reason: 'unknown_account' });
+    }
     return outcome.endUserId;
   }
 

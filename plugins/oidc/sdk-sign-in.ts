@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock, CryptoService, Database, RateLimiter } from '../../core/index.ts';
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import type { AppGroupDto } from '../apps/api.ts';
-import type { EndUserSignInService, SignInMethod } from '../endusers/api.ts';
+import type { EndUserSignInService, SignInContext, SignInMethod } from '../endusers/api.ts';
 import type { OrganizationsService } from '../orgs/api.ts';
 import type { AerieAccountSignIn } from './aerie-account.ts';
 import type { Ceremony, EndUserPasskeys } from './end-user-passkeys.ts';
@@ -10,6 +10,7 @@ import { oidcErrors } from './errors.ts';
 import type { HostedLogin } from './hosted-login.ts';
 import type { LoginCodes } from './login-codes.ts';
 import type { OrgProviders } from './providers.ts';
+import { recordingFailures } from './sign-in-failures.ts';
 import type { SocialSignIn } from './social-sign-in.ts';
 import { appGroupAudience, INTERACTION_TTL_SECONDS, TOKEN_SCOPES } from './token-policy.ts';
 
@@ -105,13 +106,17 @@ export class SdkSignIn {
 
   /**
    * Checks the code and finishes the sign-in with an authorization code for the application.
+   * @param ip - the client's address, for the audit events
    * @returns `{code, redirectUri}`: exchange it at `{issuer}/oauth/token` with the PKCE verifier
    * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 400 `LOGIN_CODE_INVALID` / `LOGIN_CODE_EXPIRED`
+   *   (audited `org.end_user.sign_in_failed`)
    */
-  async verifyCode(applicationKey: string, signInId: string, email: string, code: string): Promise<{ code: string; redirectUri: string }> {
+  async verifyCode(applicationKey: string, signInId: string, email: string, code: string, ip: string): Promise<{ code: string; redirectUri: string }> {
     const { row, group } = await this.live(applicationKey, signInId, 'emailCode');
-    const endUserId = await this.codes.verify(row.orgId, `sdk:${row.id}`, email.normalize('NFC').toLowerCase(), code);
-    return this.finish(row, group.id, endUserId, 'email_code', 'otp', oidcErrors.codeExpired);
+    const emailNormalized = email.normalize('NFC').toLowerCase();
+    const endUserId = await recordingFailures(this.signIn, row.orgId, { appGroupId: group.id, clientKey: row.clientKey, method: 'email_code', email: emailNormalized, ip },
+      () => this.codes.verify(row.orgId, `sdk:${row.id}`, emailNormalized, code));
+    return this.finish(row, group.id, endUserId, 'email_code', 'otp', oidcErrors.codeExpired, { ip });
   }
 
   /**
@@ -129,12 +134,13 @@ export class SdkSignIn {
    * finishes the sign-in with the passkey's end user.
    * @returns `{code, redirectUri}` as {@link verifyCode}
    * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 400 `PASSKEY_FAILED` (also for an end user
-   *   who may not sign in to this application)
+   *   who may not sign in to this application; audited `org.end_user.sign_in_failed`)
    */
-  async passkeySignIn(applicationKey: string, signInId: string, response: AuthenticationResponseJSON): Promise<{ code: string; redirectUri: string }> {
+  async passkeySignIn(applicationKey: string, signInId: string, response: AuthenticationResponseJSON, ip: string): Promise<{ code: string; redirectUri: string }> {
     const { row, group } = await this.live(applicationKey, signInId, 'passkey');
-    const endUserId = await this.passkeys.signIn(this.ceremony(row, group), response);
-    return this.finish(row, group.id, endUserId, 'passkey', 'hwk', oidcErrors.passkeyFailed);
+    const endUserId = await recordingFailures(this.signIn, row.orgId, { appGroupId: group.id, clientKey: row.clientKey, method: 'passkey', ip },
+      () => this.passkeys.signIn(this.ceremony(row, group), response));
+    return this.finish(row, group.id, endUserId, 'passkey', 'hwk', oidcErrors.passkeyFailed, { ip });
   }
 
   /**
@@ -143,12 +149,14 @@ export class SdkSignIn {
    * finishes the sign-in with the end user it is. A refused connect leaves the sign-in live.
    * @returns `{code, redirectUri}` as {@link verifyCode}; its tokens carry `amr` `aerie` and `tenant_orgs`
    * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `AERIE_ACCOUNT_LOGIN_OFF`, 403 `ACCOUNT_EMAIL_UNVERIFIED`,
-   *   409 `CONSENT_REQUIRED`, 403 `PERMISSION_DENIED` (suspended end user)
+   *   409 `CONSENT_REQUIRED`, 403 `PERMISSION_DENIED` (suspended end user); failed attempts are
+   *   audited (`org.end_user.sign_in_failed`)
    */
-  async aerieAccountSignIn(applicationKey: string, signInId: string, accountId: string, consent: boolean): Promise<{ code: string; redirectUri: string }> {
+  async aerieAccountSignIn(applicationKey: string, signInId: string, accountId: string, consent: boolean, ip: string): Promise<{ code: string; redirectUri: string }> {
     const { row, app, group } = await this.live(applicationKey, signInId);
-    const endUserId = await this.aerieAccount.connect(accountId, app, group, consent);
-    return this.finish(row, group.id, endUserId, 'aerie_account', 'aerie', oidcErrors.endUserRefused);
+    const endUserId = await recordingFailures(this.signIn, row.orgId, { appGroupId: group.id, clientKey: row.clientKey, method: 'aerie_account', ip },
+      () => this.aerieAccount.connect(accountId, app, group, consent));
+    return this.finish(row, group.id, endUserId, 'aerie_account', 'aerie', oidcErrors.endUserRefused, { ip });
   }
 
   /**
@@ -164,14 +172,15 @@ export class SdkSignIn {
 
   /**
    * Ends the SDK sign-in `id` after a social provider proved `endUserId` (the provider's callback):
-   * answers the sign-in's redirect URI with `code` and `iss`.
+   * answers the sign-in's redirect URI with `code` and `iss`. `context` (the client's IP, the
+   * provider) goes into the audit events.
    * @throws 404 `SIGN_IN_NOT_FOUND` (finished or expired), 403 `PERMISSION_DENIED` (suspended end user)
    */
-  async finishSocial(id: string, appGroupId: string, endUserId: string): Promise<string> {
+  async finishSocial(id: string, appGroupId: string, endUserId: string, context: SignInContext): Promise<string> {
     const row = (await this.db.knex(SDK).where({ id }).whereNull('finishedAt').where('expiresAt', '>', this.clock.now())
       .first('id', 'orgId', 'clientKey', 'redirectUri', 'scope', 'codeChallenge', 'nonce')) as SdkRow | undefined;
     if (!row) throw oidcErrors.signInNotFound();
-    const { code } = await this.finish(row, appGroupId, endUserId, 'social', 'fed', oidcErrors.endUserRefused);
+    const { code } = await this.finish(row, appGroupId, endUserId, 'social', 'fed', oidcErrors.endUserRefused, context);
     const org = await this.orgs.findById(row.orgId);
     const found = org && (await this.providers.forSlug(org.slug));
     const back = new URL(row.redirectUri);
@@ -196,11 +205,13 @@ export class SdkSignIn {
   }
 
   /** Ends the sign-in once (a second finish is 404) with the proven end user; answers the authorization code. */
-  private async finish(row: SdkRow, appGroupId: string, endUserId: string, method: SignInMethod, amr: string, refused: () => Error): Promise<{ code: string; redirectUri: string }> {
+  private async finish(
+    row: SdkRow, appGroupId: string, endUserId: string, method: SignInMethod, amr: string, refused: () => Error, context: SignInContext,
+  ): Promise<{ code: string; redirectUri: string }> {
     const finished = await this.db.knex(SDK).where({ id: row.id }).whereNull('finishedAt').update({ finishedAt: this.clock.now() });
     if (finished !== 1) throw oidcErrors.signInNotFound();
     // Suspended or lost access between the proof and now: refused as the method's own failure.
-    const subject = await this.signIn.signedIn(row.orgId, endUserId, appGroupId, method, row.clientKey);
+    const subject = await this.signIn.signedIn(row.orgId, endUserId, appGroupId, method, row.clientKey, context);
     if (!subject) throw refused();
     return { code: await this.mintCode(row, appGroupId, subject.id, [amr]), redirectUri: row.redirectUri };
   }

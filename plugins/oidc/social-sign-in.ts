@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { EndUserSignInService } from '../endusers/api.ts';
+import type { EndUserSignInService, SignInContext } from '../endusers/api.ts';
 import { finishOidc, reply, SigninRefused, startOidc, type Clock, type CryptoService, type Database, type EgressFetch, type Reply } from '../../core/index.ts';
 import { oidcErrors } from './errors.ts';
 import type { HostedLogin } from './hosted-login.ts';
+import { recordingFailures, refused } from './sign-in-failures.ts';
 import { SOCIAL_SOURCES, type SocialConnections, type SocialProvider } from './social-connections.ts';
 
 const FLOWS = 'oidc.social_flows';
@@ -34,7 +35,7 @@ export class SocialSignIn {
     private readonly fetch: EgressFetch,
     private readonly loginUrl: string,
     /** Ends an SDK sign-in (`sdk:{id}` flows) with the end user: answers where the browser goes (the app's redirect URI with `code` and `iss`). */
-    private readonly finishSdk: (sdkSignInId: string, appGroupId: string, endUserId: string) => Promise<string>,
+    private readonly finishSdk: (sdkSignInId: string, appGroupId: string, endUserId: string, context: SignInContext) => Promise<string>,
   ) {}
 
   /**
@@ -73,17 +74,39 @@ export class SocialSignIn {
 
   /**
    * The provider's callback: 303 to where the provider resumes the authorization request.
+   * @param ip - the client's address, for the audit events
    * @throws 404 `SIGN_IN_NOT_FOUND`, 401 `SOCIAL_SIGN_IN_FAILED` (`reason`: `flow_unknown`,
    *   `flow_used`, `flow_expired`, `email_unverified`, or the relying party's reason such as
-   *   `id_token_signature_invalid`, `nonce_mismatch`, `idp_error`), 403 `PERMISSION_DENIED` (suspended end user)
+   *   `id_token_signature_invalid`, `nonce_mismatch`, `idp_error`), 403 `PERMISSION_DENIED` (suspended end user).
+   *   Once the flow is spent, a failure is audited (`org.end_user.sign_in_failed`).
    */
-  async finish(applicationKey: string, provider: string, cookieHeader: string | undefined, query: Record<string, string>): Promise<Reply> {
+  async finish(applicationKey: string, provider: string, cookieHeader: string | undefined, query: Record<string, string>, ip: string): Promise<Reply> {
     const sdkFlow = await this.sdkFlowOf(query.state);
     const current = sdkFlow ? undefined : await this.login.inProgress(applicationKey, cookieHeader);
     if (!sdkFlow && !current) throw oidcErrors.signInNotFound();
     const { app, group } = current ?? (await this.login.application(applicationKey));
+    // Not an attempt yet (nothing recorded): a state of no flow of this sign-in, or one spent or expired.
     const flow = await this.take(query.state, { uid: sdkFlow ?? current!.interaction.uid, clientKey: app.clientKey, provider });
-    const config = await this.connections.config(app.orgId, group.id, provider);
+    const context = { ip, provider };
+    const endUserId = await recordingFailures(this.signIn, app.orgId, { appGroupId: group.id, clientKey: app.clientKey, method: 'social', ...context },
+      () => this.identify(app, group.id, applicationKey, provider, query, flow));
+    if (sdkFlow) return reply(303, undefined, { location: await this.finishSdk(sdkFlow.slice(4), group.id, endUserId, context), 'cache-control': 'no-store' });
+    const subject = await this.signIn.signedIn(app.orgId, endUserId, group.id, 'social', app.clientKey, context);
+    if (!subject) throw oidcErrors.endUserRefused();
+    const { redirectTo } = await this.login.finish(current!, subject.id, 'fed');
+    return reply(303, undefined, { location: redirectTo, 'cache-control': 'no-store' });
+  }
+
+  /**
+   * The end user the provider's answer proves: the code exchanged, the ID token verified, its
+   * verified email matched or made an end user.
+   * @throws 403 `LOGIN_METHOD_OFF`; marked failed attempts ({@link refused}): 401
+   *   `SOCIAL_SIGN_IN_FAILED` (`provider_error`, `email_unverified`), 403 `PERMISSION_DENIED` (`suspended`)
+   */
+  private async identify(
+    app: { orgId: string }, appGroupId: string, applicationKey: string, provider: string, query: Record<string, string>, flow: FlowRow,
+  ): Promise<string> {
+    const config = await this.connections.config(app.orgId, appGroupId, provider);
     if (!config) throw oidcErrors.methodOff(`social:${provider}`);
     const callback = new URL(this.callbackUrl(applicationKey, provider));
     callback.search = new URLSearchParams(query).toString();
@@ -91,17 +114,15 @@ export class SocialSignIn {
     try {
       identity = await finishOidc(config, this.fetch, callback, { state: query.state!, nonce: flow.nonce, codeVerifier: flow.codeVerifier });
     } catch (err) {
-      if (err instanceof SigninRefused) throw oidcErrors.socialFailed(err.reason);
+      if (err instanceof SigninRefused) throw refused(oidcErrors.socialFailed(err.reason), { reason: 'provider_error' });
       throw err;
     }
-    if (!identity.email || !identity.emailVerified) throw oidcErrors.socialFailed('email_unverified');
-    const endUserId = await this.signIn.forAccount(app.orgId, group.id, { email: identity.email, displayName: identity.name }, SOCIAL_SOURCES[provider as SocialProvider] ?? 'OpenID');
-    if (!endUserId) throw oidcErrors.endUserRefused();
-    if (sdkFlow) return reply(303, undefined, { location: await this.finishSdk(sdkFlow.slice(4), group.id, endUserId), 'cache-control': 'no-store' });
-    const subject = await this.signIn.signedIn(app.orgId, endUserId, group.id, 'social', app.clientKey);
-    if (!subject) throw oidcErrors.endUserRefused();
-    const { redirectTo } = await this.login.finish(current!, subject.id, 'fed');
-    return reply(303, undefined, { location: redirectTo, 'cache-control': 'no-store' });
+    if (!identity.email || !identity.emailVerified) {
+      throw refused(oidcErrors.socialFailed('email_unverified'), { reason: 'email_unverified', ...(identity.email ? { email: identity.email } : {}) });
+    }
+    const endUserId = await this.signIn.forAccount(app.orgId, appGroupId, { email: identity.email, displayName: identity.name }, SOCIAL_SOURCES[provider as SocialProvider] ?? 'OpenID');
+    if (!endUserId) throw refused(oidcErrors.endUserRefused(), { reason: 'suspended', email: identity.email });
+    return endUserId;
   }
 
   /** The `sdk:{id}` a live flow of `state` belongs to, when it is an SDK sign-in's (read, not consumed). */

@@ -33,7 +33,7 @@ export function aerieAccountRoutes(login: HostedLogin, aerieAccount: AerieAccoun
       method: 'POST', path: '/login/{applicationKey}/aerie/connect', auth: 'cookieSession', params: applicationParams, body: aerieConnectBody,
       tags: ['oidc'], response: redirectResponse, summary: 'On the hosted login: connect your Aerie account and finish the sign-in',
       handler: async ({ params, principal, body, request }) =>
-        login.aerieAccountSignIn(params.applicationKey, request.headers.cookie as string | undefined, principal.accountId!, body.consent === true),
+        login.aerieAccountSignIn(params.applicationKey, request.headers.cookie as string | undefined, principal.accountId!, body.consent === true, request.ip),
     }),
   ];
 }

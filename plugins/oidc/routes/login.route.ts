@@ -106,7 +106,7 @@ export function loginRoutes(login: HostedLogin, config: AerieConfig): RouteDef[]
       method: 'POST', path: '/login/{applicationKey}/email-code/verify', auth: 'public', params: applicationParams, body: emailCodeVerifyBody, tags: ['oidc'],
       response: redirectResponse, summary: 'Check the code and finish the sign-in; answers where the browser goes next',
       handler: async ({ params, body, request }) => {
-        return login.verifyCode(params.applicationKey, cookieOf(request.headers), body.email, body.code);
+        return login.verifyCode(params.applicationKey, cookieOf(request.headers), body.email, body.code, request.ip);
       },
     }),
     route({
@@ -123,7 +123,7 @@ export function loginRoutes(login: HostedLogin, config: AerieConfig): RouteDef[]
       method: 'POST', path: '/login/{applicationKey}/passkey/verify', auth: 'public', params: applicationParams, body: passkeyBody, tags: ['oidc'],
       response: redirectResponse, summary: 'Check a passkey assertion and finish the sign-in; answers where the browser goes next',
       handler: async ({ params, body, request }) =>
-        login.passkeySignIn(params.applicationKey, cookieOf(request.headers), body.response as unknown as AuthenticationResponseJSON),
+        login.passkeySignIn(params.applicationKey, cookieOf(request.headers), body.response as unknown as AuthenticationResponseJSON, request.ip),
     }),
     route({
       method: 'POST', path: '/login/{applicationKey}/passkey/register/options', auth: 'public', params: applicationParams, tags: ['oidc'],

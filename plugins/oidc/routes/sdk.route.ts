@@ -28,7 +28,7 @@ export function sdkRoutes(sdk: SdkSignIn): RouteDef[] {
     route({
       method: 'POST', path: '/api/public/apps/{applicationKey}/auth/email-code/verify', auth: 'public', params: applicationParams, body: sdkEmailCodeVerifyBody,
       response: sdkCodeResponse, tags: ['oidc'], summary: 'Check the code; answers an authorization code to exchange at the token endpoint',
-      handler: ({ params, body }) => sdk.verifyCode(params.applicationKey, body.signInId, body.email, body.code),
+      handler: ({ params, body, request }) => sdk.verifyCode(params.applicationKey, body.signInId, body.email, body.code, request.ip),
     }),
     route({
       method: 'POST', path: '/api/public/apps/{applicationKey}/auth/passkey/options', auth: 'public', params: applicationParams, body: sdkSignInBody,
@@ -38,7 +38,7 @@ export function sdkRoutes(sdk: SdkSignIn): RouteDef[] {
     route({
       method: 'POST', path: '/api/public/apps/{applicationKey}/auth/passkey/verify', auth: 'public', params: applicationParams, body: sdkPasskeyBody,
       response: sdkCodeResponse, tags: ['oidc'], summary: 'Check a passkey assertion; answers an authorization code to exchange at the token endpoint',
-      handler: ({ params, body }) => sdk.passkeySignIn(params.applicationKey, body.signInId, body.response as unknown as AuthenticationResponseJSON),
+      handler: ({ params, body, request }) => sdk.passkeySignIn(params.applicationKey, body.signInId, body.response as unknown as AuthenticationResponseJSON, request.ip),
     }),
     route({
       method: 'POST', path: '/api/public/apps/{applicationKey}/auth/social/{provider}', auth: 'public', params: socialLoginParams, body: sdkSignInBody,
@@ -48,7 +48,7 @@ export function sdkRoutes(sdk: SdkSignIn): RouteDef[] {
     route({
       method: 'POST', path: '/api/public/apps/{applicationKey}/auth/aerie-account/connect', auth: 'cookieSession', params: applicationParams, body: sdkAerieConnectBody,
       response: sdkCodeResponse, tags: ['oidc'], summary: 'Connect your Aerie account in an SDK sign-in (consent the first time); answers an authorization code',
-      handler: ({ params, body, principal }) => sdk.aerieAccountSignIn(params.applicationKey, body.signInId, principal.accountId!, body.consent === true),
+      handler: ({ params, body, principal, request }) => sdk.aerieAccountSignIn(params.applicationKey, body.signInId, principal.accountId!, body.consent === true, request.ip),
     }),
   ];
 }

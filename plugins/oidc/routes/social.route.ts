@@ -39,7 +39,7 @@ export function socialRoutes(connections: SocialConnections, social: SocialSignI
       method: 'GET', path: '/login/{applicationKey}/social/{provider}/callback', auth: 'public', params: socialLoginParams, query: socialCallbackQuery,
       response: { 303: null }, tags: ['oidc'],
       summary: "The social provider's callback: code exchanged, ID token verified, end user signed in (303 back to the authorization)",
-      handler: ({ params, query, request }) => social.finish(params.applicationKey, params.provider, request.headers.cookie as string | undefined, query as Record<string, string>),
+      handler: ({ params, query, request }) => social.finish(params.applicationKey, params.provider, request.headers.cookie as string | undefined, query as Record<string, string>, request.ip),
     }),
   ];
 }

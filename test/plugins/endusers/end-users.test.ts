@@ -30,7 +30,7 @@ describe('endusers: /api/org/{slug}/endusers', () => {
     expect(row).toMatchObject({ id: created.id, org_id: acme.id, email: 'Ann@Example.test', status: 'Pending', password_hash: null });
     expect(await aerie.sql('select app_group_id, org_id from endusers.access where end_user_id = ?', [created.id])).toEqual([{ app_group_id: shop, org_id: acme.id }]);
     const [event] = await auditEvents(aerie, acme, 'org.end_user.created');
-    expect(event).toMatchObject({ actorType: 'account', businessData: { endUserId: created.id, badge: created.badge, email: 'Ann@Example.test', appGroupId: shop, source: 'dashboard' } });
+    expect(event).toMatchObject({ actorType: 'account', businessData: { endUserId: created.id, badge: created.badge, email: 'Ann@Example.test', appGroupId: shop, source: 'dashboard', via: 'admin' } });
 
     const token = await inviteToken(aerie, 'Ann@Example.test');
     const [invite] = await aerie.sql('select token_hash, sent_at, used_at from endusers.invites where end_user_id = ?', [created.id]);

@@ -67,8 +67,8 @@ describe('endusers: bulk import and /api/public/v1/end-users/import', () => {
     expect(access.map((a: any) => a.app_group_id)).toEqual([blog, shop]);
 
     const audit = await auditEvents(aerie, acme, 'org.end_user.created', 'org.end_user.access_granted');
-    expect(audit.filter((e) => e.businessData.source === 'bulk-import').map((e) => [e.eventType, e.businessData.endUserId])).toEqual([
-      ['org.end_user.created', created[0]], ['org.end_user.access_granted', existing.id], ['org.end_user.created', created[1]],
+    expect(audit.filter((e) => e.businessData.source === 'bulk-import').map((e) => [e.eventType, e.businessData.endUserId, e.businessData.via])).toEqual([
+      ['org.end_user.created', created[0], 'import'], ['org.end_user.access_granted', existing.id, 'import'], ['org.end_user.created', created[1], 'import'],
     ]);
     expect(await sendJobs()).toBe(jobsBefore + 1);
     await inviteToken(aerie, 'Renée@x.test');
@@ -109,7 +109,7 @@ describe('endusers: bulk import and /api/public/v1/end-users/import', () => {
     expect(row).toEqual({ password_hash: '$2b$12$abcdefghijklmnopqrstuv', password_hash_algorithm: 'bcrypt', source: 'legacy-crm', status: 'Pending' });
     expect(await sendJobs()).toBe(jobsBefore);
     const audited = (await auditEvents(aerie, acme, 'org.end_user.created')).filter((e) => e.businessData.source === 'legacy-crm');
-    expect(audited.map((e) => [e.actorType, e.businessData.email])).toEqual([['apiKey', 'hashed@pub.test'], ['apiKey', 'plain@pub.test']]);
+    expect(audited.map((e) => [e.actorType, e.businessData.email, e.businessData.via])).toEqual([['apiKey', 'hashed@pub.test', 'import'], ['apiKey', 'plain@pub.test', 'import']]);
 
     const list = await aerie.request('GET', `${BASE('acme')}?search=pub.test`, { token: acme.owner });
     expect(list.body.total).toBe(2);

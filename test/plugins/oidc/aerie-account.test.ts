@@ -60,6 +60,7 @@ describe('oidc: sign-in with an Aerie account', () => {
     const [endUser] = await aerie.sql('select id, email_normalized, source, status from endusers.end_users where org_id = ? and email_normalized = ?', [shop.org.id, 'pat@example.com']);
     expect(endUser).toMatchObject({ source: 'Aerie' });
     expect(connected.body).toEqual({ connected: true, endUserId: endUser.id });
+    expect((await auditEvents(aerie, shop.org, 'org.end_user.created')).at(-1)!.businessData).toMatchObject({ endUserId: endUser.id, source: 'Aerie', via: 'self_signup' });
     // Consent given: the next connect needs none.
     expect((await asPerson('POST', path, {})).status).toBe(200);
     expect((await asPerson('GET', `/api/v1/aerie-account/apps/${shop.clientId}`)).body.consentRequired).toBe(false);
@@ -95,7 +96,9 @@ describe('oidc: sign-in with an Aerie account', () => {
     expect(JSON.stringify(claims)).not.toContain(account.id);
     expect(tokens.access_token).not.toContain(account.id);
     const signIns = await auditEvents(aerie, shop.org, 'org.end_user.signed_in');
-    expect(signIns.at(-1)!.businessData).toMatchObject({ endUserId: endUser.id, method: 'aerie_account' });
+    expect(signIns.at(-1)!.businessData).toEqual({
+      endUserId: endUser.id, appGroupId: shop.groupId, clientKey: shop.clientId, method: 'aerie_account', email: 'pat@example.com', ip: '127.0.0.1',
+    });
   });
 
   it('refuses a suspended end user, and the hosted connect without a sign-in in progress', async () => {
@@ -129,12 +132,19 @@ describe('oidc: sign-in with an Aerie account', () => {
     expect(preview.body).toMatchObject({ emailVerified: false, enabled: true });
     const api = await aerie.request('POST', `/api/v1/aerie-account/apps/${shop.clientId}/connect`, { headers, body: { consent: true } });
     expect(api).toMatchObject({ status: 403, body: { error: 'ACCOUNT_EMAIL_UNVERIFIED' } });
+    // A connect alone is no sign-in: nothing recorded.
+    const failedBefore = (await auditEvents(aerie, shop.org, 'org.end_user.sign_in_failed')).length;
 
     const hosted = await hostedSignIn(una);
     const refused = await hosted.connect({ 'x-csrf-token': una.csrf });
     expect(refused.status).toBe(403);
     expect(await refused.json()).toMatchObject({ error: 'ACCOUNT_EMAIL_UNVERIFIED' });
     expect((await hosted.interaction()).result).toBeUndefined();
+    const failed = (await auditEvents(aerie, shop.org, 'org.end_user.sign_in_failed')).slice(failedBefore);
+    const [unaAccount] = await aerie.sql("select id from accounts.accounts where email = 'una@example.com'");
+    expect(failed.map((e) => [e.actorType, e.actorId, e.businessData])).toEqual([['account', unaAccount.id, {
+      appGroupId: shop.groupId, clientKey: shop.clientId, method: 'aerie_account', reason: 'email_unverified', email: 'una@example.com', ip: '127.0.0.1',
+    }]]);
     expect(await aerie.sql('select 1 from endusers.end_users where org_id = ? and email_normalized = ?', [shop.org.id, 'una@example.com'])).toEqual([]);
     expect(await aerie.sql("select 1 from oidc.account_consents c join accounts.accounts a on a.id = c.account_id where a.email = 'una@example.com'")).toEqual([]);
   });

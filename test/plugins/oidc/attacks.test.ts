@@ -10,6 +10,7 @@ import { createPublicKey } from 'node:crypto';
 import { SignJWT, base64url, exportJWK, generateKeyPair, type JWTPayload } from 'jose';
 import { SECRET_CHECKED_ELSEWHERE } from '../../../plugins/oidc/client-metadata.ts';
 import { createKey } from '../../helpers/api-keys.ts';
+import { auditEvents } from '../../helpers/audit-events.ts';
 import { TestAerie } from '../../helpers/harness.ts';
 import { mailsTo } from '../../helpers/mail.ts';
 import { authorizationRequest, browserSignIn, CookieJar, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld } from './helpers.ts';
@@ -170,6 +171,13 @@ describe('oidc: attacks on the provider and the hosted login', () => {
     for (let i = 0; i < 6; i++) tries.push(await (await post('/email-code/verify', { email: 'nobody@acme.test', code: String(100000 + i) })).json());
     expect(tries.slice(0, 5).map((t) => t.attemptsRemaining)).toEqual([4, 3, 2, 1, 0]);
     expect(tries[5]).toMatchObject({ error: 'LOGIN_CODE_EXPIRED' });
+    // The page tells nothing, the organization's chain does: six failed attempts against an unknown account (no end user id, no code).
+    const failed = await auditEvents(aerie, acme.org, 'org.end_user.sign_in_failed');
+    expect(failed.map((e) => e.businessData)).toEqual(Array(6).fill({
+      appGroupId: acme.groupId, clientKey: acme.clientId, method: 'email_code', reason: 'unknown_account', email: 'nobody@acme.test', ip: '127.0.0.1',
+    }));
+    expect(failed.every((e) => e.actorType === 'system')).toBe(true);
+    expect(await auditEvents(aerie, globex.org, 'org.end_user.sign_in_failed')).toEqual([]);
   });
 
   it('limits codes: five wrong tries end a code, five codes per address per hour', async () => {
@@ -182,9 +190,20 @@ describe('oidc: attacks on the provider and the hosted login', () => {
     expect((await post('/email-code', { email })).status).toBe(200);
     const code = /: (\d{6})$/m.exec(mailsTo(aerie.dataDir, email).at(-1)!)![1];
     const wrong = code === '000000' ? '000001' : '000000';
-    for (let i = 0; i < 5; i++) expect((await (await post('/email-code/verify', { email, code: wrong })).json()).error).toBe('LOGIN_CODE_INVALID');
+    const before = (await auditEvents(aerie, acme.org, 'org.end_user.sign_in_failed')).length;
+    for (let i = 0; i < 5; i++) {
+      const res = await post('/email-code/verify', { email, code: wrong });
+      expect([res.status, await res.json()]).toEqual([400, { error: 'LOGIN_CODE_INVALID', message: 'That code is not right.', attemptsRemaining: 4 - i }]);
+    }
     // The right code after five wrong tries: the code is spent.
-    expect((await (await post('/email-code/verify', { email, code })).json()).error).toBe('LOGIN_CODE_EXPIRED');
+    const spent = await post('/email-code/verify', { email, code });
+    expect([spent.status, (await spent.json()).error]).toEqual([400, 'LOGIN_CODE_EXPIRED']);
+    const [endUser] = await aerie.sql('select id from endusers.end_users where email_normalized = ?', [email]);
+    const failed = (await auditEvents(aerie, acme.org, 'org.end_user.sign_in_failed')).slice(before).map((e) => e.businessData);
+    const attempt = { appGroupId: acme.groupId, clientKey: acme.clientId, method: 'email_code', email, endUserId: endUser.id, ip: '127.0.0.1' };
+    expect(failed).toEqual([...Array(5).fill({ ...attempt, reason: 'invalid_code' }), { ...attempt, reason: 'too_many_attempts' }]);
+    expect(JSON.stringify(failed)).not.toContain(code);
+    expect(await auditEvents(aerie, acme.org, 'org.end_user.signed_in')).not.toContainEqual(expect.objectContaining({ businessData: expect.objectContaining({ endUserId: endUser.id }) }));
     for (let i = 0; i < 4; i++) expect((await post('/email-code', { email })).status).toBe(200);
     const sixth = await post('/email-code', { email });
     expect(sixth.status).toBe(429);

@@ -59,7 +59,8 @@ describe('oidc: authorization code with PKCE through the hosted login', () => {
     const events = await auditEvents(aerie, world.org, 'org.end_user.verified', 'org.end_user.signed_in');
     expect(events.map((e) => [e.eventType, e.businessData])).toEqual([
       ['org.end_user.verified', { endUserId: world.endUserId, via: 'email_code' }],
-      ['org.end_user.signed_in', { endUserId: world.endUserId, appGroupId: world.groupId, clientKey: world.clientId, method: 'email_code' }],
+      // The client's address as the server saw it (no trusted proxy here), the end user's normalized address.
+      ['org.end_user.signed_in', { endUserId: world.endUserId, appGroupId: world.groupId, clientKey: world.clientId, method: 'email_code', email: world.email, ip: '127.0.0.1' }],
     ]);
   });
 

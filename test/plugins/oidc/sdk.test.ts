@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oidc from 'openid-client';
+import { auditEvents } from '../../helpers/audit-events.ts';
 import { TestAerie } from '../../helpers/harness.ts';
 import { loginCode, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld, createSpa } from './helpers.ts';
 
@@ -48,6 +49,32 @@ describe('oidc: SDK routes', () => {
     expect((await oidc.refreshTokenGrant(rp, tokens.refresh_token!)).access_token).toBeTruthy();
     // The handle is spent.
     expect((await aerie.request('POST', `${base()}/email-code`, { body: { signInId, email: world.email } })).body.error).toBe('SIGN_IN_NOT_FOUND');
+    expect((await auditEvents(aerie, world.org, 'org.end_user.signed_in')).at(-1)!.businessData).toEqual({
+      endUserId: world.endUserId, appGroupId: world.groupId, clientKey: spa.clientKey, method: 'email_code', email: world.email, ip: '127.0.0.1',
+    });
+  });
+
+  it('audits a wrong code, an address nobody has and a replaced code, answering as before; a check with no code asked is not an attempt', async () => {
+    const { res } = await start();
+    const { signInId } = res.body;
+    const before = (await auditEvents(aerie, world.org, 'org.end_user.sign_in_failed')).length;
+    const verify = (email: string, code: string) => aerie.request('POST', `${base()}/email-code/verify`, { body: { signInId, email, code } });
+    // No code asked for this address in this sign-in yet.
+    expect(await verify(world.email, '123456')).toMatchObject({ status: 400, body: { error: 'LOGIN_CODE_EXPIRED', message: 'This code is no longer valid. Request a new one.' } });
+    await aerie.request('POST', `${base()}/email-code`, { body: { signInId, email: world.email } });
+    const code = loginCode(aerie, world.email);
+    const wrong = await verify(world.email, code === '000000' ? '000001' : '000000');
+    expect([wrong.status, wrong.body]).toEqual([400, { error: 'LOGIN_CODE_INVALID', message: 'That code is not right.', attemptsRemaining: 4 }]);
+    await aerie.request('POST', `${base()}/email-code`, { body: { signInId, email: 'Stranger@Example.TEST' } });
+    expect(await verify('Stranger@Example.TEST', '123456')).toMatchObject({ status: 400, body: { error: 'LOGIN_CODE_INVALID', attemptsRemaining: 4 } });
+    // The stranger's code replaced the end user's (one live code per sign-in): the right code is now spent.
+    expect(await verify(world.email, code)).toMatchObject({ status: 400, body: { error: 'LOGIN_CODE_EXPIRED' } });
+    const attempt = { appGroupId: world.groupId, clientKey: spa.clientKey, method: 'email_code', ip: '127.0.0.1' };
+    expect((await auditEvents(aerie, world.org, 'org.end_user.sign_in_failed')).slice(before).map((e) => e.businessData)).toEqual([
+      { ...attempt, reason: 'invalid_code', email: world.email, endUserId: world.endUserId },
+      { ...attempt, reason: 'unknown_account', email: 'stranger@example.test' },
+      { ...attempt, reason: 'expired_code', email: world.email, endUserId: world.endUserId },
+    ]);
   });
 
   it('refuses an unregistered redirect URI, no openid, a scope the app may not ask for, and a wrong PKCE verifier', async () => {

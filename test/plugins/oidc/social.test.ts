@@ -97,7 +97,11 @@ describe('oidc: social sign-in through an upstream OpenID provider', () => {
     const tokens = await oidc.authorizationCodeGrant(rp, back, { pkceCodeVerifier: request.verifier, expectedState: request.state });
     expect(tokens.claims()).toMatchObject({ sub: world.endUserId, email: world.email, amr: ['fed'] });
     const signedIn = await auditEvents(aerie, world.org, 'org.end_user.signed_in');
-    expect(signedIn.at(-1)!.businessData).toMatchObject({ endUserId: world.endUserId, method: 'social' });
+    expect(signedIn.at(-1)!.businessData).toEqual({
+      endUserId: world.endUserId, appGroupId: world.groupId, clientKey: world.clientId, method: 'social', provider: 'oidc', email: world.email, ip: '127.0.0.1',
+    });
+    // A spent flow is no attempt: nothing is recorded for the replay.
+    expect(await auditEvents(aerie, world.org, 'org.end_user.sign_in_failed')).toEqual([]);
   });
 
   it('creates a new end user (source OpenID, access to the group) for a verified email the organization does not know', async () => {
@@ -108,23 +112,30 @@ describe('oidc: social sign-in through an upstream OpenID provider', () => {
     const [user] = await aerie.sql('select id, source, email from endusers.end_users where org_id = ? and email_normalized = ?', [world.org.id, 'newcomer@example.test']);
     expect(user).toMatchObject({ source: 'OpenID' });
     expect(tokens.claims()!.sub).toBe(user.id);
+    // A signup: the person's own first sign-in made the end user.
+    expect((await auditEvents(aerie, world.org, 'org.end_user.created')).at(-1)!.businessData).toMatchObject({ endUserId: user.id, source: 'OpenID', via: 'self_signup' });
   });
 
   it.each([
-    ['an unverified email', () => { idp.user = { email: 'unverified@example.test', email_verified: false }; }, 'email_unverified'],
+    ['an unverified email', () => { idp.user = { email: 'unverified@example.test', email_verified: false }; }, 'email_unverified',
+      { reason: 'email_unverified', email: 'unverified@example.test' }],
     ['an ID token whose claims were changed under the original signature', () => {
       idp.user = { email: 'mallory@example.test', email_verified: true };
       idp.forgeIdToken = { claims: (c) => ({ ...c, email: world.email }), signature: 'original' };
-    }, 'id_token_signature_invalid'],
-  ])('refuses %s (401 SOCIAL_SIGN_IN_FAILED) and signs nobody in', async (_label, arrange, reason) => {
+    }, 'id_token_signature_invalid', { reason: 'provider_error' }],
+  ])('refuses %s (401 SOCIAL_SIGN_IN_FAILED), signs nobody in and audits the attempt', async (_label, arrange, reason, failure) => {
     arrange();
     try {
       const before = (await auditEvents(aerie, world.org, 'org.end_user.signed_in')).length;
+      const failedBefore = (await auditEvents(aerie, world.org, 'org.end_user.sign_in_failed')).length;
       const { jar, callback } = await toCallback();
       const res = await jar.fetch(callback.href);
       expect(res.status).toBe(401);
-      expect(await res.json()).toMatchObject({ error: 'SOCIAL_SIGN_IN_FAILED', reason });
+      expect(await res.json()).toEqual({ error: 'SOCIAL_SIGN_IN_FAILED', message: 'The sign-in with the social provider failed. Start again.', reason });
       expect((await auditEvents(aerie, world.org, 'org.end_user.signed_in')).length).toBe(before);
+      expect((await auditEvents(aerie, world.org, 'org.end_user.sign_in_failed')).slice(failedBefore).map((e) => e.businessData)).toEqual([
+        { appGroupId: world.groupId, clientKey: world.clientId, method: 'social', provider: 'oidc', ip: '127.0.0.1', ...failure },
+      ]);
     } finally {
       idp.forgeIdToken = undefined;
     }
