@@ -11,6 +11,7 @@ import { analyticsRefs } from '../../../plugins/analytics/api.ts';
 import type { RollupBuilder } from '../../../plugins/analytics/rollups.ts';
 import type { ActivityProjector } from '../../../plugins/analytics/activity-projector.ts';
 import { TestAerie } from '../../helpers/harness.ts';
+import { endUsersRefs, type EndUserSignInService, type EndUsersService } from '../../../plugins/endusers/api.ts';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -162,9 +163,11 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
       daily: [{ date: A, logins: 3, dau: 2, signups: 1 }, { date: B, logins: 1, dau: 1, signups: 0 }, { date: T, logins: 2, dau: 1, signups: 1 }],
       providers: [{ provider: 'passkey', count: 4 }, { provider: 'email_code', count: 1 }, { provider: 'github', count: 1 }],
       byAppGroup: [{ appGroupId: group, name: 'Shop', activeUsers: 3, logins: 6 }],
-      topUsers: [{ email: 'u1@users.test', displayName: null, logins: 4 }, { email: 'u2@users.test', displayName: null, logins: 1 }, { email: 'u3@users.test', displayName: null, logins: 1 }],
       topIps: [{ ip: GB, count: 5, users: 1 }, { ip: US, count: 4, users: 4 }], // users: distinct emails (or end users) attempting
     });
+    // Ties (one login each) are ordered by end-user id.
+    expect(res.body.topUsers[0]).toEqual({ email: 'u1@users.test', displayName: null, logins: 4 });
+    expect(res.body.topUsers.slice(1).map((u: any) => [u.email, u.logins]).sort()).toEqual([['u2@users.test', 1], ['u3@users.test', 1]]);
     const types = Object.fromEntries(res.body.orgEventTypes.map((t: any) => [t.eventType, [t.count, t.sealedCount]]));
     expect(types['org.end_user.signed_in']).toEqual([6, 6]);
     expect(types['behavior.page_view']).toEqual([4, 4]);
@@ -180,6 +183,11 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
     expect(byDate[A]).toEqual({ date: A, logins: 3, dau: 2, signups: 1 });
     expect(byDate[C]).toEqual({ date: C, logins: 0, dau: 0, signups: 0 }); // missing: charted as zero, declared by the counts
     expect(byDate[T]).toEqual({ date: T, logins: 2, dau: 1, signups: 1 });
+    expect(res.body.kpi).toEqual({ mau: 3, mauPrev: 0, logins: 6, loginsPrev: 0, signups: 2, signupsPrev: 0, dauToday: 1 });
+    expect(res.body.providers).toEqual([{ provider: 'passkey', count: 4 }, { provider: 'email_code', count: 1 }, { provider: 'github', count: 1 }]);
+    expect(res.body.byAppGroup).toEqual([{ appGroupId: group, name: 'Shop', activeUsers: 3, logins: 6 }]);
+    // From rollups, top users are end-user ids: email and name come from the directory (these ids are not in it).
+    expect(res.body.topUsers[0]).toEqual({ email: null, displayName: null, logins: 4 });
     // An app-group view reads the hot store; an organization without rollups falls back to it.
     const scoped = await get(`/api/v1/admin/audit/analytics?orgSlug=acme&days=30&appGroupId=${group}`);
     expect(scoped.body).toMatchObject({ windowSource: 'hot', kpi: { logins: 6 } });
@@ -240,5 +248,24 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
     for (const [path, who, status] of table) expect([path, (await get(path, who)).status]).toEqual([path, status]);
     const clamped = await get('/api/v1/admin/audit/analytics/rollup?orgSlug=acme&days=-5');
     expect(clamped.body.days).toBe(1);
+  });
+
+  it('the platform\'s own sign-in events reach the hot end-user store (provider for social, email, IP); an API key cannot forge them', async () => {
+    const resolve = <T>(id: string) => aerie.kernel.container.resolve<T>(id);
+    const ann = await resolve<EndUsersService>(endUsersRefs.endUsers.id).create(orgs.acme, { email: 'Ann@Example.test', appGroupId: group });
+    const signIn = resolve<EndUserSignInService>(endUsersRefs.signIn.id);
+    expect(await signIn.signedIn(orgs.acme, ann.id, group, 'social', 'client_x', { ip: US, provider: 'google' })).toMatchObject({ id: ann.id });
+    expect(await signIn.signInFailed(orgs.acme, { appGroupId: group, method: 'email_code', reason: 'unknown_account', email: 'Nobody@Example.test', ip: GB })).toBe(true);
+    // A forged sign-in through batch ingestion is sealed, but it is not a sign-in.
+    const audit = resolve<AuditService>(coreRefs.audit.id);
+    await audit.ingest(orgs.acme, [{ eventType: 'org.end_user.signed_in', actor: { type: 'apiKey', id: 'k' }, businessData: { endUserId: ann.id, appGroupId: group, method: 'passkey', email: 'ann@example.test', ip: GB } }]);
+    await aerie.kernel.auditSealer.drain();
+    await resolve<ActivityProjector>(analyticsRefs.activity.id).drain();
+    const rows = await aerie.sql(
+      `select kind, method, reason, email, ip, end_user_id as "endUserId", app_group_id as "appGroupId" from analytics.end_user_activity where org_id = ? and email in ('ann@example.test', 'nobody@example.test') order by seq`, [orgs.acme]);
+    expect(rows).toEqual([
+      { kind: 'login', method: 'google', reason: null, email: 'ann@example.test', ip: US, endUserId: ann.id, appGroupId: group },
+      { kind: 'failure', method: 'email_code', reason: 'unknown_account', email: 'nobody@example.test', ip: GB, endUserId: null, appGroupId: group },
+    ]);
   });
 });
