@@ -15,15 +15,13 @@
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
 import { CompactSign } from 'jose';
 import { encodeSegment, rs256Signer } from '../plugins/keys/compact-jws.ts';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const MS = arg('ms', 1500);
-const ROUNDS = arg('rounds', 3);
+const { values: options } = parseArgs({ options: { ms: { type: 'string', default: '1500' }, rounds: { type: 'string', default: '3' } } });
+const MS = Number(options.ms);
+const ROUNDS = Number(options.rounds);
 const IN_FLIGHT = 16;
 
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 0x10001 });
@@ -52,17 +50,16 @@ const targets: Record<string, () => Promise<string>> = {
 interface Round { perSecond: number; cpuUs: number; loopUs: number }
 
 async function round(fn: () => Promise<string>): Promise<Round> {
-  const t0 = performance.now();
   const cpu0 = process.cpuUsage();
   const elu0 = performance.eventLoopUtilization();
-  let n = 0;
-  const lane = async () => {
-    while (performance.now() - t0 < MS) {
-      await fn();
-      n++;
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+  const t0 = performance.now();
+  const until = t0 + MS;
+  const made = await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
+    let count = 0;
+    for (; performance.now() < until; count++) await fn();
+    return count;
+  }));
+  const n = made.reduce((a, b) => a + b, 0);
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   const elu = performance.eventLoopUtilization(elu0);
