@@ -21,8 +21,8 @@
  * issuance's CPU (docs/api/keys.md, "Benchmarks"): E. `POST /api/bench/post`, the token route's
  * body, schema and headers answered with a constant body of a token answer's size (the kernel's POST
  * path, no signing); F. the same plus one RS256 signature of a same-size input, made with
- * asynchronous `crypto.sign` on libuv's thread pool (what signing off the event loop would cost and
- * give). And the Aerie process's idle CPU (its timers: audit sealing, webhooks), measured before the
+ * asynchronous `crypto.sign` on libuv's thread pool as the token route signs (A minus F is the
+ * endpoint's own work: key look-up, claims, JWS encoding). And the Aerie process's idle CPU (its timers: audit sealing, webhooks), measured before the
  * load: every target pays it per second, so a slow target pays more of it per request.
  * Targets, stated in CPU per token of the serving process, which the machine's core count (and a
  * load generator sharing those cores) does not distort:

@@ -102,7 +102,7 @@ export class MachineTokensService implements MachineTokensServiceApi {
       scope: scopes.join(' '), client_id: key.id, ...(key.appGroupId ? { app_group: key.appGroupId } : {}),
       jti: randomUUID(), iat, exp: iat + expiresIn,
     };
-    const accessToken = signer.sign({ ...claims });
+    const accessToken = await signer.sign({ ...claims });
     return { accessToken, tokenType: 'Bearer', expiresIn, org: slug };
   }
 

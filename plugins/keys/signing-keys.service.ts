@@ -2,9 +2,9 @@ import { createPrivateKey, createPublicKey, generateKeyPair, type JsonWebKey, ty
 import { promisify } from 'node:util';
 import type { Knex } from 'knex';
 import { calculateJwkThumbprint } from 'jose';
-import { createSigner } from 'fast-jwt';
 import { coreRefs, inject, injectable, type AerieConfig, type AuditService, type Clock, type CryptoService, type Database } from '../../core/index.ts';
 import { orgsRefs, type OrganizationsService } from '../orgs/api.ts';
+import { rs256Signer } from './compact-jws.ts';
 import { keysInternalRefs } from './internal-refs.ts';
 import { LruMap } from './lru.ts';
 import type { KeyStatusService } from './key-status.service.ts';
@@ -42,11 +42,13 @@ export interface Signer {
   /**
    * Signs an access token (RFC 9068) with this key: compact JWS with the header exactly
    * `{"alg": "RS256", "typ": "at+jwt", "kid": <kid>}` and `claims` as given (`iat` and `exp` are the
-   * caller's, in Unix seconds; nothing is added). Synchronous: `fast-jwt` over `node:crypto`, with
-   * the parsed key cached. Every verification stays on `jose` (docs/api/keys.md, "The token").
-   * @throws TokenError from fast-jwt for a claim set it refuses (e.g. a non-integer `exp`)
+   * caller's, in Unix seconds; nothing is added). The RSA signature is made by `crypto.sign` on
+   * libuv's thread pool, off the event loop, with the parsed key cached ({@link rs256Signer}). Every
+   * verification stays on `jose` (docs/api/keys.md, "The token").
+   * @returns the compact JWS
+   * @throws TypeError (rejected) for claims that are not a plain object or a non-integer `iat`/`exp`/`nbf`
    */
-  sign(claims: Record<string, unknown>): string;
+  sign(claims: Record<string, unknown>): Promise<string>;
 }
 
 /** An organization's active signing key. */
@@ -181,10 +183,10 @@ export class SigningKeysService implements SigningKeysServiceApi {
     const row = await this.row(kid);
     if (!row) throw new Error(`unknown signing key ${kid}`);
     const pem = this.crypto.envelope.decryptText(row.privateKeyEnc, aad(row.orgId, kid));
-    const sign = createSigner({ key: pem, algorithm: JWS_ALG, kid, header: { alg: JWS_ALG, typ: ACCESS_TOKEN_TYP } });
+    const privateKey = createPrivateKey(pem);
     const signer: Signer = {
       kid, orgId: row.orgId, slug: row.orgSlug, issuer: this.issuer(row.orgSlug),
-      privateKey: createPrivateKey(pem), sign: (claims) => sign(claims),
+      privateKey, sign: rs256Signer(privateKey, { alg: JWS_ALG, typ: ACCESS_TOKEN_TYP, kid }),
     };
     this.signers.set(kid, signer);
     return signer;

@@ -8,12 +8,12 @@ import { createKey, startWithDirectory, tokenFor } from '../../helpers/api-keys.
 import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
 
 /**
- * Access tokens are signed with fast-jwt and verified with jose (docs/api/keys.md, "The token"):
+ * Access tokens are signed with `crypto.sign` on libuv's pool and verified with jose (docs/api/keys.md, "The token"):
  * every token the signer produces — through `POST /api/m2m/token` and for arbitrary claim sets —
  * verifies with jose against the organization's published JWKS, with exactly the header
  * `{alg: RS256, typ: at+jwt, kid}` and exactly the claims it was given.
  */
-describe('keys: tokens signed with fast-jwt verify with jose against the published JWKS', () => {
+describe('keys: tokens signed on the pool verify with jose against the published JWKS', () => {
   let aerie: TestAerie;
   let orgs: TestOrg[];
   let signingKeys: SigningKeysService;
@@ -31,7 +31,7 @@ describe('keys: tokens signed with fast-jwt verify with jose against the publish
     const signer = signingKeys.signer.bind(signingKeys);
     signingKeys.signer = async (kid: string): Promise<Signer> => {
       const s = await signer(kid);
-      return { ...s, sign: (claims) => { const token = s.sign(claims); signed.push({ kid, claims: { ...claims }, token }); return token; } };
+      return { ...s, sign: async (claims) => { const token = await s.sign(claims); signed.push({ kid, claims: { ...claims }, token }); return token; } };
     };
   });
   afterAll(() => aerie?.close());
@@ -68,6 +68,15 @@ describe('keys: tokens signed with fast-jwt verify with jose against the publish
     expect(await verifyAll()).toBe(1);
   });
 
+  it('tokens issued at once (many signatures in flight on the pool) each carry their own claims and verify', async () => {
+    const keys = await Promise.all(orgs.map((org) => createKey(aerie, org, { scopes: ['org.member.list'] })));
+    const tokens = await Promise.all(Array.from({ length: 40 }, (_, i) => tokenFor(aerie, orgs[i % 2], keys[i % 2].value, { lifetimeSeconds: 60 + i })));
+    expect(new Set(tokens).size).toBe(40);
+    expect(signed.map((s) => s.token).sort()).toEqual([...tokens].sort());
+    expect(signed.map((s) => Number(s.claims.exp) - Number(s.claims.iat)).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => 60 + i));
+    expect(await verifyAll()).toBe(40);
+  });
+
   it('arbitrary claim sets round-trip exactly (Unicode, long scopes, optional app_group)', async () => {
     const jwks = (await aerie.request('GET', '/api/public/orgs/acme/.well-known/jwks.json')).body as JSONWebKeySet;
     const signer = await signingKeys.signer(String(jwks.keys[0].kid));
@@ -83,7 +92,7 @@ describe('keys: tokens signed with fast-jwt verify with jose against the publish
           iss: `${base}/api/public/orgs/acme`, sub: c.sub, aud: `${base}/api/org/acme`, org: 'acme', scope: c.scope,
           client_id: c.client_id, ...(app_group === undefined ? {} : { app_group }), jti: c.jti, iat: c.iat, exp: c.iat + ttl,
         };
-        signer.sign(claims);
+        await signer.sign(claims);
       },
     ), { numRuns: 60 });
     expect(await verifyAll()).toBe(60);
