@@ -109,7 +109,7 @@ describe("audit sessions: the organization's members' live sessions", () => {
 
   it('refuses no session (401) and bad parameters (400 VALIDATION_FAILED)', async () => {
     expect((await aerie.request('GET', '/api/v1/admin/audit/sessions?orgSlug=acme')).status).toBe(401);
-    for (const params of [{ pageSize: '101' }, { pageSize: '0' }, { page: '0' }, { page: 'x' }, { orgSlug: '' }, { extra: '1' }]) {
+    for (const params of <Array<Record<string, string>>>[{ pageSize: '101' }, { pageSize: '0' }, { page: '0' }, { page: 'x' }, { orgSlug: '' }, { extra: '1' }]) {
       const res = await list('owner', params);
       expect(res.status, JSON.stringify(params)).toBe(400);
       expect(res.body.error).toBe('VALIDATION_FAILED');

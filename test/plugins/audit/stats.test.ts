@@ -194,7 +194,7 @@ describe('audit stats: dashboard and header figures of one organization', () => 
   it('refuses no session (401) and bad parameters (400 VALIDATION_FAILED)', async () => {
     expect((await aerie.request('GET', '/api/v1/admin/audit/stats?orgSlug=acme')).status).toBe(401);
     expect((await aerie.request('GET', '/api/v1/admin/audit/stats/quick?orgSlug=acme')).status).toBe(401);
-    for (const params of [{ days: '0' }, { days: '91' }, { days: 'week' }, { orgSlug: '' }, { from: '2026-11-01' }]) {
+    for (const params of <Array<Record<string, string>>>[{ days: '0' }, { days: '91' }, { days: 'week' }, { orgSlug: '' }, { from: '2026-11-01' }]) {
       const res = await stats('owner', params);
       expect(res.status, JSON.stringify(params)).toBe(400);
       expect(res.body.error).toBe('VALIDATION_FAILED');
