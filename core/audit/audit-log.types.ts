@@ -79,7 +79,7 @@ export interface AuditLog {
    * (docs/audit.md "Retention"). Heads and checkpoints are kept.
    */
   purgeRange(trx: Knex.Transaction, orgId: string, fromSeq: number, throughSeq: number): Promise<number>;
-  /** Per-day, per-type and per-actor counts of a window, in one scan (the audit plugin's `GET /stats`). */
+  /** Per-day, per-type and per-actor counts of a window, aggregated in SQL (the audit plugin's `GET /stats`). */
   activity(orgId: string, window: AuditActivityWindow): Promise<AuditActivity>;
   /** Today's and the last 24 hours' counts, the chain head and the outbox backlog (`GET /stats/quick`). */
   pulse(orgId: string, at: { now: Date; todayStart: Date; excludePrefixes?: readonly string[]; backlogCap: number }): Promise<AuditPulse>;
