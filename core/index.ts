@@ -52,6 +52,7 @@ export type { RateLimitService, RateLimiter, RateLimitSpec, RateLimitState } fro
 /** core.authz: scope expressions, permission sets, narrowing, separation of duties. */
 export * from './authz/index.ts';
 export type { AuditLog, AuditSearch, StoredCheckpoint } from './audit/audit-log.types.ts';
+export type { AuditActivity, AuditActivityWindow, AuditPulse } from './audit/audit-activity.ts';
 /** The sealed chain's pure functions (hashing, verification, checkpoints, export files), for the audit plugin and third parties. */
 export {
   GENESIS_HASH, chainHash, payloadHash, recordChainHash, recordPayloadHash, verifyRecords, verifyCheckpoint, verifyAgainstCheckpoint, formatExportFile, loadJwks,

@@ -5,6 +5,7 @@ import type { AuditCheckpointer } from './checkpointer.ts';
 import { auditJwks, type PlatformAuditKey } from './platform-audit-key.ts';
 import { readChain, toSealedRecord } from './read-chain.ts';
 import type { AuditLog, AuditSearch, StoredCheckpoint } from './audit-log.types.ts';
+import { auditActivity, auditPulse, type AuditActivity, type AuditActivityWindow, type AuditPulse } from './audit-activity.ts';
 
 /**
  * The kernel's {@link AuditLog} over `core.audit_events`, `core.audit_heads`,
@@ -122,6 +123,14 @@ export class KernelAuditLog implements AuditLog {
       [orgId, fromSeq, throughSeq],
     );
     return Number(rows[0].n);
+  }
+
+  activity(orgId: string, window: AuditActivityWindow): Promise<AuditActivity> {
+    return auditActivity(this.knex, orgId, window);
+  }
+
+  pulse(orgId: string, at: { now: Date; todayStart: Date; excludePrefixes?: readonly string[]; backlogCap: number }): Promise<AuditPulse> {
+    return auditPulse(this.knex, orgId, at);
   }
 
   async signCheckpoint(record: SealedAuditRecord): Promise<void> {

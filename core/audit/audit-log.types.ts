@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { JSONWebKeySet } from 'jose';
 import type { SealedAuditRecord } from './chain/index.ts';
+import type { AuditActivity, AuditActivityWindow, AuditPulse } from './audit-activity.ts';
 
 /** One stored checkpoint: a signed chain head of one organization. @see docs/audit.md "Checkpoints" */
 export interface StoredCheckpoint {
@@ -85,4 +86,8 @@ export interface AuditLog {
    * (docs/audit.md "Retention"). Heads and checkpoints are kept.
    */
   purgeRange(trx: Knex.Transaction, orgId: string, fromSeq: number, throughSeq: number): Promise<number>;
+  /** Per-day, per-type and per-actor counts of a window, aggregated in SQL (the audit plugin's `GET /stats`). */
+  activity(orgId: string, window: AuditActivityWindow): Promise<AuditActivity>;
+  /** Today's and the last 24 hours' counts, the chain head and the outbox backlog (`GET /stats/quick`). */
+  pulse(orgId: string, at: { now: Date; todayStart: Date; excludePrefixes?: readonly string[]; backlogCap: number }): Promise<AuditPulse>;
 }

@@ -5,7 +5,7 @@
 import { createExtensionPoint, createServiceRef } from '../../core/index.ts';
 import type { AccountsService, SessionsService, PersonalSealsService } from './service-interfaces.ts';
 
-export type { AccountsService, SessionsService, PersonalSealsService, AccountRecord } from './service-interfaces.ts';
+export type { AccountsService, SessionsService, PersonalSealsService, AccountRecord, SessionRecord } from './service-interfaces.ts';
 
 export type { PersonalSealDto } from './personal-seals.service.ts';
 

@@ -58,6 +58,28 @@ export interface SessionsService {
   authenticate(token: string): Promise<Principal | null>;
   /** Ends a session (logout). Idempotent. */
   revoke(sessionId: string): Promise<void>;
+  /**
+   * The live sessions (not revoked, neither expiry passed) of the accounts `accounts` selects (a
+   * query with an `account_id` column, e.g. an organization's active members), most recently seen
+   * first, `offset`/`limit` applied, with `total` = all such sessions. Never a token or a hash.
+   */
+  listLive(accounts: Knex.QueryBuilder, page: { offset: number; limit: number }): Promise<{ items: SessionRecord[]; total: number }>;
+}
+
+/** A live session as an organization's console lists it (`GET /api/v1/admin/audit/sessions`): no token, no hashes. */
+export interface SessionRecord {
+  id: string;
+  accountId: string;
+  email: string;
+  displayName: string | null;
+  createdAt: Date;
+  /** Last authenticated use, written at most once a minute. */
+  lastSeenAt: Date;
+  /** Idle expiry (slides on use, never past `absoluteExpiresAt`). */
+  expiresAt: Date;
+  absoluteExpiresAt: Date;
+  userAgent: string | null;
+  ip: string | null;
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { coreRefs, inject, injectable, type AerieConfig, type Clock, type CryptoService, type Database, type Principal } from '../../core/index.ts';
 import { internalRefs, type AccountsConfig } from './internal-refs.ts';
 import { AccountModel, SessionModel } from './models/account.model.ts';
-import type { SessionsService as SessionsServiceApi } from './service-interfaces.ts';
+import type { SessionRecord, SessionsService as SessionsServiceApi } from './service-interfaces.ts';
 
 /** Sliding expiry is written at most this often per session (seconds), to keep reads cheap. */
 const TOUCH_INTERVAL_SECONDS = 60;
@@ -74,5 +74,24 @@ export class SessionsService implements SessionsServiceApi {
   /** Ends a session (logout). Idempotent. */
   async revoke(sessionId: string): Promise<void> {
     await SessionModel.query(this.db.knex).findById(sessionId).whereNull('revokedAt').patch({ revokedAt: this.clock.now() });
+  }
+
+  /**
+   * The live sessions of the accounts `accounts` selects (a query with an `account_id` column), most
+   * recently seen first; `total` counts them all. Only display columns are read: never a hash.
+   */
+  async listLive(accounts: Knex.QueryBuilder, page: { offset: number; limit: number }): Promise<{ items: SessionRecord[]; total: number }> {
+    const now = this.clock.now();
+    const live = SessionModel.query(this.db.knex)
+      .join(`${AccountModel.tableName} as a`, 'a.id', 'sessions.accountId')
+      .whereRaw('sessions.account_id in (select m.account_id from (?) m)', [accounts])
+      .whereNull('sessions.revokedAt').where('sessions.expiresAt', '>', now).where('sessions.absoluteExpiresAt', '>', now);
+    const total = await live.clone().resultSize();
+    const rows = await live
+      .select('sessions.id', 'sessions.accountId', 'a.email', 'a.displayName', 'sessions.createdAt', 'sessions.lastSeenAt', 'sessions.expiresAt',
+        'sessions.absoluteExpiresAt', 'sessions.userAgent', 'sessions.ip')
+      .orderBy('sessions.lastSeenAt', 'desc').orderBy('sessions.id').offset(page.offset).limit(page.limit)
+      .castTo<Array<SessionRecord>>();
+    return { total, items: rows.map((r) => ({ ...r, displayName: r.displayName ?? null, userAgent: r.userAgent ?? null, ip: r.ip ?? null })) };
   }
 }

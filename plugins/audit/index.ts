@@ -15,18 +15,23 @@ import { compactionJob, scheduleCompaction } from './compaction-job.ts';
 import { RetentionEnforcer, retentionJob, scheduleRetention } from './retention-job.ts';
 import { readPurgeHorizon } from './purge-horizon.ts';
 import { accountsRefs } from '../accounts/api.ts';
+import { MemberActivity } from './member-activity.ts';
+import { OrgStats } from './org-stats.ts';
+import { sessionsRoute } from './routes/sessions.route.ts';
+import { heartbeatRoute } from './routes/heartbeat.route.ts';
+import { statsRoutes } from './routes/stats.route.ts';
 
 export default definePlugin({
   id: 'audit',
   deps: {
     audit: coreRefs.audit, auditHealth: coreRefs.auditHealth, auditLog: coreRefs.auditLog, auditQuery: auditRefs.query, db: coreRefs.db, clock: coreRefs.clock,
     organizations: orgsRefs.organizations, entitlements: orgsRefs.entitlements, blob: coreRefs.blob, jobs: coreRefs.jobs,
-    mail: coreRefs.mail, memberships: orgsRefs.memberships, accounts: accountsRefs.accounts,
+    mail: coreRefs.mail, memberships: orgsRefs.memberships, accounts: accountsRefs.accounts, sessions: accountsRefs.sessions,
   },
   register(reg) {
     reg.service(auditRefs.query, AuditQueries);
   },
-  async init({ audit, auditHealth, auditLog, auditQuery, db, clock, organizations, entitlements, blob, jobs, mail, memberships, accounts }, ctx) {
+  async init({ audit, auditHealth, auditLog, auditQuery, db, clock, organizations, entitlements, blob, jobs, mail, memberships, accounts, sessions }, ctx) {
     // The JWKS is never empty: the platform audit key exists from the first boot with this plugin.
     await auditLog.ensureSigningKey();
     const grants = ctx.extensions(coreExtensions.grants);
@@ -55,6 +60,14 @@ export default definePlugin({
     // Ingestion authenticates with organization API keys: only when the keys plugin provides the scheme.
     if (ctx.plugins.some((m) => m.id === 'keys')) ctx.routes(ingestRoute(audit, clock));
     else ctx.logger.info('keys plugin not enabled: POST /api/public/v1/audit/events is not mounted');
+    // Console figures: members' sessions, active-time heartbeats, dashboard stats (docs/api/audit.md "Console figures").
+    const activity = new MemberActivity(db.knex, clock);
+    const consoleAccess = { organizations, grants: () => grants.at(-1), machineTokens: ctx.plugins.some((m) => m.id === 'keys') };
+    ctx.routes(
+      sessionsRoute({ ...consoleAccess, memberships, sessions }),
+      heartbeatRoute(organizations, activity),
+      ...statsRoutes({ ...consoleAccess, stats: new OrgStats({ auditLog, clock, entitlements, memberships, accounts, activity }) }),
+    );
   },
   commands(program, env) {
     registerAuditCommands(program, async () => {

@@ -1,0 +1,44 @@
+import { notFound, PermissionSet, type GrantsProvider, type OrgContext, type Principal } from '../../core/index.ts';
+import type { OrganizationsService } from '../orgs/api.ts';
+import { auditErrors } from './errors.ts';
+
+/** The unconstrained list scope: what a machine token needs for the organization-wide console figures. */
+const LIST_ALL = 'org.audit_event_log.list';
+
+/** Event types only the Owner sees, in figures as in lists (docs/audit.md). */
+const OWNER_ONLY_PREFIXES = ['payment.'];
+
+/**
+ * A caller allowed the organization-wide console figures (`/sessions`, `/stats`, `/stats/quick`):
+ * `owner` decides whether `payment.*` counts (`excludePrefixes`); `sessionId` is the caller's own
+ * console session (absent for a machine token).
+ */
+export interface OrgReader {
+  org: OrgContext;
+  owner: boolean;
+  excludePrefixes: string[];
+  sessionId?: string;
+}
+
+/**
+ * Resolves `orgSlug` for the caller and applies the rule of the organization-wide console routes,
+ * the same as `GET /query?scope=all` without the plan gate: a member by role (Owner or Admin), a
+ * machine token of the organization by holding the unconstrained `org.audit_event_log.list`.
+ * @param grants - the kernel's grants provider (rbac when enabled, else orgs).
+ * @throws AerieError 404 `NOT_FOUND` when the caller is not an active member (nor a token) of the
+ *   organization; 403 `PERMISSION_DENIED` (`required: org.audit_event_log.list`) otherwise.
+ * @see docs/api/audit.md "Console figures"
+ */
+export async function orgReader(organizations: OrganizationsService, grants: GrantsProvider | undefined, slug: string, principal: Principal): Promise<OrgReader> {
+  const org = await organizations.resolveContext(slug, principal);
+  if (!org) throw notFound();
+  const role = org.member?.role;
+  let allowed = role === 'Owner' || role === 'Admin';
+  if (!org.member) {
+    const held = grants ? await grants(principal, org) : principal.scopes ?? [];
+    allowed = held === 'all' || new PermissionSet(held).has(LIST_ALL);
+  }
+  if (!allowed) throw auditErrors.permissionDenied(LIST_ALL);
+  const owner = role === 'Owner';
+  return { org, owner, excludePrefixes: owner ? [] : OWNER_ONLY_PREFIXES, ...(principal.sessionId ? { sessionId: principal.sessionId } : {}) };
+}
