@@ -12,6 +12,7 @@
 import { createRequire } from 'node:module';
 import { decodeDayFile } from '../core/audit/chain/day-file.ts';
 import { rollUpDay, type OrgDayRollups } from '../plugins/analytics/day-rollup.ts';
+import { toActivity, type ActivityRow } from '../plugins/analytics/activity-row.ts';
 
 /** One task: `{ bytes }`, a whole Parquet day file (transferred, not copied). */
 export interface RollupDayTask {
@@ -49,4 +50,26 @@ export function countryOf(ip: string): string | undefined {
 export default async function rollupDay(task: RollupDayTask): Promise<RollupDayResult> {
   const { meta, records } = await decodeDayFile(task.bytes);
   return { orgId: meta.orgId, day: meta.day, rollups: rollUpDay(meta.day, records, countryOf) };
+}
+
+/** A forensic scan: `{ bytes }` of a day file, and the end user asked for (`email` lower case) within `appGroupId`. */
+export interface ForensicDayTask {
+  bytes: Uint8Array;
+  appGroupId: string;
+  email: string;
+}
+
+/**
+ * The end user's logins, failed attempts and signups in one day file (as the hot end-user store
+ * would hold them), newest first: the forensic trail of days no longer in the hot store.
+ * @throws DayFileFormatError when the bytes are not an Aerie day file.
+ */
+export async function forensicDay(task: ForensicDayTask): Promise<ActivityRow[]> {
+  const { records } = await decodeDayFile(task.bytes);
+  const rows: ActivityRow[] = [];
+  for (const record of records) {
+    const row = toActivity(record);
+    if (row && row.appGroupId === task.appGroupId && row.email === task.email) rows.push(row);
+  }
+  return rows.reverse();
 }

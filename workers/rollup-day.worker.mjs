@@ -8,5 +8,6 @@ const mod = existsSync(new URL('./rollup-day.ts', import.meta.url))
   ? await (await import('tsx/esm/api')).tsImport('./rollup-day.ts', import.meta.url)
   : await import('./rollup-day.js');
 
-/** The piscina handler: `(task: {bytes}) => {orgId, day, rollups}`. */
+/** The piscina handlers: `(task: {bytes}) => {orgId, day, rollups}`, and `forensicDay` (`{bytes, appGroupId, email}` → rows). */
 export default mod.default;
+export const forensicDay = mod.forensicDay;

@@ -1,14 +1,10 @@
 import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
-import { providerOf } from './day-rollup.ts';
-import { AUDIT_SEALED_EVENT, type AuditLog, type AuditSealedPayload, type Clock, type Database, type EventBus, type SealedAuditRecord } from '../../core/index.ts';
+import { PROJECTED_TYPES, toActivity } from './activity-row.ts';
+import { AUDIT_SEALED_EVENT, type AuditLog, type AuditSealedPayload, type Clock, type Database, type EventBus } from '../../core/index.ts';
 
-/** Event types the hot end-user store projects, and the kind of row each becomes. @see docs/api/audit-analytics.md */
-export const PROJECTED_TYPES = { 'org.end_user.signed_in': 'login', 'org.end_user.sign_in_failed': 'failure', 'org.end_user.created': 'signup' } as const;
 /** Sealed records read per statement. */
 const PAGE = 1000;
-
-type Kind = (typeof PROJECTED_TYPES)[keyof typeof PROJECTED_TYPES];
 
 /**
  * The hot end-user store's projector: copies end users' sign-ins, failed attempts and self-signups
@@ -91,7 +87,7 @@ export class ActivityProjector {
     while (cursor < head && !this.stopped) {
       const rows = await this.auditLog.records(orgId, { fromSeq: cursor + 1, toSeq: head, limit: PAGE, eventTypes: Object.keys(PROJECTED_TYPES) });
       const next = rows.length < PAGE ? head : rows.at(-1)!.seq;
-      const activity = rows.map((r) => toActivity(orgId, r)).filter((a) => a !== undefined);
+      const activity = rows.map(toActivity).filter((a) => a !== undefined);
       await this.db.transaction(async (trx) => {
         if (activity.length) await trx('analytics.end_user_activity').insert(activity).onConflict(['orgId', 'seq']).ignore();
         await trx('analytics.activity_cursors').insert({ orgId, seq: next, updatedAt: this.clock.now() })
@@ -102,16 +98,3 @@ export class ActivityProjector {
   }
 }
 
-const text = (v: unknown, max = 320): string | null => (typeof v === 'string' && v.length > 0 ? v.slice(0, max) : null);
-
-/** The hot-store row of a record, or undefined when it is not one (an API key's, a signup by another source). */
-function toActivity(orgId: string, r: SealedAuditRecord) {
-  const kind: Kind = PROJECTED_TYPES[r.eventType as keyof typeof PROJECTED_TYPES];
-  const d = r.businessData;
-  // Written by the platform only: an ingesting API key cannot forge sign-ins.
-  if (r.actor.type === 'apiKey' || (kind === 'signup' && d.via !== 'self_signup')) return undefined;
-  return {
-    orgId, seq: r.seq, kind, appGroupId: r.appGroupId ?? text(d.appGroupId, 64), endUserId: text(d.endUserId, 64),
-    email: text(d.email)?.toLowerCase() ?? null, method: kind === 'signup' ? null : providerOf(d), reason: kind === 'failure' ? text(d.reason, 64) : null, ip: text(d.ip, 64), occurredAt: new Date(r.occurredAt),
-  };
-}

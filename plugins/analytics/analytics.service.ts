@@ -1,11 +1,17 @@
 import { DAY_MS, dayStartMs, utcDay, type AuditLog, type Clock, type Database } from '../../core/index.ts';
 import type { Counts, DayRollup } from './day-rollup.ts';
 import { WHOLE_ORG, type RollupReader } from './rollups.ts';
+import type { DayFileArchive } from '../audit/api.ts';
+import type { ActivityRow } from './activity-row.ts';
+import type { ForensicFn } from './rollup-pool.ts';
+import { HOT_STORE_DAYS } from './rollup-job.ts';
 
 /** Days `/analytics` and `/analytics/rollup` allow without the Audit Analytics add-on. */
 export const FREE_WINDOW_DAYS = 3;
 /** Days of `orgEventTypes` (read from the hot audit table). */
 export const ORG_AUDIT_WINDOW_DAYS = 3;
+/** Event types only the organization's Owner sees, on every path (counts included). */
+export const OWNER_ONLY_PREFIX = 'payment.';
 /** Entries of each top list (`topUsers`, `topIps`, `pages`, …). */
 export const TOP_LIST = 10;
 const BEHAVIOR_TOP = 50;
@@ -66,7 +72,10 @@ export interface AnalyticsAppGroup {
  * @see docs/api/audit-analytics.md
  */
 export class AnalyticsService {
-  constructor(private readonly db: Database, private readonly clock: Clock, private readonly rollups: RollupReader, private readonly auditLog: AuditLog) {}
+  constructor(
+    private readonly db: Database, private readonly clock: Clock, private readonly rollups: RollupReader, private readonly auditLog: AuditLog,
+    private readonly archive: Pick<DayFileArchive, 'dayFiles' | 'readFile'>, private readonly scan: ForensicFn,
+  ) {}
 
   /**
    * `/analytics/rollup`: sign-in outcomes and event volumes of the `days` completed UTC days before
@@ -146,9 +155,10 @@ export class AnalyticsService {
    * has a rollup (`hot_fallback`), and for short windows and app-group views (`hot`), everything
    * comes from the hot store. `topIps` and `orgEventTypes` cover the last
    * {@link ORG_AUDIT_WINDOW_DAYS} days in every mode (IP addresses never enter rollups).
-   * App groups whose event collection is off report zeros.
+   * App groups whose event collection is off report zeros. `payment.*` types are listed for the
+   * Owner only (`owner`).
    */
-  async dashboard(orgId: string, options: { days: number; appGroupId?: string; addonActive: boolean; appGroups: AnalyticsAppGroup[]; profiles: Profiles }) {
+  async dashboard(orgId: string, options: { days: number; appGroupId?: string; addonActive: boolean; appGroups: AnalyticsAppGroup[]; profiles: Profiles; owner: boolean }) {
     const { days, appGroupId, appGroups } = options;
     const today = utcDay(this.clock.now());
     const dates = dateWindow(today, days);
@@ -179,7 +189,8 @@ export class AnalyticsService {
       }),
       topUsers: figures.topUsers,
       topIps: silenced ? [] : await this.topIps(w),
-      orgEventTypes: await this.auditLog.eventTypeCounts(orgId, new Date(dayStartMs(today) - (ORG_AUDIT_WINDOW_DAYS - 1) * DAY_MS)),
+      orgEventTypes: (await this.auditLog.eventTypeCounts(orgId, new Date(dayStartMs(today) - (ORG_AUDIT_WINDOW_DAYS - 1) * DAY_MS)))
+        .filter((t) => options.owner || !t.eventType.startsWith(OWNER_ONLY_PREFIX)),
       orgAuditWindowDays: ORG_AUDIT_WINDOW_DAYS,
     };
   }
@@ -297,20 +308,38 @@ export class AnalyticsService {
   }
 
   /**
-   * `/stats/forensic`: one end user's sign-ins, failed attempts and signups within an app group,
-   * by email, newest first, from the hot end-user store (181 days).
-   * @returns `{ email, appGroupId, days, items[{at, kind, method, reason, ip}], truncated }`.
+   * `/stats/forensic`: one end user's logins, failed attempts and signups within an app group, by
+   * email, newest first: from the hot end-user store for its {@link HOT_STORE_DAYS} days, and for a
+   * longer window from the archive's day files beyond them (each checked against its manifest
+   * SHA-256 and scanned in the worker pool, newest day first, until `limit` is passed).
+   * @returns `{ email, appGroupId, days, items[{seq, at, kind, method, reason, ip}], truncated, archiveDays }`
+   *   — `archiveDays` counts the day files read.
+   * @throws Error when an archived day file is missing or altered.
    */
   async forensic(orgId: string, appGroupId: string, email: string, days: number, limit: number) {
-    const from = new Date(this.clock.now().getTime() - days * DAY_MS);
-    const rows: Array<Record<string, any>> = await this.db.knex('analytics.end_user_activity')
-      .where({ orgId, appGroupId, email: email.toLowerCase() }).andWhere('occurredAt', '>=', from)
+    const now = this.clock.now().getTime();
+    const who = { appGroupId, email: email.toLowerCase() };
+    const from = new Date(now - days * DAY_MS);
+    const hotFrom = new Date(Math.max(from.getTime(), now - HOT_STORE_DAYS * DAY_MS));
+    const hot: ActivityRow[] = (await this.db.knex('analytics.end_user_activity')
+      .where({ orgId, ...who }).andWhere('occurredAt', '>=', hotFrom)
       .orderBy([{ column: 'occurredAt', order: 'desc' }, { column: 'seq', order: 'desc' }]).limit(limit + 1)
-      .select('seq', 'occurredAt', 'kind', 'method', 'reason', 'ip');
+      .select('seq', 'occurredAt', 'kind', 'method', 'reason', 'ip')) as ActivityRow[];
+    const items = [...hot];
+    let archiveDays = 0;
+    if (from < hotFrom && items.length <= limit) {
+      const files = (await this.archive.dayFiles(orgId, utcDay(from), utcDay(hotFrom))).reverse();
+      for (const file of files) {
+        if (items.length > limit) break;
+        archiveDays++;
+        const rows = await this.scan(await this.archive.readFile(file), who);
+        items.push(...rows.filter((r) => r.occurredAt < hotFrom && r.occurredAt >= from));
+      }
+    }
     return {
-      email: email.toLowerCase(), appGroupId, days,
-      items: rows.slice(0, limit).map((r) => ({ seq: Number(r.seq), at: new Date(r.occurredAt).toISOString(), kind: r.kind, method: r.method ?? null, reason: r.reason ?? null, ip: r.ip ?? null })),
-      truncated: rows.length > limit,
+      ...who, days, archiveDays,
+      items: items.slice(0, limit).map((r) => ({ seq: Number(r.seq), at: new Date(r.occurredAt).toISOString(), kind: r.kind, method: r.method ?? null, reason: r.reason ?? null, ip: r.ip ?? null })),
+      truncated: items.length > limit,
     };
   }
 }

@@ -30,7 +30,7 @@ export default definePlugin({
     ctx.provide(analyticsRefs.activity, projector);
     ctx.onStarted(() => projector.start(events));
     ctx.onShutdown(() => projector.stop());
-    const analytics = new AnalyticsService(db, clock, new RollupReader(db, clock), auditLog);
+    const analytics = new AnalyticsService(db, clock, new RollupReader(db, clock), auditLog, archive, pool.forensic);
     ctx.routes(...analyticsRoutes({ analytics, organizations, entitlements, appGroups, endUsers }));
   },
 });

@@ -29,7 +29,11 @@ export function rollupJob(deps: { db: Database; clock: Clock; jobs: JobsService;
 
 /** Removes hot end-user store rows older than {@link HOT_STORE_DAYS} days. @returns rows removed. */
 export async function purgeHotStore(db: Database, clock: Clock): Promise<number> {
-  return db.knex('analytics.end_user_activity').where('occurredAt', '<', new Date(clock.now().getTime() - HOT_STORE_DAYS * DAY_MS)).delete();
+  const { rows } = await db.knex.raw(
+    'with purged as (delete from analytics.end_user_activity where occurred_at < ? returning 1) select count(*)::int as n from purged',
+    [new Date(clock.now().getTime() - HOT_STORE_DAYS * DAY_MS)],
+  );
+  return Number(rows[0].n);
 }
 
 /** Queues the next nightly run at boot; an overdue one left queued runs now. */

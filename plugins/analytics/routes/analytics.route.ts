@@ -54,7 +54,7 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
         const appGroups = await groupsOf(org.org.id, query.appGroupId);
         const addonActive = await deps.entitlements.hasAddon(org.org.id, ANALYTICS_ADDON);
         return deps.analytics.dashboard(org.org.id, {
-          days: clampDays(query.days, addonActive), appGroupId: query.appGroupId, addonActive, appGroups,
+          days: clampDays(query.days, addonActive), appGroupId: query.appGroupId, addonActive, appGroups, owner: org.member!.role === 'Owner',
           profiles: async (ids) => {
             const found = await Promise.all(ids.filter((id) => UUID.test(id)).map((id) => deps.endUsers.get(org.org.id, id)));
             return new Map(found.filter((u) => u !== undefined).map((u) => [u.id, { email: u.email, displayName: u.displayName }]));

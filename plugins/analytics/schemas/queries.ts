@@ -32,7 +32,7 @@ export const forensicQuery = {
   properties: {
     orgSlug, appGroupId,
     email: { type: 'string', minLength: 3, maxLength: 320 },
-    days: { type: 'integer', minimum: 1, maximum: 181 },
+    days: { type: 'integer', minimum: 1, maximum: 366 },
     limit: { type: 'integer', minimum: 1, maximum: 500 },
   },
 } as const satisfies RouteSchema;

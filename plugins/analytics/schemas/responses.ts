@@ -63,7 +63,7 @@ export const analyticsResponse = {
 export const forensicResponse = {
   $id: 'analytics/forensic.response',
   ...obj({
-    email: str, appGroupId: str, days: int, truncated: bool,
+    email: str, appGroupId: str, days: int, truncated: bool, archiveDays: int,
     items: list({ seq: int, at: DATE_TIME, kind: { enum: ['login', 'failure', 'signup'] } as const, method: NULLABLE_STRING, reason: NULLABLE_STRING, ip: NULLABLE_STRING }),
   }),
 } as const satisfies RouteSchema;

@@ -10,6 +10,7 @@ import { auditRefs, type DayFileArchive } from '../../../plugins/audit/api.ts';
 import { analyticsRefs } from '../../../plugins/analytics/api.ts';
 import type { RollupBuilder } from '../../../plugins/analytics/rollups.ts';
 import type { ActivityProjector } from '../../../plugins/analytics/activity-projector.ts';
+import { purgeHotStore } from '../../../plugins/analytics/rollup-job.ts';
 import { TestAerie } from '../../helpers/harness.ts';
 import { endUsersRefs, type EndUserSignInService, type EndUsersService } from '../../../plugins/endusers/api.ts';
 
@@ -73,6 +74,7 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
       view('/', { visitorId: 'v3', dwellMs: 1e12 }),
       ['org.thing.done', {}], ['org.thing.done', {}],
     ]);
+    await append(orgs.acme, [['payment.charge.succeeded', { amount: 100 }]]);
     await append(orgs.zeta, [login('z1', 'passkey', US, zetaGroup), view('/z', { ip: US })]);
     // Day B (yesterday): 1 login, 1 failure.
     clock.advance(DAY / 1000);
@@ -117,10 +119,11 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
     expect(rows.map((r: any) => r.appGroupId)).toEqual(['', group]);
     const org = rows[0].body;
     expect(org).toEqual({
-      version: 1, day: A, totalEvents: 16,
+      version: 1, day: A, totalEvents: 17,
       eventTypes: {
         'behavior.page_view': 4, 'org.end_user.created': 2, 'org.end_user.sign_in_failed': 2, 'org.end_user.signed_in': 3, 'org.thing.done': 2,
         'org.created': 1, 'org.app_group.created': 1, 'org.application.created': 1, // the organization's own set-up that day
+        'payment.charge.succeeded': 1,
       },
       signIn: {
         logins: 3, failures: 2, signups: 1, activeUsers: 2, failureReasons: { invalid_code: 1, unknown_account: 1 }, providers: { passkey: 2, email_code: 1 },
@@ -143,7 +146,7 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       available: true, days: 3, coveredDates: 2, requestedDates: 3,
-      daily: [{ date: A, logins: 3, failures: 2, totalEvents: 16 }, { date: B, logins: 1, failures: 1, totalEvents: 2 }],
+      daily: [{ date: A, logins: 3, failures: 2, totalEvents: 17 }, { date: B, logins: 1, failures: 1, totalEvents: 2 }],
       failureReasons: [{ reason: 'unknown_account', count: 2 }, { reason: 'invalid_code', count: 1 }],
       totals: { logins: 4, failures: 3, attempts: 7, failureRatePct: 42.9 },
     });
@@ -171,6 +174,9 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
     const types = Object.fromEntries(res.body.orgEventTypes.map((t: any) => [t.eventType, [t.count, t.sealedCount]]));
     expect(types['org.end_user.signed_in']).toEqual([6, 6]);
     expect(types['behavior.page_view']).toEqual([4, 4]);
+    expect(types['payment.charge.succeeded']).toBeUndefined(); // the Owner's alone
+    const owners = await get('/api/v1/admin/audit/analytics?orgSlug=acme');
+    expect(owners.body.orgEventTypes).toContainEqual({ eventType: 'payment.charge.succeeded', count: 1, sealedCount: 1 });
   });
 
   it('/analytics with the add-on over 30 days: past days from rollups, today from the hot store, covered vs requested dates', async () => {
@@ -219,7 +225,7 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
     clock.advance(11 * 60);
     const later = await get('/api/v1/admin/audit/analytics/rollup?orgSlug=acme&days=3');
     expect(later.body.coveredDates).toBe(3);
-    expect(later.body.daily[1]).toEqual({ date: A, logins: 3, failures: 2, totalEvents: 16 }); // still the cached completed day
+    expect(later.body.daily[1]).toEqual({ date: A, logins: 3, failures: 2, totalEvents: 17 }); // still the cached completed day
   });
 
   it('/stats/forensic: an end user\'s trail by email within an app group, Owner or Admin only', async () => {
@@ -267,5 +273,22 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
       { kind: 'login', method: 'google', reason: null, email: 'ann@example.test', ip: US, endUserId: ann.id, appGroupId: group },
       { kind: 'failure', method: 'email_code', reason: 'unknown_account', email: 'nobody@example.test', ip: GB, endUserId: null, appGroupId: group },
     ]);
+  });
+
+  it('the hot store keeps 181 days; /stats/forensic reads older days from the archive\'s day files', async () => {
+    clock.advance(200 * 86_400);
+    expect(await purgeHotStore(aerie.kernel.db, clock)).toBeGreaterThan(0);
+    expect(await aerie.sql(`select count(*)::int as n from analytics.end_user_activity where org_id = ?`, [orgs.acme])).toEqual([{ n: 0 }]);
+    tokens.owner = await aerie.signIn('owner@example.com');
+    const path = `/api/v1/admin/audit/stats/forensic?orgSlug=acme&appGroupId=${group}&email=u1@users.test`;
+    expect((await get(`${path}&days=30`)).body).toMatchObject({ items: [], archiveDays: 0, truncated: false });
+    const old = await get(`${path}&days=366`);
+    expect(old.status).toBe(200);
+    expect(old.body).toMatchObject({ archiveDays: 2, truncated: false });
+    // Day A's file, newest first (days B and today hold none of u1's: today was never compacted).
+    expect(old.body.items.map((i: any) => [i.kind, i.method, i.reason, i.ip])).toEqual([['failure', 'email_code', 'invalid_code', GB], ['login', 'passkey', null, GB], ['login', 'passkey', null, GB]]);
+    const limited = await get(`${path}&days=366&limit=2`);
+    expect(limited.body).toMatchObject({ archiveDays: 2, truncated: true });
+    expect(limited.body.items).toHaveLength(2);
   });
 });
