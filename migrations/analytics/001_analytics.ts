@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
  * the primary key is the organization, the app group — `''` for the whole organization — and the
  * day), the nightly rollup job's run claims, and the hot end-user store — end users' sign-ins,
  * failed attempts and signups projected from the sealed chain, kept 181 days, with the projector's
- * cursor per organization. Every table carries `org_id` and every query filters by it.
+ * cursor per organization, and each app group's event-collection switch. Every table carries `org_id` and every query filters by it.
  * @see docs/api/audit-analytics.md
  */
 export async function up(knex: Knex): Promise<void> {
@@ -40,6 +40,13 @@ export async function up(knex: Knex): Promise<void> {
   });
   // The dashboard's scans by kind and time read the end user and app group from the index alone.
   await knex.raw('create index end_user_activity_kind on analytics.end_user_activity (org_id, kind, occurred_at) include (end_user_id, app_group_id)');
+  await s().createTable('app_group_settings', (t) => {
+    t.uuid('org_id').notNullable();
+    t.uuid('app_group_id').notNullable();
+    t.boolean('events_enabled').notNullable(); // no row: collection is on
+    t.timestamp('updated_at', { useTz: true }).notNullable();
+    t.primary(['org_id', 'app_group_id']);
+  });
   await s().createTable('activity_cursors', (t) => {
     t.uuid('org_id').primary();
     t.bigInteger('seq').notNullable();
@@ -48,5 +55,5 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['activity_cursors', 'end_user_activity', 'rollup_runs', 'rollups']) await knex.schema.withSchema('analytics').dropTable(table);
+  for (const table of ['activity_cursors', 'app_group_settings', 'end_user_activity', 'rollup_runs', 'rollups']) await knex.schema.withSchema('analytics').dropTable(table);
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
 import { PROJECTED_TYPES, toActivity } from './activity-row.ts';
+import type { EventCollection } from './event-collection.ts';
 import { AUDIT_SEALED_EVENT, type AuditLog, type AuditSealedPayload, type Clock, type Database, type EventBus } from '../../core/index.ts';
 
 /** Sealed records read per statement. */
@@ -9,7 +10,8 @@ const PAGE = 1000;
 /**
  * The hot end-user store's projector: copies end users' sign-ins, failed attempts and self-signups
  * from each organization's sealed chain (read through `core.auditLog`) into
- * `analytics.end_user_activity`, behind a cursor per organization, so the figures outlive the
+ * `analytics.end_user_activity` (not those of app groups whose event collection is off), behind a
+ * cursor per organization, so the figures outlive the
  * audit table's retention purge (the store keeps 181 days). Runs when this process seals a chain
  * (`core.audit.sealed`) and every `pollMs` for chains other processes sealed. One organization's
  * failure is logged and retried on the next pass; the others go on.
@@ -22,7 +24,7 @@ export class ActivityProjector {
   private due: Set<string> | 'all' = 'all';
   private stopped = false;
 
-  constructor(private readonly db: Database, private readonly auditLog: AuditLog, private readonly clock: Clock, private readonly logger: Logger, private readonly pollMs = 10_000) {}
+  constructor(private readonly db: Database, private readonly auditLog: AuditLog, private readonly collection: EventCollection, private readonly clock: Clock, private readonly logger: Logger, private readonly pollMs = 10_000) {}
 
   /** Starts polling and reacting to chains this process sealed. */
   start(events: EventBus): void {
@@ -84,10 +86,11 @@ export class ActivityProjector {
   /** Projects one organization's records in (`from`, `head`], a page per transaction. */
   private async project(orgId: string, from: number, head: number): Promise<void> {
     let cursor = from;
+    const off = await this.collection.disabled(orgId);
     while (cursor < head && !this.stopped) {
       const rows = await this.auditLog.records(orgId, { fromSeq: cursor + 1, toSeq: head, limit: PAGE, eventTypes: Object.keys(PROJECTED_TYPES) });
       const next = rows.length < PAGE ? head : rows.at(-1)!.seq;
-      const activity = rows.map(toActivity).filter((a) => a !== undefined);
+      const activity = rows.map(toActivity).filter((a) => a !== undefined && !(a.appGroupId && off.has(a.appGroupId)));
       await this.db.transaction(async (trx) => {
         if (activity.length) await trx('analytics.end_user_activity').insert(activity).onConflict(['orgId', 'seq']).ignore();
         await trx('analytics.activity_cursors').insert({ orgId, seq: next, updatedAt: this.clock.now() })

@@ -10,27 +10,29 @@ import { createRollupPool } from './rollup-pool.ts';
 import { rollupJob, scheduleRollups } from './rollup-job.ts';
 import { RollupBuilder, RollupReader } from './rollups.ts';
 import { analyticsRoutes } from './routes/analytics.route.ts';
+import { EventCollection } from './event-collection.ts';
 
 export default definePlugin({
   id: 'analytics',
   deps: {
-    db: coreRefs.db, clock: coreRefs.clock, jobs: coreRefs.jobs, events: coreRefs.events, auditLog: coreRefs.auditLog, archive: auditRefs.dayFiles,
+    db: coreRefs.db, clock: coreRefs.clock, audit: coreRefs.audit, jobs: coreRefs.jobs, events: coreRefs.events, auditLog: coreRefs.auditLog, archive: auditRefs.dayFiles,
     organizations: orgsRefs.organizations, entitlements: orgsRefs.entitlements, appGroups: appsRefs.appGroups, endUsers: endUsersRefs.endUsers,
   },
-  async init({ db, clock, jobs, events, auditLog, archive, organizations, entitlements, appGroups, endUsers }, ctx) {
+  async init({ db, clock, audit, jobs, events, auditLog, archive, organizations, entitlements, appGroups, endUsers }, ctx) {
     // Rollups: day files rolled up in a worker thread (started on first need), nightly after compaction.
+    const collection = new EventCollection(db, audit, clock);
     const pool = createRollupPool();
     ctx.onShutdown(() => pool.close());
-    const builder = new RollupBuilder({ db, archive, clock, logger: ctx.logger.child({ component: 'audit-rollups' }), rollup: pool.rollup });
+    const builder = new RollupBuilder({ db, archive, clock, logger: ctx.logger.child({ component: 'audit-rollups' }), rollup: pool.rollup, collection });
     ctx.provide(analyticsRefs.rollups, builder);
     jobs.define(rollupJob({ db, clock, jobs, builder }));
     ctx.onStarted(() => scheduleRollups(jobs, clock));
     // The hot end-user store follows the sealed chains.
-    const projector = new ActivityProjector(db, auditLog, clock, ctx.logger.child({ component: 'end-user-activity' }));
+    const projector = new ActivityProjector(db, auditLog, collection, clock, ctx.logger.child({ component: 'end-user-activity' }));
     ctx.provide(analyticsRefs.activity, projector);
     ctx.onStarted(() => projector.start(events));
     ctx.onShutdown(() => projector.stop());
     const analytics = new AnalyticsService(db, clock, new RollupReader(db, clock), auditLog, archive, pool.forensic);
-    ctx.routes(...analyticsRoutes({ analytics, organizations, entitlements, appGroups, endUsers }));
+    ctx.routes(...analyticsRoutes({ analytics, organizations, entitlements, appGroups, endUsers, collection }));
   },
 });

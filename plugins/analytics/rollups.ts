@@ -3,6 +3,7 @@ import { DAY_MS, dayStartMs, utcDay, type Clock, type Database } from '../../cor
 import type { DayFileArchive, DayFileRow } from '../audit/api.ts';
 import type { DayRollup } from './day-rollup.ts';
 import type { RollupFn } from './rollup-pool.ts';
+import type { EventCollection } from './event-collection.ts';
 
 /** Days back the nightly run looks for day files without rollups (backfill). @see docs/api/audit-analytics.md */
 export const ROLLUP_BACKFILL_DAYS = 90;
@@ -26,11 +27,11 @@ export interface RollupReport {
  * {@link ROLLUP_BACKFILL_DAYS} days without a rollup is read through the audit archive, checked
  * against the manifest's SHA-256 (a file altered in the store is refused, nothing written), rolled
  * up in the worker pool and written once — the organization's row and one per app group, in one
- * transaction, `on conflict do nothing`.
+ * transaction, `on conflict do nothing` (none for an app group whose event collection is off).
  * @see docs/api/audit-analytics.md "Rollups"
  */
 export class RollupBuilder {
-  constructor(private readonly deps: { db: Database; archive: DayFileArchive; clock: Clock; logger: Logger; rollup: RollupFn }) {}
+  constructor(private readonly deps: { db: Database; archive: DayFileArchive; clock: Clock; logger: Logger; rollup: RollupFn; collection: EventCollection }) {}
 
   /**
    * The nightly run (and its backfill): a failing day is logged and reported; the others go on.
@@ -64,7 +65,8 @@ export class RollupBuilder {
     const result = await this.deps.rollup(bytes);
     if (result.orgId !== file.orgId || result.day !== file.day) throw new Error(`audit day file ${file.blobKey} names ${result.orgId} ${result.day}`);
     const createdAt = this.deps.clock.now();
-    const rows = [[WHOLE_ORG, result.rollups.org] as const, ...Object.entries(result.rollups.appGroups)].map(([appGroupId, body]) => ({
+    const off = await this.deps.collection.disabled(file.orgId);
+    const rows = [[WHOLE_ORG, result.rollups.org] as const, ...Object.entries(result.rollups.appGroups).filter(([id]) => !off.has(id))].map(([appGroupId, body]) => ({
       orgId: file.orgId, appGroupId, day: file.day, body: JSON.stringify(body), dayFileSha256: file.sha256, createdAt,
     }));
     await this.deps.db.transaction(async (trx) => {

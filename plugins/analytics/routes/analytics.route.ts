@@ -3,9 +3,10 @@ import type { AppGroupsService } from '../../apps/api.ts';
 import type { EndUsersService } from '../../endusers/api.ts';
 import type { EntitlementsService, OrganizationsService } from '../../orgs/api.ts';
 import type { AnalyticsService } from '../analytics.service.ts';
+import type { EventCollection } from '../event-collection.ts';
 import { FREE_WINDOW_DAYS } from '../analytics.service.ts';
-import { analyticsQuery, forensicQuery, rollupQuery } from '../schemas/queries.ts';
-import { analyticsResponse, behaviorRollupResponse, forensicResponse, signInRollupResponse } from '../schemas/responses.ts';
+import { analyticsQuery, appGroupParams, eventCollectionBody, forensicQuery, rollupQuery } from '../schemas/queries.ts';
+import { analyticsResponse, behaviorRollupResponse, eventCollectionResponse, forensicResponse, signInRollupResponse } from '../schemas/responses.ts';
 
 /** Largest `days` of the analytics routes; the default is {@link DEFAULT_DAYS}. */
 export const MAX_DAYS = 90;
@@ -20,6 +21,7 @@ export interface AnalyticsRouteDeps {
   entitlements: EntitlementsService;
   appGroups: AppGroupsService;
   endUsers: EndUsersService;
+  collection: EventCollection;
 }
 
 /** `days` clamped to 1..{@link MAX_DAYS} (default {@link DEFAULT_DAYS}), then to the free window without the add-on. */
@@ -30,7 +32,7 @@ export function clampDays(days: number | undefined, addonActive: boolean): numbe
 
 /**
  * The analytics routes under `/api/v1/admin/audit` (session; any active member of the
- * organization named by `orgSlug`, 404 otherwise; `/stats/forensic` Owner or Admin, else 403
+ * organization named by `orgSlug`, 404 otherwise; `/stats/forensic` and the event-collection switch Owner or Admin, else 403
  * `PERMISSION_DENIED`). An `appGroupId` of another organization answers 404.
  * @see docs/api/audit-analytics.md
  */
@@ -41,11 +43,26 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
     return org;
   };
   const groupsOf = async (orgId: string, appGroupId?: string) => {
-    const groups = (await deps.appGroups.list(orgId)).map((g) => ({ id: g.id, name: g.name, eventsEnabled: true }));
+    const off = await deps.collection.disabled(orgId);
+    const groups = (await deps.appGroups.list(orgId)).map((g) => ({ id: g.id, name: g.name, eventsEnabled: !off.has(g.id) }));
     if (appGroupId !== undefined && !groups.some((g) => g.id === appGroupId)) throw notFound('Unknown app group.');
     return groups;
   };
+  const ownerOrAdmin = (org: Awaited<ReturnType<typeof memberOrg>>, what: string) => {
+    if (org.member!.role !== 'Owner' && org.member!.role !== 'Admin') throw permissionDenied('org.audit_event_log.list', `Only the Owner or an Admin may ${what}.`);
+  };
   return [
+    route({
+      method: 'PUT', path: '/api/v1/admin/audit/app-groups/{appGroupId}/events', auth: 'session', params: appGroupParams, body: eventCollectionBody, response: eventCollectionResponse,
+      summary: "Turn an app group's event collection on or off", tags: ['audit'],
+      handler: async ({ params, body, principal }) => {
+        const org = await memberOrg(body.orgSlug, principal);
+        ownerOrAdmin(org, "switch an app group's event collection");
+        await groupsOf(org.org.id, params.appGroupId);
+        const changed = await deps.collection.set(org.org.id, params.appGroupId, body.enabled);
+        return { appGroupId: params.appGroupId, eventsEnabled: body.enabled, changed };
+      },
+    }),
     route({
       method: 'GET', path: '/api/v1/admin/audit/analytics', auth: 'session', query: analyticsQuery, response: analyticsResponse,
       summary: 'Usage analytics of end users: KPIs, daily series, providers, top users and IPs, event types', tags: ['audit'],
@@ -85,7 +102,7 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
       summary: "One end user's sign-ins, failed attempts and signups in an app group, by email", tags: ['audit'],
       handler: async ({ query, principal }) => {
         const org = await memberOrg(query.orgSlug, principal);
-        if (org.member!.role !== 'Owner' && org.member!.role !== 'Admin') throw permissionDenied('org.audit_event_log.list', 'Only the Owner or an Admin may read an end user\'s trail.');
+        ownerOrAdmin(org, "read an end user's trail");
         await groupsOf(org.org.id, query.appGroupId);
         return deps.analytics.forensic(org.org.id, query.appGroupId, query.email, query.days ?? 30, query.limit ?? 100);
       },

@@ -36,3 +36,21 @@ export const forensicQuery = {
     limit: { type: 'integer', minimum: 1, maximum: 500 },
   },
 } as const satisfies RouteSchema;
+
+/** JSON Schema `analytics/app-group.params`. */
+export const appGroupParams = {
+  $id: 'analytics/app-group.params',
+  type: 'object',
+  additionalProperties: false,
+  required: ['appGroupId'],
+  properties: { appGroupId },
+} as const satisfies RouteSchema;
+
+/** JSON Schema `analytics/event-collection.body`: `{orgSlug, enabled}`. */
+export const eventCollectionBody = {
+  $id: 'analytics/event-collection.body',
+  type: 'object',
+  additionalProperties: false,
+  required: ['orgSlug', 'enabled'],
+  properties: { orgSlug, enabled: { type: 'boolean' } },
+} as const satisfies RouteSchema;

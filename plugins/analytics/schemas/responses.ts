@@ -67,3 +67,9 @@ export const forensicResponse = {
     items: list({ seq: int, at: DATE_TIME, kind: { enum: ['login', 'failure', 'signup'] } as const, method: NULLABLE_STRING, reason: NULLABLE_STRING, ip: NULLABLE_STRING }),
   }),
 } as const satisfies RouteSchema;
+
+/** `analytics/event-collection.response`: the switch after the call; `changed` false when it already was so. */
+export const eventCollectionResponse = {
+  $id: 'analytics/event-collection.response',
+  ...obj({ appGroupId: str, eventsEnabled: bool, changed: bool }),
+} as const satisfies RouteSchema;

@@ -275,6 +275,28 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
     ]);
   });
 
+  it('event collection off: the app group reports zeros, its sign-ins stay out of the hot store; Owner or Admin only, audited once', async () => {
+    const path = `/api/v1/admin/audit/app-groups/${group}/events`;
+    expect((await aerie.request('PUT', path, { token: tokens.member, body: { orgSlug: 'acme', enabled: false } }))).toMatchObject({ status: 403, body: { error: 'PERMISSION_DENIED' } });
+    expect((await aerie.request('PUT', `/api/v1/admin/audit/app-groups/${zetaGroup}/events`, { token: tokens.owner, body: { orgSlug: 'acme', enabled: false } })).status).toBe(404);
+    expect((await aerie.request('PUT', path, { token: tokens.owner, body: { orgSlug: 'acme', enabled: 'no' } })).status).toBe(400);
+    const off = await aerie.request('PUT', path, { token: tokens.owner, body: { orgSlug: 'acme', enabled: false } });
+    expect(off).toMatchObject({ status: 200, body: { appGroupId: group, eventsEnabled: false, changed: true } });
+    expect((await aerie.request('PUT', path, { token: tokens.owner, body: { orgSlug: 'acme', enabled: false } })).body.changed).toBe(false);
+    await aerie.kernel.auditSealer.drain();
+    expect((await aerie.sql(`select business_data as "d" from core.audit_events where org_id = ? and event_type = 'org.app_group.events_collection_changed'`, [orgs.acme])).map((r: any) => r.d)).toEqual([{ appGroupId: group, enabled: false }]);
+
+    const before = await aerie.sql(`select count(*)::int as n from analytics.end_user_activity where org_id = ?`, [orgs.acme]);
+    await append(orgs.acme, [login('u1', 'passkey', GB)]);
+    await aerie.kernel.container.resolve<ActivityProjector>(analyticsRefs.activity.id).drain();
+    expect(await aerie.sql(`select count(*)::int as n from analytics.end_user_activity where org_id = ?`, [orgs.acme])).toEqual(before);
+    const res = await get('/api/v1/admin/audit/analytics?orgSlug=acme&days=3');
+    expect(res.body.appGroups).toEqual([{ id: group, name: 'Shop', eventsEnabled: false }]);
+    expect(res.body.byAppGroup).toEqual([{ appGroupId: group, name: 'Shop', activeUsers: 0, logins: 0 }]);
+    expect((await get(`/api/v1/admin/audit/analytics?orgSlug=acme&days=3&appGroupId=${group}`)).body).toMatchObject({ kpi: { logins: 0, mau: 0 }, topIps: [], topUsers: [] });
+    expect((await aerie.request('PUT', path, { token: tokens.owner, body: { orgSlug: 'acme', enabled: true } })).body).toEqual({ appGroupId: group, eventsEnabled: true, changed: true });
+  });
+
   it('the hot store keeps 181 days; /stats/forensic reads older days from the archive\'s day files', async () => {
     clock.advance(200 * 86_400);
     expect(await purgeHotStore(aerie.kernel.db, clock)).toBeGreaterThan(0);
