@@ -25,11 +25,16 @@
  * after the other.
  *
  * Run: eval "$(bash .ci/pg-server.sh)"; node --import tsx bench/webhooks.ts; bash .ci/pg-server.sh stop $PGTMP
- * Options: `--events N` (default 10000), `--receivers N` (default 10), `--rate N` (default 100).
+ * Options: `--events N` (default 10000), `--receivers N` (default 10), `--rate N` (default 100),
+ * `--cpu-prof PREFIX` (CPU profiles of this process during A and during B, `PREFIX-a.cpuprofile` and
+ * `PREFIX-b.cpuprofile`, for Chrome DevTools or speedscope).
+ * Besides the rates, CPU time per delivery of this process, the receivers and the PostgreSQL server
+ * (Linux /proc) in A and in B: less sensitive to the machine's other work than the rates.
  */
 import 'reflect-metadata';
-import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { coreRefs, type AuditLog, type AuditService, type Database } from '../core/index.ts';
@@ -39,6 +44,7 @@ import { signInWithOrg } from '../test/helpers/orgs.ts';
 import { envelopeBodies, signedHeaders } from '../plugins/webhooks/envelope.ts';
 
 const SELF = fileURLToPath(import.meta.url);
+const cpuMicros = (u: NodeJS.CpuUsage) => u.user + u.system;
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
@@ -61,9 +67,38 @@ if (process.argv[2] === '--serve') {
       for (const s of servers) s.received.length = 0;
       process.send!({ type: 'report', arrivals: arrivals.splice(0) });
     }
+    if (m.type === 'cpu') process.send!({ type: 'cpu', us: cpuMicros(process.cpuUsage()) });
   });
   process.send!({ type: 'ready', urls: servers.map((s) => s.url('/hook')), caFiles: servers.map((s) => s.caFile) });
   await new Promise(() => {});
+}
+
+/** A process's parent and CPU time in µs, from Linux's /proc (undefined elsewhere or once it is gone). */
+function procStat(pid: number): { ppid: number; us: number } | undefined {
+  try {
+    // Fields after the command name (which may hold spaces): state ppid … utime(14) stime(15), in clock ticks.
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return { ppid: Number(f[1]), us: (Number(f[11]) + Number(f[12])) * (1e6 / CLOCK_TICKS) };
+  } catch {
+    return undefined;
+  }
+}
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })) || 100;
+  } catch {
+    return 100;
+  }
+})();
+/** CPU time (µs) of a PostgreSQL server: the postmaster and its live children (backends, writers). */
+function serverCpuMicros(postmaster: number): number {
+  let us = procStat(postmaster)?.us ?? 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procStat(Number(entry));
+    if (stat?.ppid === postmaster) us += stat.us;
+  }
+  return us;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -73,6 +108,7 @@ const EVENTS = arg('events', 10_000);
 const RECEIVERS = arg('receivers', 10);
 const RATE = arg('rate', 100);
 const PER_ENDPOINT = 4;
+const PROFILE_TO = process.argv.includes('--cpu-prof') ? process.argv[process.argv.indexOf('--cpu-prof') + 1]! : undefined;
 
 const child: ChildProcess = fork(SELF, ['--serve', String(RECEIVERS)], { execArgv: ['--import', 'tsx'] });
 process.on('exit', () => child.kill('SIGKILL'));
@@ -97,12 +133,39 @@ try {
     if (res.status !== 201) throw new Error(JSON.stringify(res.body));
     secrets.push(res.body.secret);
   }
+  const [{ pid: backendPid }] = await aerie.sql<{ pid: number }>('select pg_backend_pid() as pid');
+  const postmaster = procStat(backendPid!)?.ppid;
+  /** CPU time (µs) of this process, the receivers and the PostgreSQL server over one phase, and its CPU profile with `--cpu-prof`. */
+  const meter = async (phase: string) => {
+    const session = PROFILE_TO ? new Session() : undefined;
+    if (session) {
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+    }
+    const self0 = process.cpuUsage();
+    const receivers0 = (await ask<{ us: number }>('cpu')).us;
+    const postgres0 = postmaster ? serverCpuMicros(postmaster) : undefined;
+    return {
+      stop: async () => {
+        const self = cpuMicros(process.cpuUsage(self0));
+        const receivers = (await ask<{ us: number }>('cpu')).us - receivers0;
+        const postgres = postmaster && postgres0 !== undefined ? serverCpuMicros(postmaster) - postgres0 : undefined;
+        if (session) {
+          writeFileSync(`${PROFILE_TO}-${phase}.cpuprofile`, JSON.stringify((await session.post('Profiler.stop')).profile));
+          session.disconnect();
+        }
+        return { self, receivers, postgres };
+      },
+    };
+  };
   const audit = aerie.kernel.container.resolve<AuditService>(coreRefs.audit.id);
   const db = aerie.kernel.container.resolve<Database>(coreRefs.db.id);
   const auditLog = aerie.kernel.container.resolve<AuditLog>(coreRefs.auditLog.id);
 
   // A. Aerie.
   const total = EVENTS * RECEIVERS;
+  const meterA = await meter('a');
   const t0 = Date.now();
   for (let i = 0; i < EVENTS; i += 500) {
     const batch = Array.from({ length: Math.min(500, EVENTS - i) }, (_, k) => ({ orgId: org.id, eventType: 'bench.event', businessData: { n: i + k, note: 'x'.repeat(200) } }));
@@ -117,6 +180,7 @@ try {
     await new Promise((r) => setTimeout(r, 200));
   }
   const tA = (Math.max(...arrivals.map(([, at]) => at)) - t0) / 1000;
+  const cpuA = await meterA.stop();
   const sealedAt = new Map<string, number>();
   const rows = await aerie.sql<{ id: string; sealed_at: Date }>(
     'select d.id, e.sealed_at from webhooks.deliveries d join core.audit_events e on e.id = d.audit_event_id where d.org_id = ?', [org.id]);
@@ -138,6 +202,7 @@ try {
   const idsFor = urls.map((url) => bench.map((r) => deliveryIds.get(`${endpointIds.get(url)}|${r.id}`)!));
   if (bench.length !== EVENTS || idsFor.some((ids) => ids.some((id) => !id))) throw new Error('B needs every delivery A recorded');
   const agent = new Agent({ connect: { ca: caFiles.map((f) => readFileSync(f, 'utf8')) }, keepAliveTimeout: 4_000 });
+  const meterB = await meter('b');
   const t1 = Date.now();
   await Promise.all(urls.map(async (url, r) => {
     let next = 0;
@@ -151,6 +216,7 @@ try {
     }));
   }));
   const tB = (Date.now() - t1) / 1000;
+  const cpuB = await meterB.stop();
   await agent.close();
   await ask('report');
 
@@ -182,6 +248,11 @@ try {
   console.log(`   seal → arrival: p50 ${pct(0.5)} ms, p95 ${pct(0.95)} ms, p99 ${pct(0.99)} ms, max ${lat.at(-1)} ms   (target p95 < 1000 ms)`);
   console.log(`B. raw undici POSTs, the same envelopes: ${rateB.toFixed(0)} requests/s (${tB.toFixed(2)} s)`);
   console.log(`A / B = ${(rateA / rateB).toFixed(2)}   (target ≥ 0.70)`);
+  const perDelivery = (us: number | undefined) => (us === undefined ? 'n/a' : `${(us / total).toFixed(0)} µs`);
+  console.log(`CPU per delivery, A | B: this process ${perDelivery(cpuA.self)} | ${perDelivery(cpuB.self)}; receivers ${perDelivery(cpuA.receivers)} | ${perDelivery(cpuB.receivers)}; PostgreSQL ${perDelivery(cpuA.postgres)} | ${perDelivery(cpuB.postgres)}`);
+  // On a busy machine the rates scatter with the other work; the CPU each side needs per delivery does much less.
+  const cpuTotal = (c: { self: number; receivers: number; postgres?: number }) => c.self + c.receivers + (c.postgres ?? 0);
+  console.log(`   all three: A ${perDelivery(cpuTotal(cpuA))}, B ${perDelivery(cpuTotal(cpuB))}; B / A = ${(cpuTotal(cpuB) / cpuTotal(cpuA)).toFixed(2)}   (the rate ratio were the cores the only limit)`);
   console.log(`C. steady ${RATE} events/s × ${RECEIVERS} receivers for 5 s: ${latC.length} of ${steadyTotal} arrived; seal → arrival p50 ${pctC(0.5)} ms, p95 ${pctC(0.95)} ms, p99 ${pctC(0.99)} ms   (target p95 < 1000 ms)`);
 } finally {
   await aerie.close();

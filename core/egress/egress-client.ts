@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import { Agent, errors, request, type Dispatcher } from 'undici';
+import { Agent } from 'undici';
+import { CappedResponse } from './capped-response.ts';
 import { EgressError, type Egress, type EgressFetch, type EgressPostOptions, type EgressResponse, type FetchOptions } from './egress.types.ts';
 import { toFetch } from './egress-fetch.ts';
 import { guardedConnector, resolveChecked, systemResolver, type Resolver } from './guarded-connector.ts';
@@ -15,12 +16,21 @@ export interface EgressOptions {
 }
 
 const DEFAULT_RESPONSE_CAP = 64 * 1024;
+/** Parsed URLs kept (the set is emptied when full). */
+const MAX_REMEMBERED_TARGETS = 10_000;
+
+/** Where a request goes, as undici's dispatch takes it. */
+interface Target {
+  origin: string;
+  path: string;
+}
 
 /** @see Egress */
 export class EgressClient implements Egress {
   private readonly agent: Agent;
   private readonly resolve: Resolver;
   private readonly allowLoopback: boolean;
+  private readonly targets = new Map<string, Target>();
 
   constructor(options: EgressOptions = {}) {
     this.resolve = options.resolve ?? systemResolver;
@@ -55,40 +65,32 @@ export class EgressClient implements Egress {
     await this.agent.close();
   }
 
-  private async send(url: string, method: 'GET' | 'POST', options: Partial<EgressPostOptions> & { timeoutMs: number; headers: Record<string, string> }): Promise<EgressResponse> {
-    const target = parseTarget(url);
-    const started = performance.now();
-    // One timer per request, cleared when the answer is in (`AbortSignal.timeout` would leave a
-    // timer per request to fire later, and a pending signal for the collector): at the time-out it
-    // aborts the request (connect, headers, body); a request undici has queued but not yet
-    // dispatched does not see the signal, so the caller's wait ends 500 ms later whatever the pool does.
-    const controller = new AbortController();
-    const signal = controller.signal;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort(new EgressError('timeout', 'no answer within the time-out'));
-        timer = setTimeout(() => reject(new EgressError('timeout', 'no answer within the time-out')), 500);
-      }, options.timeoutMs);
-    });
-    const attempt = (async () => {
-      const res = await request(target, {
-        method, dispatcher: this.agent, signal, headers: options.headers, body: options.body,
-        headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs,
-      });
-      // An answer without a body (204, 304, `content-length: 0`) is drained without an iterator.
-      const empty = res.statusCode === 204 || res.statusCode === 304 || res.headers['content-length'] === '0';
-      const body = empty ? (await res.body.dump(), Buffer.alloc(0)) : await readCapped(res.body, options.maxResponseBytes ?? DEFAULT_RESPONSE_CAP);
-      return { status: res.statusCode, headers: plainHeaders(res.headers), body, latencyMs: performance.now() - started };
-    })();
+  private send(url: string, method: 'GET' | 'POST', options: Partial<EgressPostOptions> & { timeoutMs: number; headers: Record<string, string> }): Promise<EgressResponse> {
+    let target: Target;
     try {
-      return await Promise.race([attempt, deadline]);
+      target = this.target(url);
     } catch (error) {
-      attempt.catch(() => undefined);
-      throw classify(error, signal);
-    } finally {
-      clearTimeout(timer);
+      return Promise.reject(error);
     }
+    return new Promise((resolve, reject) => {
+      const handler = new CappedResponse(options.maxResponseBytes ?? DEFAULT_RESPONSE_CAP, options.timeoutMs, (error, response) => (error ? reject(error) : resolve(response!)));
+      this.agent.dispatch({
+        origin: target.origin, path: target.path, method, headers: options.headers, body: options.body,
+        headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs,
+      }, handler);
+    });
+  }
+
+  /** `url` parsed by {@link parseTarget}, remembered (webhook URLs repeat): its origin and path. @throws EgressError */
+  private target(url: string): Target {
+    let target = this.targets.get(url);
+    if (!target) {
+      const parsed = parseTarget(url);
+      target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+      if (this.targets.size >= MAX_REMEMBERED_TARGETS) this.targets.clear();
+      this.targets.set(url, target);
+    }
+    return target;
   }
 }
 
@@ -109,37 +111,4 @@ export function parseTarget(url: string): URL {
   if (parsed.hash) throw new EgressError('invalid_url', 'a fragment is not accepted');
   if (parsed.hostname.endsWith('.')) parsed.hostname = parsed.hostname.replace(/\.+$/, '');
   return parsed;
-}
-
-function plainHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name.toLowerCase()] = value;
-  return out;
-}
-
-async function readCapped(body: Dispatcher.ResponseData['body'], cap: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buf = chunk as Buffer;
-    chunks.push(buf.subarray(0, Math.max(0, cap - size)));
-    size += buf.length;
-    if (size >= cap) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(chunks);
-}
-
-function classify(error: unknown, signal: AbortSignal): EgressError {
-  if (error instanceof EgressError) return error;
-  const cause = (error as { cause?: unknown }).cause;
-  if (cause instanceof EgressError) return cause;
-  if (signal.aborted || error instanceof errors.HeadersTimeoutError || error instanceof errors.BodyTimeoutError || error instanceof errors.ConnectTimeoutError) {
-    return new EgressError('timeout', 'no answer within the time-out');
-  }
-  const code = String((error as { code?: unknown }).code ?? (cause as { code?: unknown } | undefined)?.code ?? '');
-  if (/CERT|SSL|TLS|SELF_SIGNED|ERR_TLS/.test(code)) return new EgressError('tls', `certificate refused (${code})`);
-  return new EgressError('connection', code ? `connection failed (${code})` : 'connection failed');
 }

@@ -19,8 +19,9 @@ export interface DeliveryDto {
 
 /**
  * An endpoint's delivery attempts, newest first (by `attemptedAt`, then `id`), `limit` at a time;
- * `nextCursor` (opaque) continues. Written rows (`succeeded`, `failed`, `skipped`, `unknown`) and the
- * deliveries of open claims that have no row yet (`sending`: recorded, outcome not yet known) are
+ * `nextCursor` (opaque) continues. Written outcomes (`succeeded`, `failed`, `skipped`, `unknown`:
+ * batch rows, and the per-delivery rows of interrupted claims and of earlier versions) and the
+ * deliveries of open claims that have none yet (`sending`: recorded, outcome not yet known) are
  * listed together, so an attempt is listed from the moment it is recorded; its `attemptedAt` (the
  * claim's time) and `id` do not change when its outcome is written, so pages stay stable.
  * The caller has checked that the endpoint is the organization's. An unreadable `after` is ignored.
@@ -28,14 +29,28 @@ export interface DeliveryDto {
 export async function listDeliveries(db: Database, orgId: string, endpointId: string, page: { limit: number; after?: string }): Promise<{ deliveries: DeliveryDto[]; nextCursor: string | null }> {
   const after = page.after ? decodeCursor(page.after) : undefined;
   const rows: Array<Record<string, any>> = (await db.knex.raw(
-    `SELECT * FROM (
+    `WITH page_times AS (
+       -- Written batches are read from the newest claim times down, enough to fill the page: each
+       -- time holds at least one delivery, and the cursor's own may hold none after the cursor.
+       SELECT DISTINCT attempted_at FROM webhooks.delivery_batches
+       WHERE org_id = :orgId AND endpoint_id = :endpointId ${after ? 'AND attempted_at <= :at' : ''}
+       ORDER BY attempted_at DESC LIMIT :limit + 1
+     )
+     SELECT * FROM (
        SELECT id, audit_event_id, event_seq, event_type, outcome, http_status, latency_ms, failure_class, detail, attempted_at, completed_at
-       FROM webhooks.deliveries WHERE org_id = :orgId AND endpoint_id = :endpointId
+       FROM webhooks.delivery_rows WHERE org_id = :orgId AND endpoint_id = :endpointId
+       UNION ALL
+       SELECT 'msg_' || b.claim_id || '_' || u.i, u.event_id, u.seq, u.event_type, u.outcome, u.http_status, u.latency_ms, u.failure_class, u.detail, b.attempted_at, b.completed_at
+       FROM webhooks.delivery_batches b
+       CROSS JOIN LATERAL unnest(b.indexes, b.event_ids, b.seqs, b.event_types, b.outcomes, b.http_status, b.latency_ms, b.failure_class, b.detail)
+         AS u(i, event_id, seq, event_type, outcome, http_status, latency_ms, failure_class, detail)
+       WHERE b.org_id = :orgId AND b.endpoint_id = :endpointId AND b.attempted_at >= (SELECT min(attempted_at) FROM page_times)
        UNION ALL
        SELECT 'msg_' || c.id || '_' || (u.n - 1), u.event_id, u.seq, u.event_type, 'sending', NULL, NULL, NULL, NULL, c.claimed_at, NULL
        FROM webhooks.claims c CROSS JOIN LATERAL unnest(c.seqs, c.event_ids, c.event_types) WITH ORDINALITY AS u(seq, event_id, event_type, n)
        WHERE c.org_id = :orgId AND c.endpoint_id = :endpointId
-         AND NOT EXISTS (SELECT 1 FROM webhooks.deliveries d WHERE d.endpoint_id = c.endpoint_id AND d.audit_event_id = u.event_id)
+         AND NOT EXISTS (SELECT 1 FROM webhooks.delivery_batches b WHERE b.claim_id = c.id AND u.n - 1 = ANY(b.indexes))
+         AND NOT EXISTS (SELECT 1 FROM webhooks.delivery_rows d WHERE d.endpoint_id = c.endpoint_id AND d.audit_event_id = u.event_id)
      ) a
      ${after ? 'WHERE (attempted_at, id) < (:at, :id)' : ''}
      ORDER BY attempted_at DESC, id DESC LIMIT :limit`,

@@ -85,8 +85,8 @@ interface Lane {
  * endpoints, one transaction locks its cursor (`FOR UPDATE SKIP LOCKED`, so several Aerie
  * processes share the work), records one claim per endpoint for the batch ("endpoint E is sent
  * these chain positions, with these delivery ids") and advances the cursor; only after that commit
- * do requests leave, through `core.egress`. Each delivery's row is written once, with its outcome,
- * by the {@link OutcomeRecorder} in batches; the claim goes when its last row is written. The
+ * do requests leave, through `core.egress`. Each delivery's outcome is written once, by the
+ * {@link OutcomeRecorder} in batches (one row per claim and flush); the claim goes when its last outcome is written. The
  * process keeps a heartbeat on its open claims; a claim without one for `interruptedAfterMs` (its
  * process died) turns into `unknown` rows for what has no outcome, and is never sent again. No retries.
  * Each endpoint has its own lane, so a slow or hanging receiver delays only its own deliveries;
@@ -275,7 +275,7 @@ export class Dispatcher {
     const record = claim.records[index]!;
     const id = `msg_${claim.id}_${index}`;
     const outcome: Outcome = {
-      deliveryId: id, orgId: claim.orgId, endpointId: claim.endpointId, claimId: claim.id,
+      deliveryId: id, orgId: claim.orgId, endpointId: claim.endpointId, claimId: claim.id, index,
       auditEventId: record.id, eventSeq: record.seq, eventType: record.eventType, attemptedAt: claim.claimedAt, outcome: 'skipped',
     };
     try {
@@ -328,14 +328,23 @@ export class Dispatcher {
     this.lastUpkeepAt = now.getTime();
     const open = this.recorder.openClaims();
     if (open.length) await this.db.knex.raw('UPDATE webhooks.claims SET heartbeat_at = ? WHERE id = ANY(?::text[])', [now, open]);
-    await this.db.knex.raw(
-      `WITH stale AS (DELETE FROM webhooks.claims WHERE heartbeat_at < ? RETURNING *)
-       INSERT INTO webhooks.deliveries (id, org_id, endpoint_id, audit_event_id, event_seq, event_type, outcome, detail, attempted_at, completed_at)
-       SELECT 'msg_' || s.id || '_' || (u.n - 1), s.org_id, s.endpoint_id, u.event_id, u.seq, u.event_type, 'unknown', ?, s.claimed_at, ?
-       FROM stale s CROSS JOIN LATERAL unnest(s.seqs, s.event_ids, s.event_types) WITH ORDINALITY AS u(seq, event_id, event_type, n)
-       ON CONFLICT (endpoint_id, audit_event_id) DO NOTHING`,
-      [new Date(now.getTime() - this.options.interruptedAfterMs), INTERRUPTED_DETAIL, now],
-    );
+    await this.db.transaction(async (trx) => {
+      // Locked first, so a flush writing outcomes of these claims finishes before they are read:
+      // the next statement (a new snapshot) sees its batches and writes `unknown` only for the rest.
+      const stale: Array<{ id: string }> = (await trx.raw('SELECT id FROM webhooks.claims WHERE heartbeat_at < ? FOR UPDATE',
+        [new Date(now.getTime() - this.options.interruptedAfterMs)])).rows;
+      if (!stale.length) return;
+      // One row per delivery (a rare path): an outcome that arrives late replaces its own row.
+      await trx.raw(
+        `WITH stale AS (DELETE FROM webhooks.claims WHERE id = ANY(?::text[]) RETURNING *)
+         INSERT INTO webhooks.delivery_rows (id, org_id, endpoint_id, audit_event_id, event_seq, event_type, outcome, detail, attempted_at, completed_at)
+         SELECT 'msg_' || s.id || '_' || (u.n - 1), s.org_id, s.endpoint_id, u.event_id, u.seq, u.event_type, 'unknown', ?, s.claimed_at, ?
+         FROM stale s CROSS JOIN LATERAL unnest(s.seqs, s.event_ids, s.event_types) WITH ORDINALITY AS u(seq, event_id, event_type, n)
+         WHERE NOT EXISTS (SELECT 1 FROM webhooks.delivery_batches b WHERE b.claim_id = s.id AND u.n - 1 = ANY(b.indexes))
+         ON CONFLICT (endpoint_id, audit_event_id) DO NOTHING`,
+        [stale.map((c) => c.id), INTERRUPTED_DETAIL, now],
+      );
+    });
   }
 }
 

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { AuditService, Clock, Database } from '../../core/index.ts';
 
@@ -10,13 +9,15 @@ const MAX_BATCH = 1000;
 /** Milliseconds a busy recorder waits between flushes for more outcomes to gather. */
 const GATHER_MS = 25;
 
-/** What became of one delivery: the row written to `webhooks.deliveries`. */
+/** What became of one delivery: one element of a `webhooks.delivery_batches` row. */
 export interface Outcome {
   deliveryId: string;
   orgId: string;
   endpointId: string;
   /** The claim the delivery belongs to (its row is deleted once every delivery in it is written). */
   claimId: string;
+  /** The delivery's position in its claim (its id is `msg_{claimId}_{index}`). */
+  index: number;
   auditEventId: string;
   eventSeq: number;
   eventType: string;
@@ -32,10 +33,10 @@ export interface Outcome {
 }
 
 /**
- * Writes delivery rows (one insert per delivery, with its outcome) and moves the endpoints' failure
- * counters, many per transaction: while one flush runs, the next outcomes gather, so the database
- * work per delivery shrinks as the rate grows. A claim whose deliveries are all written is deleted
- * in the same transaction. Per endpoint, outcomes count in the order they completed: a success resets the counter, and
+ * Writes outcomes — one `webhooks.delivery_batches` row per claim and flush, the outcomes as arrays —
+ * and moves the endpoints' failure counters, many per transaction: while one flush runs, the next
+ * outcomes gather, so the database work per delivery shrinks as the rate grows. A claim whose
+ * deliveries are all written is deleted in the same transaction. Per endpoint, outcomes count in the order they completed: a success resets the counter, and
  * reaching {@link BREAKER_THRESHOLD} disables the endpoint (the counter stays at the threshold),
  * audited once with actor `system`.
  */
@@ -119,46 +120,42 @@ export class OutcomeRecorder {
     }
   }
 
-  /** Writes `batch` and deletes the claims in `done` (whose last rows these are), in one transaction. */
+  /** Writes `batch` and deletes the claims in `done` (whose last outcomes these are), in one transaction. */
   private async flush(batch: Outcome[], done: string[]): Promise<void> {
     const now = this.clock.now();
-    // One JSON parameter whatever the batch size (serialised natively, parsed once by PostgreSQL).
-    const rows = JSON.stringify(batch.map((o) => ({
-      id: o.deliveryId, org_id: o.orgId, endpoint_id: o.endpointId, audit_event_id: o.auditEventId, event_seq: o.eventSeq, event_type: o.eventType,
-      outcome: o.outcome, http_status: o.httpStatus ?? null, latency_ms: o.latencyMs === undefined ? null : Math.round(o.latencyMs),
-      failure_class: o.failureClass ?? null, detail: o.detail ?? null, attempted_at: o.attemptedAt.toISOString(),
-    })));
+    const claims = batchesByClaim(batch);
     const runs = runsByEndpoint(batch);
     const resets = [...runs].filter(([, run]) => run.reset && run.trailingFailures === 0);
-    // The rows, the finished claims and the counters successes reset, in one statement (atomic
-    // without a transaction). A row already there is one the sweep wrote `unknown` while this
-    // process was unresponsive: the outcome now known replaces it.
-    const write = (knex: Knex | Knex.Transaction) => knex.raw(
-      `WITH written AS (
-         INSERT INTO webhooks.deliveries (id, org_id, endpoint_id, audit_event_id, event_seq, event_type, outcome, http_status, latency_ms, failure_class, detail, attempted_at, completed_at)
-         SELECT id, org_id, endpoint_id, audit_event_id, event_seq, event_type, outcome, http_status, latency_ms, failure_class, detail, attempted_at, ?
-         FROM json_to_recordset(?::json) AS v(id text, org_id uuid, endpoint_id uuid, audit_event_id uuid, event_seq bigint, event_type text, outcome text,
-           http_status int, latency_ms int, failure_class text, detail text, attempted_at timestamptz)
-         ON CONFLICT (endpoint_id, audit_event_id) DO UPDATE SET outcome = excluded.outcome, http_status = excluded.http_status, latency_ms = excluded.latency_ms,
-           failure_class = excluded.failure_class, detail = excluded.detail, completed_at = excluded.completed_at
-         WHERE webhooks.deliveries.outcome = 'unknown'
-         RETURNING 1
-       ), finished AS (
-         DELETE FROM webhooks.claims WHERE id = ANY(?::text[]) RETURNING 1
-       ), reset AS (
-         UPDATE webhooks.endpoints SET consecutive_failures = 0
-         WHERE (org_id, id) IN (SELECT * FROM unnest(?::uuid[], ?::uuid[])) AND consecutive_failures > 0 RETURNING 1
-       )
-       SELECT (SELECT count(*) FROM written) AS written`,
-      [now, rows, done, resets.map(([, run]) => run.orgId), resets.map(([id]) => id)],
-    );
     const failing = [...runs].filter(([, run]) => run.trailingFailures > 0);
-    if (!failing.length) {
-      await write(this.db.knex);
-      return;
-    }
     await this.db.transaction(async (trx) => {
-      await write(trx);
+      // The claims still on record, locked against the sweep of interrupted claims (which deletes
+      // them): it waits for this transaction, then sees these outcomes and writes `unknown` only for
+      // what has none. A claim already gone was swept while this process was unresponsive: the
+      // outcomes now known replace the `unknown` rows written for them.
+      const live: Array<{ id: string }> = (await trx.raw('SELECT id FROM webhooks.claims WHERE id = ANY(?::text[]) FOR KEY SHARE', [[...claims.keys()]])).rows;
+      const swept = live.length === claims.size ? [] : [...claims.keys()].filter((id) => !live.some((c) => c.id === id));
+      // The batches, the rows they replace, the finished claims and the counters successes reset, in one statement.
+      await trx.raw(
+        `WITH v AS (
+           SELECT * FROM json_to_recordset(?::json) AS v(claim_id text, org_id uuid, endpoint_id uuid, attempted_at timestamptz, indexes int[], event_ids uuid[],
+             seqs bigint[], event_types text[], outcomes text[], http_status int[], latency_ms int[], failure_class text[], detail text[])
+         ), written AS (
+           INSERT INTO webhooks.delivery_batches (claim_id, org_id, endpoint_id, attempted_at, completed_at, indexes, event_ids, seqs, event_types, outcomes, http_status, latency_ms, failure_class, detail)
+           SELECT claim_id, org_id, endpoint_id, attempted_at, ?, indexes, event_ids, seqs, event_types, outcomes, http_status, latency_ms, failure_class, detail FROM v
+           RETURNING 1
+         ), superseded AS (
+           DELETE FROM webhooks.delivery_rows r USING v CROSS JOIN LATERAL unnest(v.event_ids) AS e(id)
+           WHERE v.claim_id = ANY(?::text[]) AND r.endpoint_id = v.endpoint_id AND r.audit_event_id = e.id AND r.outcome = 'unknown'
+           RETURNING 1
+         ), finished AS (
+           DELETE FROM webhooks.claims WHERE id = ANY(?::text[]) RETURNING 1
+         ), reset AS (
+           UPDATE webhooks.endpoints SET consecutive_failures = 0
+           WHERE (org_id, id) IN (SELECT * FROM unnest(?::uuid[], ?::uuid[])) AND consecutive_failures > 0 RETURNING 1
+         )
+         SELECT (SELECT count(*) FROM written) AS written`,
+        [JSON.stringify([...claims.values()]), now, swept, done, resets.map(([, run]) => run.orgId), resets.map(([id]) => id)],
+      );
       for (const [endpointId, run] of failing) {
         const [row] = await trx('webhooks.endpoints').where({ orgId: run.orgId, id: endpointId, isActive: true })
           .update({ consecutiveFailures: trx.raw(`LEAST(?, ${run.reset ? '0' : 'consecutive_failures'} + ?)`, [BREAKER_THRESHOLD, run.trailingFailures]) })
@@ -172,6 +169,47 @@ export class OutcomeRecorder {
       }
     });
   }
+}
+
+/** One `webhooks.delivery_batches` row: a claim's outcomes in this flush, as parallel arrays. */
+interface ClaimBatch {
+  claim_id: string;
+  org_id: string;
+  endpoint_id: string;
+  attempted_at: string;
+  indexes: number[];
+  event_ids: string[];
+  seqs: number[];
+  event_types: string[];
+  outcomes: string[];
+  http_status: Array<number | null>;
+  latency_ms: Array<number | null>;
+  failure_class: Array<string | null>;
+  detail: Array<string | null>;
+}
+
+/** The outcomes of `batch` grouped by claim, as the rows written for them. */
+function batchesByClaim(batch: Outcome[]): Map<string, ClaimBatch> {
+  const claims = new Map<string, ClaimBatch>();
+  for (const o of batch) {
+    let c = claims.get(o.claimId);
+    if (!c) {
+      claims.set(o.claimId, (c = {
+        claim_id: o.claimId, org_id: o.orgId, endpoint_id: o.endpointId, attempted_at: o.attemptedAt.toISOString(),
+        indexes: [], event_ids: [], seqs: [], event_types: [], outcomes: [], http_status: [], latency_ms: [], failure_class: [], detail: [],
+      }));
+    }
+    c.indexes.push(o.index);
+    c.event_ids.push(o.auditEventId);
+    c.seqs.push(o.eventSeq);
+    c.event_types.push(o.eventType);
+    c.outcomes.push(o.outcome);
+    c.http_status.push(o.httpStatus ?? null);
+    c.latency_ms.push(o.latencyMs === undefined ? null : Math.round(o.latencyMs));
+    c.failure_class.push(o.failureClass ?? null);
+    c.detail.push(o.detail ?? null);
+  }
+  return claims;
 }
 
 /** Per endpoint: whether a success happened, and the failures after the last success. */

@@ -112,6 +112,20 @@ describe.skipIf(!hasOpenssl)('core.egress: sending (local HTTPS receiver, needs 
     const res = await open.get(receiver.url('/big'), { headers: {}, timeoutMs: 5_000, maxResponseBytes: 1024 });
     expect(res.status).toBe(200);
     expect(res.body.length).toBe(1024);
+    expect(res.body.toString()).toBe('y'.repeat(1024));
+    // The connection cut after the cap is not reused: the next requests are answered in full.
+    receiver.handler = (_q, res) => res.end('small');
+    const next = await Promise.all([1, 2, 3].map(() => open.get(receiver.url('/after-big'), { headers: {}, timeoutMs: 5_000, maxResponseBytes: 1024 })));
+    expect(next.map((r) => [r.status, r.body.toString()])).toEqual([[200, 'small'], [200, 'small'], [200, 'small']]);
+  });
+
+  it('the time-out also ends a receiver that answers its headers and then stalls the body', async () => {
+    receiver.handler = (_q, res) => {
+      res.writeHead(200, { 'content-length': '10' });
+      res.write('12345'); // and never the rest
+    };
+    const r = await refusal(open.get(receiver.url('/stall'), { headers: {}, timeoutMs: 300 }));
+    expect(r.failureClass).toBe('timeout');
   });
 
   it('answers the response headers, names lower-case, a repeated header as an array', async () => {

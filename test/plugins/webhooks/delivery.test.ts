@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { coreRefs, type AuditService, type Database } from '../../../core/index.ts';
+import pino from 'pino';
+import { coreRefs, type AuditService, type Clock, type Database } from '../../../core/index.ts';
+import { OutcomeRecorder } from '../../../plugins/webhooks/outcome-recorder.ts';
 import { TestAerie } from '../../helpers/harness.ts';
 import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
@@ -202,6 +204,54 @@ describe.skipIf(!hasOpenssl)('webhooks: delivery of sealed events to a local HTT
     expect(await aerie.sql('select id from webhooks.claims where endpoint_id = ?', [ep.id])).toEqual([{ id: 'liveClaimAAAAAAA' }]);
     expect(forPath('/claim')).toEqual([]);
     await aerie.sql('delete from webhooks.claims where id = ?', ['liveClaimAAAAAAA']);
+  });
+
+  it('an outcome that arrives after its claim was declared interrupted replaces the unknown row (listed once)', async () => {
+    const ep = await register(acme, ['test.late.delivered'], acme.owner, '/late');
+    await emit(acme, 'test.late.a');
+    const [event] = await aerie.sql("select id, seq, event_type from core.audit_events where org_id = ? and event_type = 'test.late.a'", [acme.id]);
+    await aerie.sql(
+      `insert into webhooks.claims (id, org_id, endpoint_id, seqs, event_ids, event_types, owner, claimed_at, heartbeat_at)
+       values ('lateClaimCCCCCCC', ?, ?, array[?]::bigint[], array[?]::uuid[], array[?]::text[], 'test', now(), '2000-01-01T00:00:00Z')`,
+      [acme.id, ep.id, event.seq, event.id, event.event_type]);
+    const list = async () => (await aerie.request('GET', `/api/org/acme/webhook-endpoints/${ep.id}/deliveries`, { token: acme.owner })).body.deliveries as any[];
+    const deadline = Date.now() + 30_000;
+    while (!(await list()).some((d) => d.outcome === 'unknown') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await list()).toEqual([expect.objectContaining({ id: 'msg_lateClaimCCCCCCC_0', outcome: 'unknown' })]);
+
+    // The process that held the claim was only unresponsive: its outcome arrives now.
+    const db = aerie.kernel.container.resolve<Database>(coreRefs.db.id);
+    const recorder = new OutcomeRecorder(db, aerie.kernel.container.resolve<AuditService>(coreRefs.audit.id), aerie.kernel.container.resolve<Clock>(coreRefs.clock.id), pino({ level: 'silent' }));
+    recorder.opened('lateClaimCCCCCCC', 1);
+    recorder.record({
+      deliveryId: 'msg_lateClaimCCCCCCC_0', orgId: acme.id, endpointId: ep.id, claimId: 'lateClaimCCCCCCC', index: 0, auditEventId: event.id,
+      eventSeq: Number(event.seq), eventType: event.event_type, attemptedAt: new Date(), outcome: 'succeeded', httpStatus: 204, latencyMs: 12,
+    });
+    await recorder.idle();
+    expect(await list()).toEqual([expect.objectContaining({ id: 'msg_lateClaimCCCCCCC_0', auditEventId: event.id, outcome: 'succeeded', httpStatus: 204, latencyMs: 12 })]);
+    expect(await aerie.sql('select outcome from webhooks.deliveries where endpoint_id = ?', [ep.id])).toEqual([{ outcome: 'succeeded' }]);
+    expect(forPath('/late')).toEqual([]);
+  });
+
+  it('pages across many claims and batches: every delivery once, in the order of the whole list', async () => {
+    const ep = await register(acme, ['test.pages'], acme.owner, '/pages');
+    for (let i = 0; i < 5; i++) await emit(acme, ...Array.from({ length: i + 1 }, () => 'test.pages')); // one claim (or more) each
+    await settled(ep.id, 15);
+    const all = (await aerie.request('GET', `/api/org/acme/webhook-endpoints/${ep.id}/deliveries?limit=100`, { token: acme.owner })).body.deliveries as any[];
+    expect(all).toHaveLength(15);
+    expect(new Set(all.map((d) => d.auditEventId)).size).toBe(15);
+    const paged: any[] = [];
+    let after: string | null = null;
+    do {
+      const page: any = await aerie.request('GET', `/api/org/acme/webhook-endpoints/${ep.id}/deliveries?limit=2${after ? `&after=${after}` : ''}`, { token: acme.owner });
+      expect(page.status).toBe(200);
+      paged.push(...page.body.deliveries);
+      after = page.body.nextCursor;
+    } while (after);
+    expect(paged.map((d) => d.id)).toEqual(all.map((d) => d.id));
+    // Another organization's endpoint id lists nothing of these.
+    const theirs = await register(globex, ['test.pages'], globex.owner, '/pages-globex');
+    expect((await aerie.request('GET', `/api/org/globex/webhook-endpoints/${theirs.id}/deliveries`, { token: globex.owner })).body.deliveries).toEqual([]);
   });
 
   it('pages the delivery list newest first with an opaque cursor', async () => {
