@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
-import type { Subscription } from 'rxjs';
 import { PROJECTED_TYPES, toActivity } from './activity-row.ts';
 import type { EventCollection } from './event-collection.ts';
-import { AUDIT_SEALED_EVENT, type AuditLog, type AuditSealedPayload, type Clock, type Database, type EventBus } from '../../core/index.ts';
+import { followSealedChains, type AuditLog, type Clock, type Database, type EventBus } from '../../core/index.ts';
 
 /** Sealed records read per statement. */
 const PAGE = 1000;
@@ -18,8 +17,7 @@ const PAGE = 1000;
  * @see docs/api/audit-analytics.md "Hot end-user store"
  */
 export class ActivityProjector {
-  private timer?: NodeJS.Timeout;
-  private subscription?: Subscription;
+  private unfollow?: () => void;
   private running?: Promise<void>;
   private due: Set<string> | 'all' = 'all';
   private stopped = false;
@@ -28,17 +26,13 @@ export class ActivityProjector {
 
   /** Starts polling and reacting to chains this process sealed. */
   start(events: EventBus): void {
-    this.subscription = events.on(AUDIT_SEALED_EVENT).subscribe((e) => this.wake((e.payload as AuditSealedPayload).heads.map((h) => h.orgId)));
-    this.timer = setInterval(() => this.wake(), this.pollMs);
-    this.timer.unref();
-    this.wake();
+    this.unfollow = followSealedChains(events, this.pollMs, (orgIds) => this.wake(orgIds));
   }
 
   /** Stops; waits for the running pass. */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.subscription?.unsubscribe();
-    clearInterval(this.timer);
+    this.unfollow?.();
     await this.running;
   }
 

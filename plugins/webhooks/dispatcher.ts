@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Subscription } from 'rxjs';
 import {
-  AUDIT_SEALED_EVENT, EgressError,
-  type AuditLog, type AuditSealedPayload, type AuditService, type Clock, type Database, type Egress, type EventBus, type SealedAuditRecord,
+  EgressError, followSealedChains,
+  type AuditLog, type AuditService, type Clock, type Database, type Egress, type EventBus, type SealedAuditRecord,
 } from '../../core/index.ts';
 import { matchesAny } from './event-patterns.ts';
 import type { EndpointsService } from './endpoints.service.ts';
@@ -100,8 +99,7 @@ export class Dispatcher {
   /** Organizations skipped by a pass because their queue here was full. */
   private readonly waitingForRoom = new Set<string>();
   private readonly recorder: OutcomeRecorder;
-  private timer?: NodeJS.Timeout;
-  private subscription?: Subscription;
+  private unfollow?: () => void;
   private passRunning = false;
   /** What the next pass covers: named organizations, or all of them. */
   private due: Set<string> | 'all' = new Set();
@@ -123,13 +121,7 @@ export class Dispatcher {
 
   /** Starts polling, and reacts at once to chains this process sealed. */
   start(events: EventBus): void {
-    this.subscription = events.on(AUDIT_SEALED_EVENT).subscribe((e) => {
-      const { heads } = e.payload as AuditSealedPayload;
-      if (heads.length) this.wake(heads.map((h) => h.orgId));
-    });
-    this.timer = setInterval(() => this.wake(), this.options.pollMs);
-    this.timer.unref();
-    this.wake();
+    this.unfollow = followSealedChains(events, this.options.pollMs, (orgIds) => this.wake(orgIds));
   }
 
   /**
@@ -139,8 +131,7 @@ export class Dispatcher {
    */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.subscription?.unsubscribe();
-    clearInterval(this.timer);
+    this.unfollow?.();
     while (this.passRunning || this.inFlight.size) await Promise.race([...this.inFlight, new Promise((r) => setTimeout(r, 20))]);
     await this.recorder.idle();
   }
