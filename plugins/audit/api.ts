@@ -7,6 +7,7 @@ import { createServiceRef, type SealedAuditRecord } from '../../core/index.ts';
 import type { AuditVisibility } from './visibility.ts';
 import type { StoredChainReport, StoredRecordVerification } from './stored-verification.ts';
 import type { DayFileArchive } from './day-files.ts';
+import type { BatchArchive } from './batch-files.ts';
 import type { PurgeHorizon } from './purge-horizon.ts';
 import type { RetentionEnforcer } from './retention-job.ts';
 
@@ -15,6 +16,7 @@ export type { CheckpointStatus, StoredChainReport, StoredRecordVerification } fr
 export type { PurgeHorizon } from './purge-horizon.ts';
 export type { RetentionEnforcer, RetentionOrgReport } from './retention-job.ts';
 export type { CompactionReport, CompactOutcome, DayFileArchive, DayFileRow } from './day-files.ts';
+export type { BatchArchive, BatchFileRow } from './batch-files.ts';
 
 /** A sealed event as the query API shows it (no hashes). @see docs/audit.md */
 export interface AuditEventItem {
@@ -80,6 +82,8 @@ export const auditRefs = {
   query: createServiceRef<AuditQueryService>('audit.query'),
   /** The audit archive: Parquet day files in `core.blob` and their manifest (docs/audit.md "Archive: day files"). */
   dayFiles: createServiceRef<DayFileArchive>('audit.dayFiles'),
+  /** The raw archive: batch files written as the chains grow (docs/audit.md "Archive: batch files"). */
+  batchFiles: createServiceRef<BatchArchive>('audit.batchFiles'),
   /** Retention enforcement: notices to Owners and the purge of archived days (docs/audit.md "Retention"). */
   retention: createServiceRef<RetentionEnforcer>('audit.retention'),
 };

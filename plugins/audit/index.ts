@@ -11,6 +11,7 @@ import { ingestRoute } from './routes/ingest.route.ts';
 import { deadLettersRoute } from './routes/dead-letters.route.ts';
 import { archiveRoutes } from './routes/archive.route.ts';
 import { DayFileArchive } from './day-files.ts';
+import { BatchArchive } from './batch-files.ts';
 import { compactionJob, scheduleCompaction } from './compaction-job.ts';
 import { RetentionEnforcer, retentionJob, scheduleRetention } from './retention-job.ts';
 import { readPurgeHorizon } from './purge-horizon.ts';
@@ -25,13 +26,13 @@ export default definePlugin({
   id: 'audit',
   deps: {
     audit: coreRefs.audit, auditHealth: coreRefs.auditHealth, auditLog: coreRefs.auditLog, auditQuery: auditRefs.query, db: coreRefs.db, clock: coreRefs.clock,
-    organizations: orgsRefs.organizations, entitlements: orgsRefs.entitlements, blob: coreRefs.blob, jobs: coreRefs.jobs,
+    organizations: orgsRefs.organizations, entitlements: orgsRefs.entitlements, blob: coreRefs.blob, jobs: coreRefs.jobs, events: coreRefs.events,
     mail: coreRefs.mail, memberships: orgsRefs.memberships, accounts: accountsRefs.accounts, sessions: accountsRefs.sessions,
   },
   register(reg) {
     reg.service(auditRefs.query, AuditQueries);
   },
-  async init({ audit, auditHealth, auditLog, auditQuery, db, clock, organizations, entitlements, blob, jobs, mail, memberships, accounts, sessions }, ctx) {
+  async init({ audit, auditHealth, auditLog, auditQuery, db, clock, organizations, entitlements, blob, jobs, events, mail, memberships, accounts, sessions }, ctx) {
     // The JWKS is never empty: the platform audit key exists from the first boot with this plugin.
     await auditLog.ensureSigningKey();
     const grants = ctx.extensions(coreExtensions.grants);
@@ -40,6 +41,11 @@ export default definePlugin({
     ctx.onShutdown(() => pool.close());
     const archive = new DayFileArchive({ db, blob, auditLog, clock, logger: ctx.logger.child({ component: 'audit-archive' }), compact: (task) => pool.compact(task) });
     ctx.provide(auditRefs.dayFiles, archive);
+    // Batch files: the raw archive, written as the chains grow.
+    const batches = new BatchArchive({ db, blob, auditLog, clock, logger: ctx.logger.child({ component: 'audit-batches' }) });
+    ctx.provide(auditRefs.batchFiles, batches);
+    ctx.onStarted(() => batches.start(events));
+    ctx.onShutdown(() => batches.stop());
     jobs.define(compactionJob({ db, clock, jobs, archive }));
     ctx.onStarted(() => scheduleCompaction(jobs, clock));
     // Retention: notices to Owners, then the purge of archived days from the hot table, daily after compaction.
@@ -55,7 +61,7 @@ export default definePlugin({
       ...queryRoutes({ auditQuery, clock, organizations, entitlements, grants: () => grants.at(-1), machineTokens: ctx.plugins.some((m) => m.id === 'keys') }),
       retentionRoute(auditQuery, clock, organizations, entitlements, async (orgId) => ({ cohort: await enforcer.openCohort(orgId), horizon: await readPurgeHorizon(db.knex, orgId) })),
       deadLettersRoute(auditHealth),
-      ...archiveRoutes({ archive, blob, clock, organizations, entitlements, grants: () => grants.at(-1) }),
+      ...archiveRoutes({ archive, batches, blob, clock, organizations, entitlements, grants: () => grants.at(-1) }),
     );
     // Ingestion authenticates with organization API keys: only when the keys plugin provides the scheme.
     if (ctx.plugins.some((m) => m.id === 'keys')) ctx.routes(ingestRoute(audit, clock));

@@ -1,6 +1,7 @@
 import { DAY_MS, dayStartMs, notFound, route, type BlobStore, type Clock, type GrantsProvider, type Principal, type RouteDef } from '../../../core/index.ts';
 import type { EntitlementsService, OrganizationsService } from '../../orgs/api.ts';
 import type { DayFileArchive, DayFileRow } from '../day-files.ts';
+import type { BatchArchive } from '../batch-files.ts';
 import { auditErrors } from '../errors.ts';
 import { requireWholeArchive } from '../visibility.ts';
 import { compactUrlsQuery, compactUrlsResponse, presignQuery, presignResponse } from '../schemas/archive.ts';
@@ -11,6 +12,7 @@ export const DAY_FILE_URL_SECONDS = 300;
 
 export interface ArchiveRouteDeps {
   archive: DayFileArchive;
+  batches: BatchArchive;
   blob: BlobStore;
   clock: Clock;
   organizations: OrganizationsService;
@@ -27,7 +29,8 @@ function parseDay(day: string, field: string): number {
 }
 
 /**
- * `GET /api/v1/admin/audit/presign?orgSlug&day` → one day file with a signed URL;
+ * `GET /api/v1/admin/audit/presign?orgSlug&day` → one day file with a signed URL, or `?orgSlug&seq`
+ * → the raw batch file holding that record;
  * `GET /api/v1/admin/audit/compact/urls?orgSlug&from&to` → the day files of a window (at most 90
  * days, both ends inclusive) with signed URLs. Session; the organization's Owner holding the
  * unconstrained `org.audit_event_log.list` scope, on Pro or higher (403 `PERMISSION_DENIED` /
@@ -55,11 +58,22 @@ export function archiveRoutes(deps: ArchiveRouteDeps): RouteDef[] {
     route({
       method: 'GET', path: '/api/v1/admin/audit/presign', auth: 'session', query: presignQuery,
       response: presignResponse,
-      summary: 'A signed URL for one archived audit day file (Parquet)', tags: ['audit'],
+      summary: 'A signed URL for one archived audit file: a day file (Parquet) or a raw batch file (JSONL)', tags: ['audit'],
       handler: async ({ query, principal }) => {
-        parseDay(query.day, 'day');
+        if ((query.day === undefined) === (query.seq === undefined)) throw auditErrors.invalid('day', 'give either day or seq');
+        if (query.day !== undefined) parseDay(query.day, 'day');
         const org = await authorize(query.orgSlug, principal as Principal);
-        const row = await deps.archive.dayFile(org.org.id, query.day);
+        if (query.seq !== undefined) {
+          const batch = await deps.batches.batchFileAt(org.org.id, query.seq);
+          if (!batch) throw notFound('No batch file holds that record (yet).');
+          const fileName = `audit-${org.org.slug}-${batch.firstSeq}-${batch.lastSeq}.jsonl`;
+          return {
+            kind: 'batch' as const, url: await deps.blob.presignGet(batch.blobKey, { expiresInSeconds: DAY_FILE_URL_SECONDS, fileName }),
+            expiresAt: new Date(deps.clock.now().getTime() + DAY_FILE_URL_SECONDS * 1000).toISOString(), fileName, sha256: batch.sha256, byteSize: batch.byteSize,
+            rowCount: batch.rowCount, firstSeq: batch.firstSeq, lastSeq: batch.lastSeq, firstSealedAt: batch.firstSealedAt.toISOString(), lastSealedAt: batch.lastSealedAt.toISOString(),
+          };
+        }
+        const row = await deps.archive.dayFile(org.org.id, query.day!);
         if (!row) throw notFound('No day file for that day.');
         return link(org.org.slug, row);
       },
