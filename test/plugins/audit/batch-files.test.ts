@@ -1,24 +1,15 @@
 import 'reflect-metadata';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Command, CommanderError } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../core/clock.ts';
 import { coreRefs } from '../../../core/core-refs.ts';
 import type { AuditService } from '../../../core/audit/audit-service.types.ts';
-import { registerAuditFileCommands } from '../../../core/audit/chain/verify-file.command.ts';
 import { auditRefs, type BatchArchive } from '../../../plugins/audit/api.ts';
 import { BATCH_MAX_AGE_MS, BATCH_MAX_RECORDS } from '../../../plugins/audit/batch-files.ts';
 import { TestAerie } from '../../helpers/harness.ts';
+import { verifyFile } from '../../helpers/verify-file.ts';
 
-/** Run `aerie audit verify-file <file> --jwks <file>` in-process. */
-async function verifyFile(file: string, jwks: string) {
-  const io = { out: '' };
-  const program = new Command('aerie').exitOverride().configureOutput({ writeOut: (s) => (io.out += s), writeErr: () => {} });
-  registerAuditFileCommands(program);
-  const error = await program.parseAsync(['audit', 'verify-file', file, '--jwks', jwks], { from: 'user' }).then(() => undefined, (e: unknown) => e as CommanderError);
-  return { out: io.out, exitCode: error?.exitCode ?? 0 };
-}
 
 describe('audit raw archive: batch files written as the chains grow', () => {
   let aerie: TestAerie;

@@ -3,7 +3,6 @@ import { hash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Command, CommanderError } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../core/clock.ts';
 import { coreRefs } from '../../../core/core-refs.ts';
@@ -11,10 +10,10 @@ import type { AuditService } from '../../../core/audit/audit-service.types.ts';
 import type { JobsService } from '../../../core/jobs/jobs.types.ts';
 import { createCompactPool, type CompactPool } from '../../../core/audit/chain/compact-pool.ts';
 import { decodeDayFile, encodeDayFile } from '../../../core/audit/chain/day-file.ts';
-import { registerAuditFileCommands } from '../../../core/audit/chain/verify-file.command.ts';
 import { auditRefs, type DayFileArchive } from '../../../plugins/audit/api.ts';
 import { COMPACTION_JOB } from '../../../plugins/audit/compaction-job.ts';
 import { TestAerie } from '../../helpers/harness.ts';
+import { verifyFile } from '../../helpers/verify-file.ts';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -31,14 +30,6 @@ async function eventually(check: () => Promise<boolean>, ms = 30_000): Promise<v
   }
 }
 
-/** Run `aerie audit verify-file <file> --jwks <file>` in-process; the CommanderError when it failed. */
-async function verifyFile(file: string, jwks: string) {
-  const io = { out: '' };
-  const program = new Command('aerie').exitOverride().configureOutput({ writeOut: (s) => (io.out += s), writeErr: () => {} });
-  registerAuditFileCommands(program);
-  const error = await program.parseAsync(['audit', 'verify-file', file, '--jwks', jwks], { from: 'user' }).then(() => undefined, (e: unknown) => e as CommanderError);
-  return { out: io.out, exitCode: error?.exitCode ?? 0 };
-}
 
 describe('audit archive: Parquet day files, nightly compaction, offline verification, download routes', () => {
   let aerie: TestAerie;
