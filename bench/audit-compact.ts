@@ -6,7 +6,7 @@
  * records — 1,000,000 events by default, each day a contiguous run of its organization's chain,
  * sealed in batches of 500 under record hash version 2 (`payloadHashV2`, `linkV2`, the ingestion
  * path), with realistic `businessData` (sign-ins with user agents, page views with referrers and
- * campaigns, member and role changes, paid invoices; ~200–900 bytes of JSON) and a signed
+ * campaigns, member and role changes, paid invoices; 180–470 bytes of JSON) and a signed
  * checkpoint at each day's last record. Input preparation, timed apart: `JSON.stringify` of each
  * day's records — the text the archive (`plugins/audit/day-files.ts`) hands to the compaction task.
  *
