@@ -25,7 +25,8 @@
  * chunk of 10 organization-days goes through all six modes back to back, the order rotating from
  * chunk to chunk, and each mode's times are summed over the chunks. Also printed: CPU time per event
  * of every thread (which the load of other processes barely moves: the pool's own cost shows as
- * CPU spent beyond the in-line run's), the day files' total bytes, that pool and in-line bytes are
+ * CPU spent beyond the in-line run's), the in-line runs' CPU outside the main thread (V8's GC
+ * helpers; Linux), the day files' total bytes, that pool and in-line bytes are
  * identical, and the process's peak RSS (main thread and workers share one process).
  *
  * Run: node --import tsx bench/audit-compact.ts [events=1000000] [threads=2] [passes=1]
