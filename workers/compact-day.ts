@@ -7,6 +7,7 @@
  *
  * @see docs/audit.md ("Archive: day files")
  */
+import { isWorkerThread, move, transferableSymbol, valueSymbol } from 'piscina';
 import { encodeDayFile, type DayFileMeta } from '../core/audit/chain/day-file.ts';
 
 /**
@@ -35,7 +36,9 @@ export interface CompactDayResult {
 }
 
 /**
- * Compact one day: `encodeDayFile` over the parsed records.
+ * Compact one day: `encodeDayFile` over the parsed records. Called in-line it answers the plain
+ * result; in a piscina thread the file's ArrayBuffer (the whole file, nothing else) is transferred
+ * to the caller rather than copied.
  *
  * @param task - {@link CompactDayTask}.
  * @returns {@link CompactDayResult}.
@@ -43,5 +46,14 @@ export interface CompactDayResult {
  * @see docs/audit.md
  */
 export default function compactDay(task: CompactDayTask): CompactDayResult {
-  return encodeDayFile({ records: task.records, day: task.day, checkpoints: task.checkpoints });
+  const file = encodeDayFile({ records: task.records, day: task.day, checkpoints: task.checkpoints });
+  return isWorkerThread ? (move(transferable(file)) as unknown as CompactDayResult) : file;
+}
+
+/** The result marked for piscina: post `file`, transferring its bytes' buffer. */
+function transferable(file: CompactDayResult) {
+  return {
+    get [transferableSymbol]() { return [file.bytes.buffer]; },
+    get [valueSymbol]() { return file; },
+  };
 }

@@ -11,7 +11,7 @@
 import { hash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { JSONWebKeySet } from 'jose';
-import { parquetMetadata, parquetReadObjects } from 'hyparquet';
+import { parquetMetadata, parquetMetadataAsync, parquetReadObjects, type AsyncBuffer, type FileMetaData } from 'hyparquet';
 import { parquetWriteBuffer, type ColumnSource } from 'hyparquet-writer';
 import { AUDIT_TIMESTAMP, GENESIS_HASH, toAuditTimestamp, type SealedAuditRecord } from './audit-record.ts';
 import { canonicalJson } from './canonical-json.ts';
@@ -24,6 +24,12 @@ export const DAY_FILE_FORMAT = 'aerie-audit-day';
 export const DAY_FILE_VERSION = 1;
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
+/**
+ * Rows per Parquet row group in the day files {@link encodeDayFile} writes (the last group holds
+ * the rest): what {@link dayFileRecords} holds in memory at a time — a few MB decoded.
+ * @see docs/audit.md "Archive: day files"
+ */
+export const DAY_FILE_ROW_GROUP_ROWS = 10_000;
 /** Milliseconds in a UTC day. @see docs/audit.md */
 export const DAY_MS = 86_400_000;
 
@@ -147,7 +153,7 @@ export function encodeDayFile(input: DayFileInput): EncodedDayFile {
     compressors: { GZIP: (bytes: Uint8Array) => new Uint8Array(gzipSync(bytes)) },
     // Statistics of the hash and id columns cost bytes and tell a reader nothing.
     statistics: false,
-    rowGroupSize: 100_000,
+    rowGroupSize: DAY_FILE_ROW_GROUP_ROWS,
     createdBy: `aerie ${DAY_FILE_FORMAT} ${DAY_FILE_VERSION}`,
     kvMetadata: metaToKv(meta),
   });
@@ -183,12 +189,108 @@ const GUNZIP = { GZIP: (bytes: Uint8Array) => new Uint8Array(gunzipSync(bytes)) 
 export async function decodeDayFile(bytes: Uint8Array): Promise<{ meta: DayFileMeta; records: SealedAuditRecord[] }> {
   if (!isParquet(bytes)) throw new DayFileFormatError('not a Parquet file (no PAR1 magic)');
   const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-  let kv: Map<string, string>;
+  let parquet: FileMetaData;
   try {
-    kv = new Map((parquetMetadata(file).key_value_metadata ?? []).map((e) => [e.key, e.value ?? '']));
+    parquet = parquetMetadata(file);
   } catch (err) {
     throw new DayFileFormatError(`unreadable Parquet footer: ${(err as Error).message}`, { cause: err });
   }
+  const meta = metaFromParquet(parquet);
+  let rows: Array<Record<string, unknown>>;
+  try {
+    rows = await parquetReadObjects({ file, compressors: GUNZIP, columns: [...DAY_FILE_COLUMNS] });
+  } catch (err) {
+    throw new DayFileFormatError(`unreadable rows: ${(err as Error).message}`, { cause: err });
+  }
+  return { meta, records: rowsToRecords(rows, 0) };
+}
+
+/**
+ * A day file to read: its whole bytes, or hyparquet's `AsyncBuffer` — `{ byteLength, slice(start,
+ * end) => ArrayBuffer | Promise<ArrayBuffer> }` — so a reader over S3 or HTTP range requests
+ * fetches only the footer and the row groups it reads.
+ *
+ * @see docs/audit.md "Archive: day files"
+ */
+export type DayFileSource = AsyncBuffer | Uint8Array;
+
+/**
+ * Read a day file's metadata from its footer alone (no row is read).
+ *
+ * @param file - {@link DayFileSource}.
+ * @returns {@link DayFileMeta} (not verified against the rows).
+ * @throws DayFileFormatError when it is not Parquet or not an Aerie day file of a known version.
+ * @see docs/audit.md "Archive: day files"
+ */
+export async function readDayFileMeta(file: DayFileSource): Promise<DayFileMeta> {
+  return (await readFooter(asAsyncBuffer(file))).meta;
+}
+
+/**
+ * Stream a day file's records one Parquet row group at a time (files written by
+ * {@link encodeDayFile} hold {@link DAY_FILE_ROW_GROUP_ROWS} rows per group), so a reader holds one
+ * group's records — and, over an `AsyncBuffer`, has fetched only the footer and that group's bytes.
+ *
+ * @param file - {@link DayFileSource}.
+ * @returns an async generator of record arrays, in file order; concatenated they equal
+ *   {@link decodeDayFile}'s `records` (not verified here).
+ * @throws DayFileFormatError (from the first `next()`) when it is not an Aerie day file of a known
+ *   version, or (from the group's `next()`) when a group's rows cannot be read or decoded.
+ * @example for await (const records of dayFileRecords(bytes)) count += records.length;
+ * @see docs/audit.md "Archive: day files"
+ */
+export async function* dayFileRecords(file: DayFileSource): AsyncGenerator<SealedAuditRecord[], void, undefined> {
+  const source = asAsyncBuffer(file);
+  const { parquet } = await readFooter(source);
+  let rowStart = 0;
+  for (const group of parquet.row_groups) {
+    const rowEnd = rowStart + Number(group.num_rows);
+    let rows: Array<Record<string, unknown>>;
+    try {
+      rows = await parquetReadObjects({ file: source, metadata: parquet, rowStart, rowEnd, compressors: GUNZIP, columns: [...DAY_FILE_COLUMNS] });
+    } catch (err) {
+      throw new DayFileFormatError(`unreadable rows ${rowStart + 1}..${rowEnd}: ${(err as Error).message}`, { cause: err });
+    }
+    yield rowsToRecords(rows, rowStart);
+    rowStart = rowEnd;
+  }
+}
+
+const FOOTER_FETCH_BYTES = 64 * 1024;
+
+function asAsyncBuffer(file: DayFileSource): AsyncBuffer {
+  if (!(file instanceof Uint8Array)) return file;
+  // Slices copy only the range asked for; the whole file is never copied.
+  return { byteLength: file.byteLength, slice: (start, end = file.byteLength) => file.buffer.slice(file.byteOffset + start, file.byteOffset + end) as ArrayBuffer };
+}
+
+async function readFooter(file: AsyncBuffer): Promise<{ parquet: FileMetaData; meta: DayFileMeta }> {
+  let parquet: FileMetaData;
+  try {
+    // hyparquet guesses the footer is within the last 512 KiB and reads them in one go; a day file's
+    // footer is a few KiB (schema, 14 column chunks per row group, checkpoints), and a bigger one
+    // costs a second read — cheaper than fetching a third of a row group ahead for every file.
+    parquet = await parquetMetadataAsync(file, { initialFetchSize: FOOTER_FETCH_BYTES });
+  } catch (err) {
+    throw new DayFileFormatError(`unreadable Parquet footer: ${(err as Error).message}`, { cause: err });
+  }
+  return { parquet, meta: metaFromParquet(parquet) };
+}
+
+/** Records of decoded rows; `firstRow` (0-based) numbers the rows in errors. */
+function rowsToRecords(rows: Array<Record<string, unknown>>, firstRow: number): SealedAuditRecord[] {
+  return rows.map((row, i) => {
+    try {
+      return rowToRecord(row);
+    } catch (err) {
+      throw new DayFileFormatError(`row ${firstRow + i + 1}: ${(err as Error).message}`, { cause: err });
+    }
+  });
+}
+
+/** The {@link DayFileMeta} of a Parquet footer; DayFileFormatError when it is not a day file of this version. */
+function metaFromParquet(parquet: FileMetaData): DayFileMeta {
+  const kv = new Map((parquet.key_value_metadata ?? []).map((e) => [e.key, e.value ?? '']));
   const get = (key: string) => {
     const v = kv.get(`aerie.${key}`);
     if (v === undefined) throw new DayFileFormatError(`metadata aerie.${key} is missing`);
@@ -208,23 +310,9 @@ export async function decodeDayFile(bytes: Uint8Array): Promise<{ meta: DayFileM
     throw new DayFileFormatError('aerie.checkpoints is not JSON');
   }
   if (!Array.isArray(checkpoints) || checkpoints.some((c) => typeof c !== 'string')) throw new DayFileFormatError('aerie.checkpoints must be a JSON array of strings');
-  const meta: DayFileMeta = {
+  return {
     orgId: get('orgId'), day: get('day'), firstSeq: int('firstSeq'), lastSeq: int('lastSeq'), prevHash: get('prevHash'), headHash: get('headHash'), checkpoints,
   };
-  let rows: Array<Record<string, unknown>>;
-  try {
-    rows = await parquetReadObjects({ file, compressors: GUNZIP, columns: [...DAY_FILE_COLUMNS] });
-  } catch (err) {
-    throw new DayFileFormatError(`unreadable rows: ${(err as Error).message}`, { cause: err });
-  }
-  const records = rows.map((row, i) => {
-    try {
-      return rowToRecord(row);
-    } catch (err) {
-      throw new DayFileFormatError(`row ${i + 1}: ${(err as Error).message}`, { cause: err });
-    }
-  });
-  return { meta, records };
 }
 
 function rowToRecord(row: Record<string, unknown>): SealedAuditRecord {
