@@ -10,8 +10,8 @@
  * @see docs/api/audit-analytics.md "Rollups"
  */
 import { createRequire } from 'node:module';
-import { decodeDayFile } from '../core/audit/chain/day-file.ts';
-import { rollUpDay, type OrgDayRollups } from '../plugins/analytics/day-rollup.ts';
+import { dayFileRecords, readDayFileMeta } from '../core/audit/chain/day-file.ts';
+import { DayRollupBuilder, type OrgDayRollups } from '../plugins/analytics/day-rollup.ts';
 import { toActivity, type ActivityRow } from '../plugins/analytics/activity-row.ts';
 
 /** One task: `{ bytes }`, a whole Parquet day file (transferred, not copied). */
@@ -42,14 +42,16 @@ export function countryOf(ip: string): string | undefined {
 }
 
 /**
- * Roll one day file up.
+ * Roll one day file up, a row group at a time.
  * @param task - {@link RollupDayTask}.
  * @returns {@link RollupDayResult}.
  * @throws DayFileFormatError when the bytes are not an Aerie day file.
  */
 export default async function rollupDay(task: RollupDayTask): Promise<RollupDayResult> {
-  const { meta, records } = await decodeDayFile(task.bytes);
-  return { orgId: meta.orgId, day: meta.day, rollups: rollUpDay(meta.day, records, countryOf) };
+  const meta = await readDayFileMeta(task.bytes);
+  const builder = new DayRollupBuilder(countryOf);
+  for await (const group of dayFileRecords(task.bytes)) builder.add(group); // one row group's records at a time
+  return { orgId: meta.orgId, day: meta.day, rollups: builder.result(meta.day) };
 }
 
 /** A forensic scan: `{ bytes }` of a day file, and the end user asked for (`email` lower case) within `appGroupId`. */
@@ -65,11 +67,12 @@ export interface ForensicDayTask {
  * @throws DayFileFormatError when the bytes are not an Aerie day file.
  */
 export async function forensicDay(task: ForensicDayTask): Promise<ActivityRow[]> {
-  const { records } = await decodeDayFile(task.bytes);
   const rows: ActivityRow[] = [];
-  for (const record of records) {
-    const row = toActivity(record);
-    if (row && row.appGroupId === task.appGroupId && row.email === task.email) rows.push(row);
+  for await (const group of dayFileRecords(task.bytes)) {
+    for (const record of group) {
+      const row = toActivity(record);
+      if (row && row.appGroupId === task.appGroupId && row.email === task.email) rows.push(row);
+    }
   }
   return rows.reverse();
 }

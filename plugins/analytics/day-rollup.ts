@@ -152,25 +152,44 @@ class Accumulator {
 }
 
 /**
- * Roll one organization's day up.
+ * Rolls one organization's day up as its records come (row group after row group): `add` each
+ * batch, then `result`. A record's app group is its `appGroupId`, else `businessData.appGroupId`.
+ */
+export class DayRollupBuilder {
+  private readonly org = new Accumulator();
+  private readonly groups = new Map<string, Accumulator>();
+
+  constructor(private readonly countryOf: CountryOf) {}
+
+  /** Adds records of the day (one organization, any order). */
+  add(records: Iterable<SealedAuditRecord>): void {
+    for (const record of records) {
+      this.org.add(record, this.countryOf);
+      const group = record.appGroupId ?? word(record.businessData.appGroupId);
+      if (!group) continue;
+      let acc = this.groups.get(group);
+      if (!acc) this.groups.set(group, (acc = new Accumulator()));
+      acc.add(record, this.countryOf);
+    }
+  }
+
+  /** The rollups of `day` (`YYYY-MM-DD`): the organization's and one per app group present. */
+  result(day: string): OrgDayRollups {
+    return { org: this.org.result(day), appGroups: Object.fromEntries([...this.groups].map(([id, acc]) => [id, acc.result(day)])) };
+  }
+}
+
+/**
+ * Roll one organization's day up from all its records at once ({@link DayRollupBuilder}).
  * @param day - `YYYY-MM-DD` (UTC), the day file's day.
  * @param records - the day's sealed records (one organization).
  * @param countryOf - IP → country code (the worker's offline database).
- * @returns {@link OrgDayRollups}: the organization's rollup and one per app group present that day
- *   (a record's app group is its `appGroupId`, else `businessData.appGroupId`).
+ * @returns {@link OrgDayRollups}.
  */
 export function rollUpDay(day: string, records: Iterable<SealedAuditRecord>, countryOf: CountryOf): OrgDayRollups {
-  const org = new Accumulator();
-  const groups = new Map<string, Accumulator>();
-  for (const record of records) {
-    org.add(record, countryOf);
-    const group = record.appGroupId ?? word(record.businessData.appGroupId);
-    if (!group) continue;
-    let acc = groups.get(group);
-    if (!acc) groups.set(group, (acc = new Accumulator()));
-    acc.add(record, countryOf);
-  }
-  return { org: org.result(day), appGroups: Object.fromEntries([...groups].map(([id, acc]) => [id, acc.result(day)])) };
+  const builder = new DayRollupBuilder(countryOf);
+  builder.add(records);
+  return builder.result(day);
 }
 
 /** The provider word of a sign-in: `method`, or for `social` its `provider` (google, microsoft, oidc). */
