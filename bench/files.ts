@@ -165,11 +165,16 @@ async function main(driver: 's3' | 'file'): Promise<void> {
   const s3cpu = async () => (await reply<{ cpu: number }>(s3server, 'cpu')).cpu;
 
   global.gc?.();
-  const beforeUploads = process.memoryUsage.rss();
+  const before = process.memoryUsage();
+  const beforeUploads = before.rss;
   let peak = beforeUploads;
+  let atPeak = before;
   let afterFirst = 0;
   const sampling = async <T>(task: () => Promise<T>): Promise<T> => {
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
+    const sampler = setInterval(() => {
+      const rss = process.memoryUsage.rss();
+      if (rss > peak) [peak, atPeak] = [rss, process.memoryUsage()];
+    }, 20);
     try {
       return await task();
     } finally {
@@ -223,6 +228,7 @@ async function main(driver: 's3' | 'file'): Promise<void> {
   console.log(`GC in this process:           raw ${gcLine(rawMedian)}; Aerie ${gcLine(aerieMedian)}`);
   const mibOf = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
   console.log(`RSS during Aerie's uploads:   peak ${mibOf(peak)}, grown ${mibOf(peak - beforeUploads)} from before the first upload (${mibOf(beforeUploads)}; target < 100 MB), ${mibOf(peak - afterFirst)} from after the first ${inflight}`);
+  console.log(`  growth at the peak, by kind: V8 heap ${mibOf(atPeak.heapTotal - before.heapTotal)}, Buffers ${mibOf(atPeak.arrayBuffers - before.arrayBuffers)}, the rest (native: PGlite's WebAssembly memory, code, malloc) ${mibOf(atPeak.rss - before.rss - (atPeak.heapTotal - before.heapTotal) - (atPeak.arrayBuffers - before.arrayBuffers))}`);
 
   gcObserver.disconnect();
   uploader.kill();
