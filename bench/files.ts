@@ -25,7 +25,9 @@
  * Memory: this process's resident set (Aerie, its database and its S3 client) is sampled every
  * 20 ms during the B rounds (the warm-up round too); printed are its peak, and the peak's growth
  * from before the first upload (the server up, signed in, nothing sent yet: what uploads cost,
- * JIT and the database's growth under load included) and from after the first `--inflight` uploads.
+ * JIT and the database's growth under load included) and from after the first `--inflight` uploads;
+ * also the peak of the warm-up round alone: later B rounds follow raw rounds, whose garbage (SDK
+ * objects promoted while waiting on the server) stays in this process's heap until a full collection.
  * Also printed: this process's garbage collections in the median rounds.
  * Targets (S3 driver): B ≥ 0.8 × A (MiB/s); RSS growth from before the first upload < 100 MB.
  *
@@ -187,6 +189,7 @@ async function main(driver: 's3' | 'file'): Promise<void> {
   // Warm-up, one unmeasured round of each (its RSS counts): the B path runs far more JavaScript,
   // and PGlite's WebAssembly tiers up, on background threads, for ~10 s of uploads.
   await sampling(() => send(files));
+  const warmPeak = peak;
   await raw();
   // Garbage collections in this process, by kind (full = mark-compact), counted per round.
   const gcs = { full: 0, young: 0, ms: 0 };
@@ -228,6 +231,7 @@ async function main(driver: 's3' | 'file'): Promise<void> {
   console.log(`GC in this process:           raw ${gcLine(rawMedian)}; Aerie ${gcLine(aerieMedian)}`);
   const mibOf = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
   console.log(`RSS during Aerie's uploads:   peak ${mibOf(peak)}, grown ${mibOf(peak - beforeUploads)} from before the first upload (${mibOf(beforeUploads)}; target < 100 MB), ${mibOf(peak - afterFirst)} from after the first ${inflight}`);
+  console.log(`  in the warm-up round alone (before any raw round): peak ${mibOf(warmPeak)}, grown ${mibOf(warmPeak - beforeUploads)} from before the first upload`);
   console.log(`  growth at the peak, by kind: V8 heap ${mibOf(atPeak.heapTotal - before.heapTotal)}, Buffers ${mibOf(atPeak.arrayBuffers - before.arrayBuffers)}, the rest (native: PGlite's WebAssembly memory, code, malloc) ${mibOf(atPeak.rss - before.rss - (atPeak.heapTotal - before.heapTotal) - (atPeak.arrayBuffers - before.arrayBuffers))}`);
 
   gcObserver.disconnect();
