@@ -1,13 +1,15 @@
 /**
- * Benchmark of file-box uploads on the S3 driver: `--files` files (default 200) of `--mib` MiB
- * (default 5), `--inflight` at a time (default 20), sent as multipart to `POST /api/public/v1/files`,
- * side by side with raw `PutObject`s of the same bytes to the same S3-compatible server.
+ * Benchmark of file-box uploads: `--files` files (default 200) of `--mib` MiB (default 5),
+ * `--inflight` at a time (default 20), sent as multipart to `POST /api/public/v1/files`, side by
+ * side with raw `PutObject`s of the same bytes to the same S3-compatible server. Aerie stores them
+ * with the S3 driver (on that server) and, in a second run, with the embedded `file` driver; each
+ * driver runs in a fresh process (`--driver s3|file` runs one), so neither inherits the other's memory.
  *
  * Measured, in one run:
  * A. raw: the SDK's `PutObject` (S3Client, SigV4), each body the same in-memory buffer, no Aerie.
  *    It runs in this process: the SDK here is the application that stores the bytes.
- * B. Aerie: the same uploads through the API (busboy → SHA-256 and size count → one PutObject to
- *    the server; then the quota reservation, the row and the audit event in one transaction). Aerie
+ * B. Aerie: the same uploads through the API (busboy → SHA-256 and size count → the blob driver;
+ *    then the quota reservation, the row and the audit event in one transaction). Aerie
  *    runs in this process, as the raw SDK does; the HTTP client that sends it the files (undici, from
  *    one shared buffer, so it adds no memory per file) runs in a child process. Why: a real client is
  *    on another machine, so its sending costs the server nothing, while in this process it took
@@ -20,16 +22,18 @@
  * Printed too: the CPU time per MiB of each process (all its threads: GC and compilers included)
  * in the median rounds. Unlike the wall-clock figures it barely depends on what else the machine
  * runs; when the cores are saturated, the ratio of the two sides' totals is the throughput ratio.
- * Peak RSS growth is this process's resident set (Aerie, its database and its S3 client) during the
- * B rounds (the warm-up round too) above its level after the first `--inflight` uploads; printed
- * beside it, the growth from before the first upload, which includes what the first uploads leave
- * for reuse (the S3 driver's blocks: bodies up to 16 MiB are held until their PutObject) and the JIT.
+ * Memory: this process's resident set (Aerie, its database and its S3 client) is sampled every
+ * 20 ms during the B rounds (the warm-up round too); printed are its peak, and the peak's growth
+ * from before the first upload (the server up, signed in, nothing sent yet: what uploads cost,
+ * JIT and the database's growth under load included) and from after the first `--inflight` uploads;
+ * also the peak of the warm-up round alone: later B rounds follow raw rounds, whose garbage (SDK
+ * objects promoted while waiting on the server) stays in this process's heap until a full collection.
  * Also printed: this process's garbage collections in the median rounds.
- * Targets: B ≥ 0.8 × A (MiB/s); RSS growth < 100 MB.
+ * Targets (S3 driver): B ≥ 0.8 × A (MiB/s); RSS growth from before the first upload < 100 MB.
  *
  * Run: node --import tsx bench/files.ts (embedded PGlite), or against a PostgreSQL server:
  *   eval "$(bash .ci/pg-server.sh)"; node --import tsx bench/files.ts; bash .ci/pg-server.sh stop $PGTMP
- * Options: `--files N`, `--mib N`, `--inflight N`, `--rounds N`.
+ * Options: `--files N`, `--mib N`, `--inflight N`, `--rounds N`, `--driver s3|file` (default: both, one after the other).
  */
 import 'reflect-metadata';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -65,8 +69,15 @@ if (process.argv[2] === '--s3') {
   process.send!({ port });
 } else if (process.argv[2] === '--client') {
   await client();
+} else if (process.argv.includes('--driver')) {
+  await main(process.argv[process.argv.indexOf('--driver') + 1] === 'file' ? 'file' : 's3');
 } else {
-  await main();
+  // Each driver in a fresh process: RSS hardly shrinks, so a second driver in this one would start above its own baseline.
+  for (const driver of ['s3', 'file']) {
+    const run = fork(fileURLToPath(import.meta.url), [...process.argv.slice(2), '--driver', driver], { execArgv: process.execArgv });
+    const code = await new Promise<number | null>((done) => run.once('exit', done));
+    if (code !== 0) process.exit(code ?? 1);
+  }
 }
 
 /** Runs `task(i)` for i in [0, n) with at most `inflight` at once; answers the seconds it took. */
@@ -119,7 +130,7 @@ function reply<T>(child: ChildProcess, message?: unknown): Promise<T> {
   return answer;
 }
 
-async function main(): Promise<void> {
+async function main(driver: 's3' | 'file'): Promise<void> {
   const { TestAerie } = await import('../test/helpers/harness.ts');
   const { createKey } = await import('../test/helpers/api-keys.ts');
   const { signInWithOrg } = await import('../test/helpers/orgs.ts');
@@ -144,7 +155,9 @@ async function main(): Promise<void> {
   });
 
   const aerie = await TestAerie.start({
-    env: { AERIE_BLOB_DRIVER: 's3', AERIE_S3_BUCKET: BUCKET, AERIE_S3_ENDPOINT: endpoint, AERIE_S3_REGION: 'us-east-1', AERIE_S3_FORCE_PATH_STYLE: 'true' },
+    env: driver === 's3'
+      ? { AERIE_BLOB_DRIVER: 's3', AERIE_S3_BUCKET: BUCKET, AERIE_S3_ENDPOINT: endpoint, AERIE_S3_REGION: 'us-east-1', AERIE_S3_FORCE_PATH_STYLE: 'true' }
+      : { AERIE_BLOB_DRIVER: 'file' },
   });
   const org = await signInWithOrg(aerie, 'bench@files.test', 'bench');
   await aerie.sql("update orgs.organizations set plan_key = 'Enterprise' where id = ?", [org.id]);
@@ -153,22 +166,30 @@ async function main(): Promise<void> {
   const send = (n: number) => reply<{ seconds: number; cpu: number }>(uploader, { files: n } satisfies ClientMessage);
   const s3cpu = async () => (await reply<{ cpu: number }>(s3server, 'cpu')).cpu;
 
-  const beforeUploads = process.memoryUsage.rss();
-  await send(inflight); // first connections and transactions
   global.gc?.();
-  const baseline = process.memoryUsage.rss();
-  let peak = baseline;
+  const before = process.memoryUsage();
+  const beforeUploads = before.rss;
+  let peak = beforeUploads;
+  let atPeak = before;
+  let afterFirst = 0;
   const sampling = async <T>(task: () => Promise<T>): Promise<T> => {
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 20);
+    const sampler = setInterval(() => {
+      const rss = process.memoryUsage.rss();
+      if (rss > peak) [peak, atPeak] = [rss, process.memoryUsage()];
+    }, 20);
     try {
       return await task();
     } finally {
       clearInterval(sampler);
     }
   };
+  await sampling(() => send(inflight)); // first connections and transactions
+  global.gc?.();
+  afterFirst = process.memoryUsage.rss();
   // Warm-up, one unmeasured round of each (its RSS counts): the B path runs far more JavaScript,
   // and PGlite's WebAssembly tiers up, on background threads, for ~10 s of uploads.
   await sampling(() => send(files));
+  const warmPeak = peak;
   await raw();
   // Garbage collections in this process, by kind (full = mark-compact), counted per round.
   const gcs = { full: 0, young: 0, ms: 0 };
@@ -200,7 +221,7 @@ async function main(): Promise<void> {
   const row = (label: string, seconds: number) => `${label.padEnd(28)} ${seconds.toFixed(2).padStart(7)} s  ${(mib / seconds).toFixed(1).padStart(7)} MiB/s  ${(files / seconds).toFixed(1).padStart(6)} files/s`;
   const perMib = (cpu: number) => `${((cpu * 1000) / mib).toFixed(2)} ms`;
   const gcLine = ({ gc }: Round) => `${gc.full} full + ${gc.young} young GCs (${gc.ms.toFixed(0)} ms paused)`;
-  console.log(`${files} × ${size / 2 ** 20} MiB, ${inflight} in flight, S3 driver on a local @20minutes/s3rver, median of ${rounds} alternating rounds`);
+  console.log(`\n${driver} driver: ${files} × ${size / 2 ** 20} MiB, ${inflight} in flight, raw PutObject to a local @20minutes/s3rver${driver === 's3' ? ' (Aerie stores on it too)' : ''}, median of ${rounds} alternating rounds`);
   console.log(`rounds (raw s / Aerie s): ${rawRuns.map((x, i) => `${x.seconds.toFixed(2)}/${aerieRuns[i]!.seconds.toFixed(2)}`).join(', ')}`);
   console.log(row('raw PutObject', rawMedian.seconds));
   console.log(row('POST /api/public/v1/files', aerieMedian.seconds));
@@ -208,7 +229,10 @@ async function main(): Promise<void> {
   console.log(`CPU per MiB, raw:             SDK ${perMib(rawMedian.cpu)}, S3 server ${perMib(rawMedian.s3)}`);
   console.log(`CPU per MiB, Aerie:           Aerie ${perMib(aerieMedian.cpu)}, S3 server ${perMib(aerieMedian.s3)}, upload client ${perMib(aerieMedian.client!)}`);
   console.log(`GC in this process:           raw ${gcLine(rawMedian)}; Aerie ${gcLine(aerieMedian)}`);
-  console.log(`peak RSS growth during Aerie: ${((peak - baseline) / 2 ** 20).toFixed(1)} MiB  (target < 100 MB); from before the first upload ${((peak - beforeUploads) / 2 ** 20).toFixed(1)} MiB`);
+  const mibOf = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+  console.log(`RSS during Aerie's uploads:   peak ${mibOf(peak)}, grown ${mibOf(peak - beforeUploads)} from before the first upload (${mibOf(beforeUploads)}; target < 100 MB), ${mibOf(peak - afterFirst)} from after the first ${inflight}`);
+  console.log(`  in the warm-up round alone (before any raw round): peak ${mibOf(warmPeak)}, grown ${mibOf(warmPeak - beforeUploads)} from before the first upload`);
+  console.log(`  growth at the peak, by kind: V8 heap ${mibOf(atPeak.heapTotal - before.heapTotal)}, Buffers ${mibOf(atPeak.arrayBuffers - before.arrayBuffers)}, the rest (native: PGlite's WebAssembly memory, code, malloc) ${mibOf(atPeak.rss - before.rss - (atPeak.heapTotal - before.heapTotal) - (atPeak.arrayBuffers - before.arrayBuffers))}`);
 
   gcObserver.disconnect();
   uploader.kill();

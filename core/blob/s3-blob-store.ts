@@ -2,11 +2,11 @@ import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCom
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { create as contentDisposition } from 'content-disposition';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { assertBlobKey, type BlobInfo, type BlobStore, type PresignOptions, type PutOptions } from './blob.types.ts';
-import { BlockCollector, BlockPool } from './blocks.ts';
-import { MeasuringStream, toStream } from './measure.ts';
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { assertBlobKey, BlobTooLargeError, type BlobInfo, type BlobStore, type PresignOptions, type PutOptions } from './blob.types.ts';
+import { MeasuringStream } from './measure.ts';
+import { spool } from './spool.ts';
 
 /** Where the S3 driver stores: `bucket`, optional `endpoint` (S3-compatible servers), `region`, `forcePathStyle`. */
 export interface S3BlobOptions {
@@ -16,24 +16,22 @@ export interface S3BlobOptions {
   forcePathStyle?: boolean;
   /** Extra client settings (tests pass credentials; otherwise the SDK's usual chain applies). */
   client?: Partial<S3ClientConfig>;
+  /** Folder that streamed bodies of single PutObjects are spooled to (default the OS's temporary folder, `TMPDIR`). */
+  spoolDir?: string;
 }
 
-/** Largest `maxBytes` sent as one PutObject: S3 needs a length up front, so such bodies are held in memory until they end. */
-const SINGLE_PUT_MAX_BYTES = 16 * 1024 * 1024;
 /**
- * Blocks the single-PutObject bodies are collected into: 1 MiB each, at most 64 MiB kept idle per
- * store, freed after 30 s without uploads. Measured with bench/files.ts (20 uploads of 5 MiB in
- * flight, ~100 blocks in use): 32 idle → 6 full collections per 500 MiB, 64 → 4, 128 → none but
- * the process grew by 129 MiB (64: 91 MiB; the bench's bound is 100 MB).
+ * Largest `maxBytes` sent as one PutObject: S3 needs a length up front, so such a streamed body is
+ * spooled to a temporary file first (it holds every file-box upload; larger ones go multipart).
  */
-const BLOCK_BYTES = 1024 * 1024;
-const IDLE_BLOCKS = 64;
+const SINGLE_PUT_MAX_BYTES = 16 * 1024 * 1024;
 
 /**
- * The S3 `core.blob` driver (`@aws-sdk/client-s3`). A body whose `maxBytes` is at most 16 MiB is
- * counted and hashed as it arrives and copied into reused 1 MiB blocks (see {@link BlockPool}),
- * then sent as one PutObject signed with that SHA-256 as its payload hash (S3 checks the bytes
- * against it; the SDK does not hash them a second time). Larger
+ * The S3 `core.blob` driver (`@aws-sdk/client-s3`). A streamed body whose `maxBytes` is at most
+ * 16 MiB is counted and hashed as it arrives and written to an unnamed temporary file (see
+ * {@link spool}), so memory holds only the chunks in transit whatever the body's size, then sent
+ * from that file as one PutObject signed with that SHA-256 as its payload hash (S3 checks the bytes
+ * against it; the SDK does not hash them a second time); a Buffer body is sent as it is. Larger
  * limits stream through `@aws-sdk/lib-storage` (multipart past 5 MiB, aborted when the body breaks
  * the size limit, so nothing is stored). Download URLs are S3 presigned GETs
  * (`@aws-sdk/s3-request-presigner`) with `ResponseContentDisposition`. Credentials come from the
@@ -42,7 +40,6 @@ const IDLE_BLOCKS = 64;
 export class S3BlobStore implements BlobStore {
   readonly driver = 's3' as const;
   private readonly s3: S3Client;
-  private readonly blocks = new BlockPool(BLOCK_BYTES, IDLE_BLOCKS);
 
   constructor(private readonly options: S3BlobOptions) {
     this.s3 = new S3Client({
@@ -55,24 +52,27 @@ export class S3BlobStore implements BlobStore {
 
   async put(key: string, body: Readable | Buffer, options: PutOptions): Promise<BlobInfo & { sha256: string }> {
     assertBlobKey(key);
-    const source = toStream(body);
     const contentType = options.contentType ?? 'application/octet-stream';
     const params = { Bucket: this.options.bucket, Key: key, ContentType: contentType, ...(options.storageClass ? { StorageClass: options.storageClass as never } : {}) };
+    if (Buffer.isBuffer(body)) {
+      if (body.length > options.maxBytes) throw new BlobTooLargeError(options.maxBytes);
+      const sha256 = createHash('sha256').update(body).digest('hex');
+      await this.s3.send(signedWithHash(new PutObjectCommand({ ...params, Body: body, ContentLength: body.length }), sha256));
+      return { key, size: body.length, sha256, contentType };
+    }
     if (options.maxBytes <= SINGLE_PUT_MAX_BYTES) {
-      const collected = new BlockCollector(this.blocks, options.maxBytes);
+      // Nothing reaches S3 before the body is complete and within the limit: a refused body leaves no object.
+      const spooled = await spool(body, options.maxBytes, this.options.spoolDir);
       try {
-        await pipeline(source, collected);
-        const sha256 = collected.sha256();
-        // The blocks as they are (no copy into one buffer): the length is known now and the hash is set.
-        await this.s3.send(signedWithHash(new PutObjectCommand({ ...params, Body: Readable.from(collected.chunks()), ContentLength: collected.size }), sha256));
-        return { key, size: collected.size, sha256, contentType };
+        await this.s3.send(signedWithHash(new PutObjectCommand({ ...params, Body: spooled.stream(), ContentLength: spooled.size }), spooled.sha256));
+        return { key, size: spooled.size, sha256: spooled.sha256, contentType };
       } finally {
-        collected.release();
+        await spooled.close();
       }
     }
     const measure = new MeasuringStream(options.maxBytes);
-    source.on('error', (err) => measure.destroy(err));
-    const upload = new Upload({ client: this.s3, params: { ...params, Body: source.pipe(measure) } });
+    body.on('error', (err) => measure.destroy(err));
+    const upload = new Upload({ client: this.s3, params: { ...params, Body: body.pipe(measure) } });
     try {
       await upload.done();
     } catch (err) {
