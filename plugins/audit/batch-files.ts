@@ -117,10 +117,12 @@ export class BatchArchive {
       const last = await db.knex(MANIFEST).where({ orgId }).max({ seq: 'lastSeq' }).first();
       const purged = (await readPurgeHorizon(db.knex, orgId))?.throughSeq ?? 0;
       const from = Math.max(Number(last?.seq ?? 0), purged) + 1;
-      const records = await auditLog.records(orgId, { fromSeq: from, limit: BATCH_MAX_RECORDS });
-      if (records.length === 0) return written;
-      const age = clock.now().getTime() - Date.parse(records[0].sealedAt);
-      if (records.length < BATCH_MIN_RECORDS && age < BATCH_MAX_AGE_MS) return written;
+      // A short run is read whole only once it is due: its first record tells its age.
+      const [first] = await auditLog.records(orgId, { fromSeq: from, limit: 1 });
+      if (!first) return written;
+      const head = await auditLog.headSeq(orgId);
+      if (head - from + 1 < BATCH_MIN_RECORDS && clock.now().getTime() - Date.parse(first.sealedAt) < BATCH_MAX_AGE_MS) return written;
+      const records = await auditLog.records(orgId, { fromSeq: from, toSeq: head, limit: BATCH_MAX_RECORDS });
       const checkpoints = await coveringCheckpoints(auditLog, orgId, records);
       if (!checkpoints.covered) return written; // the checkpointer signs the head shortly; the next pass writes it
       const row = await this.writeBatch(orgId, records, checkpoints.jws);
