@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { PROJECTED_TYPES, toActivity } from './activity-row.ts';
 import type { EventCollection } from './event-collection.ts';
-import { followSealedChains, type AuditLog, type Clock, type Database, type EventBus } from '../../core/index.ts';
+import { ChainFollower, type AuditLog, type Clock, type Database, type EventBus } from '../../core/index.ts';
 
 /** Sealed records read per statement. */
 const PAGE = 1000;
@@ -17,64 +17,41 @@ const PAGE = 1000;
  * @see docs/api/audit-analytics.md "Hot end-user store"
  */
 export class ActivityProjector {
-  private unfollow?: () => void;
-  private running?: Promise<void>;
-  private due: Set<string> | 'all' = 'all';
+  private readonly follower: ChainFollower<{ orgId: string; cursor: number; head: number }>;
   private stopped = false;
 
-  constructor(private readonly db: Database, private readonly auditLog: AuditLog, private readonly collection: EventCollection, private readonly clock: Clock, private readonly logger: Logger, private readonly pollMs = 10_000) {}
+  constructor(private readonly db: Database, private readonly auditLog: AuditLog, private readonly collection: EventCollection, private readonly clock: Clock, logger: Logger, pollMs = 10_000) {
+    this.follower = new ChainFollower({
+      auditLog, logger, pollMs, what: 'end-user activity projection',
+      select: (heads) => this.behind(heads),
+      work: (org) => this.project(org.orgId, org.cursor, org.head),
+    });
+  }
 
   /** Starts polling and reacting to chains this process sealed. */
   start(events: EventBus): void {
-    this.unfollow = followSealedChains(events, this.pollMs, (orgIds) => this.wake(orgIds));
+    this.follower.start(events);
   }
 
   /** Stops; waits for the running pass. */
   async stop(): Promise<void> {
     this.stopped = true;
-    this.unfollow?.();
-    await this.running;
+    await this.follower.stop();
   }
 
   /** Projects everything sealed so far (every organization), then resolves. For tests and commands. */
   async drain(): Promise<void> {
-    await this.running;
-    this.due = 'all';
-    await this.pass();
+    await this.follower.drain();
   }
 
-  private wake(orgIds?: string[]): void {
-    if (this.stopped) return;
-    if (!orgIds) this.due = 'all';
-    else if (this.due !== 'all') for (const id of orgIds) this.due.add(id);
-    if (this.running) return;
-    this.running = this.pass()
-      .catch((err: unknown) => this.logger.error({ err }, 'end-user activity projection pass failed; retried on the next poll'))
-      .finally(() => {
-        this.running = undefined;
-        if (this.due === 'all' || this.due.size > 0) this.wake([]);
-      });
-  }
-
-  private async pass(): Promise<void> {
-    const scope = this.due;
-    this.due = new Set();
-    if (scope !== 'all' && scope.size === 0) return;
-    const heads = (await this.auditLog.heads()).filter((h) => scope === 'all' || scope.has(h.orgId));
+  /** The organizations whose head is past their cursor (cursors read a thousand at a time). */
+  private async behind(heads: Array<{ orgId: string; seq: number }>): Promise<Array<{ orgId: string; cursor: number; head: number }>> {
     const cursors = new Map<string, number>();
     for (let i = 0; i < heads.length; i += 1000) {
       const rows: Array<{ orgId: string; seq: string }> = await this.db.knex('analytics.activity_cursors').whereIn('orgId', heads.slice(i, i + 1000).map((h) => h.orgId)).select('orgId', 'seq');
       for (const r of rows) cursors.set(r.orgId, Number(r.seq));
     }
-    const behind = heads.filter((h) => h.seq > (cursors.get(h.orgId) ?? 0)).map((h) => ({ orgId: h.orgId, cursor: cursors.get(h.orgId) ?? 0, head: h.seq }));
-    for (const row of behind) {
-      if (this.stopped) return;
-      try {
-        await this.project(row.orgId, row.cursor, row.head);
-      } catch (err) {
-        this.logger.error({ err, orgId: row.orgId }, 'end-user activity projection failed for one organization; retried on the next poll');
-      }
-    }
+    return heads.filter((h) => h.seq > (cursors.get(h.orgId) ?? 0)).map((h) => ({ orgId: h.orgId, cursor: cursors.get(h.orgId) ?? 0, head: h.seq }));
   }
 
   /** Projects one organization's records in (`from`, `head`], a page per transaction. */

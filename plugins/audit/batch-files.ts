@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { followSealedChains, formatExportFile, type AuditLog, type BlobStore, type Clock, type Database, type EventBus } from '../../core/index.ts';
+import { ChainFollower, formatExportFile, type AuditLog, type BlobStore, type Clock, type Database, type EventBus } from '../../core/index.ts';
 import { coveringCheckpoints } from './export-day.ts';
 import { readPurgeHorizon } from './purge-horizon.ts';
 
@@ -45,33 +45,33 @@ export function batchFileKey(orgId: string, firstSeq: number, lastSeq: number, s
  * old) in the JSONL export format with the signed checkpoints covering them, so each verifies
  * offline with `aerie audit verify-file`. A file is written once under a content-addressed key,
  * read back and checked against its SHA-256, then recorded in the manifest, whose highest `lastSeq`
- * is the organization's cursor. Follows the chains like webhook delivery does (`followSealedChains`);
- * one organization's failure is logged and retried on the next poll.
+ * is the organization's cursor. Follows the chains with the kernel's `ChainFollower`; one
+ * organization's failure is logged and retried on the next poll.
  * @see docs/audit.md "Archive: batch files"
  */
 export class BatchArchive {
-  private unfollow?: () => void;
-  private running?: Promise<void>;
-  private due: Set<string> | 'all' = new Set();
-  private stopped = false;
+  private readonly follower: ChainFollower<{ orgId: string; seq: number }>;
 
-  constructor(private readonly deps: { db: Database; blob: BlobStore; auditLog: AuditLog; clock: Clock; logger: Logger; pollMs?: number }) {}
+  constructor(private readonly deps: { db: Database; blob: BlobStore; auditLog: AuditLog; clock: Clock; logger: Logger; pollMs?: number }) {
+    this.follower = new ChainFollower({
+      auditLog: deps.auditLog, logger: deps.logger, pollMs: deps.pollMs ?? 60_000, what: 'audit batch archive',
+      select: async (heads) => heads, work: async ({ orgId }) => void (await this.archiveOrg(orgId)),
+    });
+  }
 
   /** Starts following the sealed chains (a poll every `pollMs`, default 60 s). */
   start(events: EventBus): void {
-    this.unfollow = followSealedChains(events, this.deps.pollMs ?? 60_000, (orgIds) => this.wake(orgIds));
+    this.follower.start(events);
   }
 
   /** Stops; waits for the running pass. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.unfollow?.();
-    await this.running;
+    await this.follower.stop();
   }
 
   /** Archives every organization's due runs now, then resolves (tests, commands). @returns the files written. */
   async drain(): Promise<BatchFileRow[]> {
-    await this.running;
+    await this.follower.idle();
     const written: BatchFileRow[] = [];
     for (const { orgId } of await this.deps.auditLog.heads()) written.push(...await this.archiveOrg(orgId));
     return written;
@@ -81,32 +81,6 @@ export class BatchArchive {
   async batchFileAt(orgId: string, seq: number): Promise<BatchFileRow | undefined> {
     const row = await this.deps.db.knex(MANIFEST).where({ orgId }).andWhere('firstSeq', '<=', seq).andWhere('lastSeq', '>=', seq).first();
     return row ? toRow(row) : undefined;
-  }
-
-  private wake(orgIds?: string[]): void {
-    if (this.stopped) return;
-    if (!orgIds) this.due = 'all';
-    else if (this.due !== 'all') for (const id of orgIds) this.due.add(id);
-    if (this.running) return;
-    this.running = this.pass()
-      .catch((err: unknown) => this.deps.logger.error({ err }, 'audit batch archive pass failed; retried on the next poll'))
-      .finally(() => {
-        this.running = undefined;
-      });
-  }
-
-  private async pass(): Promise<void> {
-    const scope = this.due;
-    this.due = new Set();
-    const heads = (await this.deps.auditLog.heads()).filter((h) => scope === 'all' || scope.has(h.orgId));
-    for (const { orgId } of heads) {
-      if (this.stopped) return;
-      try {
-        await this.archiveOrg(orgId);
-      } catch (err) {
-        this.deps.logger.error({ err, orgId }, 'audit batch file failed for one organization; retried on the next poll');
-      }
-    }
   }
 
   /** Writes the organization's due batch files, oldest first. */
@@ -126,8 +100,7 @@ export class BatchArchive {
       const checkpoints = await coveringCheckpoints(auditLog, orgId, records);
       if (!checkpoints.covered) return written; // the checkpointer signs the head shortly; the next pass writes it
       const row = await this.writeBatch(orgId, records, checkpoints.jws);
-      if (!row) return written; // another runner recorded this run first
-      written.push(row);
+      if (row) written.push(row); // else another runner recorded a run from there first: read the cursor again
     }
   }
 

@@ -6,9 +6,9 @@ import { ManualClock } from '../../../core/clock.ts';
 import { coreRefs } from '../../../core/core-refs.ts';
 import type { AuditService } from '../../../core/audit/audit-service.types.ts';
 import { auditRefs, type BatchArchive } from '../../../plugins/audit/api.ts';
-import { BATCH_MAX_AGE_MS, BATCH_MAX_RECORDS } from '../../../plugins/audit/batch-files.ts';
+import { BATCH_MAX_AGE_MS, BATCH_MAX_RECORDS, BATCH_MIN_RECORDS } from '../../../plugins/audit/batch-files.ts';
 import { TestAerie } from '../../helpers/harness.ts';
-import { verifyFile } from '../../helpers/verify-file.ts';
+import { offlineCheckFiles, verifyFile } from '../../helpers/verify-file.ts';
 
 
 describe('audit raw archive: batch files written as the chains grow', () => {
@@ -51,7 +51,9 @@ describe('audit raw archive: batch files written as the chains grow', () => {
         expect(f.rowCount).toBeLessThanOrEqual(BATCH_MAX_RECORDS);
         if (i > 0) expect(f.firstSeq).toBe(files[i - 1].lastSeq + 1);
       }
-      expect(files.at(-1)!.lastSeq).toBe(head);
+      // Everything is archived but possibly a fresh tail shorter than a run (the background archiver
+      // may have cut the runs at other places than drain() would have).
+      expect(head - files.at(-1)!.lastSeq).toBeLessThan(BATCH_MIN_RECORDS);
     };
     const headOf = async (orgId: string) => (await aerie.sql(`select seq::int as head from core.audit_heads where org_id = ?`, [orgId]))[0].head as number;
     await append(orgs.zeta, 5);
@@ -64,23 +66,22 @@ describe('audit raw archive: batch files written as the chains grow', () => {
     expect(await batches.drain()).toEqual([]);
     expect(await manifest(orgs.acme)).toEqual(files); // nothing written twice
 
-    // With the background archiver stopped, a backlog of 12,000 becomes files of 10,000 and 2,000.
+    // With the background archiver stopped, a short run waits 5 minutes; then a backlog of 12,000
+    // becomes files of 10,000 and 2,000.
     await batches.stop();
+    clock.advance(BATCH_MAX_AGE_MS / 1000 + 1); // any short tail and zeta's 6 records are due now
+    await batches.drain();
     const before = await headOf(orgs.acme);
+    expect((await manifest(orgs.acme)).at(-1)!.lastSeq).toBe(before);
+    expect((await manifest(orgs.zeta)).map((f) => [f.firstSeq, f.lastSeq, f.rowCount])).toEqual([[1, 6, 6]]);
     await append(orgs.acme, 12_000);
     expect((await batches.drain()).map((f) => [f.firstSeq, f.rowCount])).toEqual([[before + 1, 10_000], [before + 10_001, 2_000]]);
     contiguous(await manifest(orgs.acme), await headOf(orgs.acme));
-
-    clock.advance(BATCH_MAX_AGE_MS / 1000 + 1);
-    await batches.drain();
-    expect((await manifest(orgs.zeta)).map((f) => [f.firstSeq, f.lastSeq, f.rowCount])).toEqual([[1, 6, 6]]);
   });
 
   it('a stored batch file verifies offline with the published JWKS; altered, it fails', async () => {
-    const jwks = join(aerie.dataDir, 'jwks.json');
-    await writeFile(jwks, JSON.stringify((await aerie.request('GET', '/api/public/audit/.well-known/jwks.json')).body));
     const [row] = await manifest(orgs.acme);
-    const file = join(aerie.dataDir, 'blobs', ...row.blobKey.split('/'));
+    const { jwks, file } = await offlineCheckFiles(aerie, row.blobKey);
     const ok = await verifyFile(file, jwks);
     expect(ok.exitCode).toBe(0);
     const { readFile } = await import('node:fs/promises');

@@ -13,7 +13,7 @@ import { decodeDayFile, encodeDayFile } from '../../../core/audit/chain/day-file
 import { auditRefs, type DayFileArchive } from '../../../plugins/audit/api.ts';
 import { COMPACTION_JOB } from '../../../plugins/audit/compaction-job.ts';
 import { TestAerie } from '../../helpers/harness.ts';
-import { verifyFile } from '../../helpers/verify-file.ts';
+import { offlineCheckFiles, verifyFile } from '../../helpers/verify-file.ts';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -154,10 +154,8 @@ describe('audit archive: Parquet day files, nightly compaction, offline verifica
   });
 
   it('a stored day file verifies offline with the published JWKS; tampered in the blob store, it fails with exit code 1', async () => {
-    const jwks = join(aerie.dataDir, 'jwks.json');
-    await writeFile(jwks, JSON.stringify((await aerie.request('GET', '/api/public/audit/.well-known/jwks.json')).body));
     const [row] = await manifest(orgs.acme);
-    const file = join(aerie.dataDir, 'blobs', ...row.blobKey.split('/'));
+    const { jwks, file } = await offlineCheckFiles(aerie, row.blobKey);
     const ok = await verifyFile(file, jwks);
     expect(ok.exitCode).toBe(0);
     expect(ok.out).toContain(`org ${orgs.acme}, day ${DAY1}: seq ${row.firstSeq}..${row.lastSeq}`);
