@@ -5,7 +5,7 @@ import type { EventBus } from '../events.ts';
  * the process that sealed: payload `{ heads: [{ orgId, seq }] }`, the chains that grew and their new
  * last positions. Subscribers (webhook delivery) use it to react at once; events sealed by another
  * process are not announced here, so subscribers also poll.
- * @see docs/plugins.md "Domain events"
+ * @see docs/plugins.md "Following the sealed chains"
  */
 export const AUDIT_SEALED_EVENT = 'core.audit.sealed';
 
@@ -21,7 +21,7 @@ export interface AuditSealedPayload extends Record<string, unknown> {
  * once. The timer does not keep the process alive.
  * @param events - the kernel's event bus (`core.events`).
  * @returns a function that stops following.
- * @see docs/plugins.md "Domain events"
+ * @see docs/plugins.md "Following the sealed chains"
  */
 export function followSealedChains(events: EventBus, pollMs: number, wake: (orgIds?: string[]) => void): () => void {
   const subscription = events.on(AUDIT_SEALED_EVENT).subscribe((e) => {

@@ -22,7 +22,7 @@ export interface ChainFollowerOptions<T extends { orgId: string }> {
  * the raw archive): a pass over the organizations this process just sealed (at once) or over every
  * organization (every `pollMs`), one pass at a time, organizations named while one runs collected
  * for the next. One organization's failure never stops the others.
- * @see docs/plugins.md "Domain events"
+ * @see docs/plugins.md "Following the sealed chains"
  */
 export class ChainFollower<T extends { orgId: string }> {
   private unfollow?: () => void;
