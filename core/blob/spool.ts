@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { close, createReadStream, createWriteStream, open, type ReadStream } from 'node:fs';
+import { close, createReadStream, createWriteStream, open, type ReadStream, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,13 +39,23 @@ export async function spool(source: Readable, maxBytes: number, dir: string = tm
   const path = join(dir, `aerie-upload-${randomUUID()}`);
   // A plain descriptor, not a FileHandle: the reader closes it itself (a FileHandle's own streams keep it referenced until they close it).
   const fd = await openFile(path, 'wx+', 0o600);
+  let writer: WriteStream | undefined;
   try {
     await rm(path);
     const measure = new MeasuringStream(maxBytes);
-    await pipeline(source, measure, createWriteStream('', { fd, autoClose: false, start: 0 }));
+    writer = createWriteStream('', { fd, autoClose: false, start: 0 });
+    await pipeline(source, measure, writer);
     return spooled(fd, measure.size, measure.sha256());
   } catch (err) {
-    await closeFile(fd);
+    // A failed pipeline destroys the writer, and destroying a file stream closes its descriptor even
+    // with autoClose off: wait for that, and close it here only if the writer did not. Closing it a
+    // second time could close whatever file or socket was given the same number in between.
+    if (writer && !writer.closed) {
+      const closed = once(writer, 'close').catch(() => undefined);
+      writer.destroy();
+      await closed;
+    }
+    if (typeof (writer as { fd?: number | null } | undefined)?.fd !== 'object') await closeFile(fd);
     throw err;
   }
 }

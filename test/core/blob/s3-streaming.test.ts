@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -178,6 +178,20 @@ describe('core.blob spool', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(reader.destroyed).toBe(true);
     expect(errors).toEqual([]);
+    expect(openSpoolFiles()).toBe(0);
+  });
+
+  it('a refused body closes its descriptor exactly once: a file opened right after each refusal stays open', async () => {
+    // The failed pipeline's file stream closes the descriptor itself; closing it again closed
+    // whatever had been given the same number meanwhile (CI saw S3 uploads hang from it).
+    for (let i = 0; i < 50; i++) {
+      await expect(spool(Readable.from([randomBytes(600), randomBytes(600)]), 1000, spoolDir)).rejects.toBeInstanceOf(BlobTooLargeError);
+      const other = openSync(join(spoolDir, 'other'), 'w');
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      expect(() => fstatSync(other)).not.toThrow();
+      closeSync(other);
+    }
+    rmSync(join(spoolDir, 'other'));
     expect(openSpoolFiles()).toBe(0);
   });
 });
