@@ -26,7 +26,7 @@ export interface AuditSearch {
   eventTypes?: string[];
   /** `accountId` is the actor id of own events, of type `actorType` (default `account`; `machine` for a key id). */
   visibleTo?: { accountId: string; actorType?: string; prefixes: string[] };
-  excludePrefixes?: string[];
+  excludePrefixes?: readonly string[];
   /** Only events strictly older than this (`occurredAt`, then `seq`). */
   before?: { occurredAt: Date; seq: number };
   /** Most records to return. */

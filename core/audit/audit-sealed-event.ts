@@ -16,17 +16,17 @@ export interface AuditSealedPayload extends Record<string, unknown> {
 
 /**
  * Follows the sealed chains for a subscriber that works behind its own cursors: calls
- * `wake(orgIds)` with the organizations whose chains this process sealed (each
+ * `wake(heads)` with the chains this process sealed and their new last seq (each
  * {@link AUDIT_SEALED_EVENT}), `wake()` every `pollMs` (chains other processes sealed) and once at
  * once. The timer does not keep the process alive.
  * @param events - the kernel's event bus (`core.events`).
  * @returns a function that stops following.
  * @see docs/plugins.md "Following the sealed chains"
  */
-export function followSealedChains(events: EventBus, pollMs: number, wake: (orgIds?: string[]) => void): () => void {
+export function followSealedChains(events: EventBus, pollMs: number, wake: (heads?: AuditSealedPayload['heads']) => void): () => void {
   const subscription = events.on(AUDIT_SEALED_EVENT).subscribe((e) => {
     const { heads } = e.payload as AuditSealedPayload;
-    if (heads.length) wake(heads.map((h) => h.orgId));
+    if (heads.length) wake(heads);
   });
   const timer = setInterval(() => wake(), pollMs);
   timer.unref();

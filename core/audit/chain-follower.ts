@@ -19,22 +19,23 @@ export interface ChainFollowerOptions<T extends { orgId: string }> {
 
 /**
  * Follows the sealed chains for work kept behind its own cursors (the end-user activity projector,
- * the raw archive): a pass over the organizations this process just sealed (at once) or over every
- * organization (every `pollMs`), one pass at a time, organizations named while one runs collected
+ * the raw archive): a pass over the chains this process just sealed, with the heads the sealing
+ * event names (at once), or over every organization's head (every `pollMs`), one pass at a time, organizations named while one runs collected
  * for the next. One organization's failure never stops the others.
  * @see docs/plugins.md "Following the sealed chains"
  */
 export class ChainFollower<T extends { orgId: string }> {
   private unfollow?: () => void;
   private running?: Promise<void>;
-  private due: Set<string> | 'all' = 'all';
+  /** What the next pass covers: every organization, or the chains this process sealed with their new heads. */
+  private due: Map<string, number> | 'all' = 'all';
   private stopped = false;
 
   constructor(private readonly options: ChainFollowerOptions<T>) {}
 
   /** Starts following (`core.audit.sealed` and the poll). */
   start(events: EventBus): void {
-    this.unfollow = followSealedChains(events, this.options.pollMs, (orgIds) => this.wake(orgIds));
+    this.unfollow = followSealedChains(events, this.options.pollMs, (heads) => this.wake(heads));
   }
 
   /** Stops following; waits for the running pass. */
@@ -56,10 +57,10 @@ export class ChainFollower<T extends { orgId: string }> {
     await this.pass(true);
   }
 
-  private wake(orgIds?: string[]): void {
+  private wake(heads?: Array<{ orgId: string; seq: number }>): void {
     if (this.stopped) return;
-    if (!orgIds) this.due = 'all';
-    else if (this.due !== 'all') for (const id of orgIds) this.due.add(id);
+    if (!heads) this.due = 'all';
+    else if (this.due !== 'all') for (const h of heads) this.due.set(h.orgId, Math.max(h.seq, this.due.get(h.orgId) ?? 0));
     if (this.running) return;
     this.running = this.pass(false)
       .catch((err: unknown) => this.options.logger.error({ err }, `${this.options.what} pass failed; retried on the next poll`))
@@ -71,9 +72,10 @@ export class ChainFollower<T extends { orgId: string }> {
 
   private async pass(draining: boolean): Promise<void> {
     const scope = this.due;
-    this.due = new Set();
+    this.due = new Map();
     if (scope !== 'all' && scope.size === 0) return;
-    const heads = (await this.options.auditLog.heads()).filter((h) => scope === 'all' || scope.has(h.orgId));
+    // The sealing event names the chains and their heads; only a poll reads every head.
+    const heads = scope === 'all' ? await this.options.auditLog.heads() : [...scope].map(([orgId, seq]) => ({ orgId, seq }));
     for (const item of await this.options.select(heads)) {
       if (this.stopped && !draining) return;
       try {

@@ -1,7 +1,7 @@
 import { DAY_MS, dayStartMs, utcDay, type AuditLog, type Clock, type Database } from '../../core/index.ts';
 import type { Counts, DayRollup } from './day-rollup.ts';
 import { WHOLE_ORG, type RollupReader } from './rollups.ts';
-import type { DayFileArchive } from '../audit/api.ts';
+import { OWNER_ONLY_PREFIXES, type DayFileArchive } from '../audit/api.ts';
 import type { ActivityRow } from './activity-row.ts';
 import type { ForensicFn } from './rollup-pool.ts';
 import { HOT_STORE_DAYS } from './rollup-job.ts';
@@ -10,8 +10,6 @@ import { HOT_STORE_DAYS } from './rollup-job.ts';
 export const FREE_WINDOW_DAYS = 3;
 /** Days of `orgEventTypes` (read from the hot audit table). */
 export const ORG_AUDIT_WINDOW_DAYS = 3;
-/** Event types only the organization's Owner sees, on every path (counts included). */
-export const OWNER_ONLY_PREFIX = 'payment.';
 /** Entries of each top list (`topUsers`, `topIps`, `pages`, …). */
 export const TOP_LIST = 10;
 const BEHAVIOR_TOP = 50;
@@ -190,7 +188,7 @@ export class AnalyticsService {
       topUsers: figures.topUsers,
       topIps: silenced ? [] : await this.topIps(w),
       orgEventTypes: (await this.auditLog.eventTypeCounts(orgId, new Date(dayStartMs(today) - (ORG_AUDIT_WINDOW_DAYS - 1) * DAY_MS)))
-        .filter((t) => options.owner || !t.eventType.startsWith(OWNER_ONLY_PREFIX)),
+        .filter((t) => options.owner || !OWNER_ONLY_PREFIXES.some((p) => t.eventType.startsWith(p))),
       orgAuditWindowDays: ORG_AUDIT_WINDOW_DAYS,
     };
   }
@@ -344,4 +342,3 @@ export class AnalyticsService {
   }
 }
 
-export type { DayRollup };

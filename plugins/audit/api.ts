@@ -12,6 +12,7 @@ import type { PurgeHorizon } from './purge-horizon.ts';
 import type { RetentionEnforcer } from './retention-job.ts';
 
 export type { AuditVisibility } from './visibility.ts';
+export { OWNER_ONLY_PREFIXES } from './visibility.ts';
 export type { CheckpointStatus, StoredChainReport, StoredRecordVerification } from './stored-verification.ts';
 export type { PurgeHorizon } from './purge-horizon.ts';
 export type { RetentionEnforcer, RetentionOrgReport } from './retention-job.ts';

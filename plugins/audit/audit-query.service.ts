@@ -4,11 +4,10 @@ import type { AuditEventItem, AuditEventPage, AuditPageRequest, AuditQueryServic
 import { auditErrors } from './errors.ts';
 import { exportDay } from './export-day.ts';
 import { verifyStoredChain, verifyStoredRecord, type StoredChainReport, type StoredRecordVerification } from './stored-verification.ts';
-import type { AuditVisibility } from './visibility.ts';
+import { OWNER_ONLY_PREFIXES, type AuditVisibility } from './visibility.ts';
 import { readPurgeHorizon, type PurgeHorizon } from './purge-horizon.ts';
 
 /** Only the owner sees these event types, on every path. @see docs/audit.md */
-const OWNER_ONLY_PREFIXES = ['payment.'];
 
 const encodeCursor = (occurredAt: string, seq: number) => Buffer.from(JSON.stringify({ o: occurredAt, s: seq })).toString('base64url');
 

@@ -1,12 +1,12 @@
 import { notFound, PermissionSet, type GrantsProvider, type OrgContext, type Principal } from '../../core/index.ts';
 import type { OrganizationsService } from '../orgs/api.ts';
 import { auditErrors } from './errors.ts';
+import { OWNER_ONLY_PREFIXES } from './visibility.ts';
 
 /** The unconstrained list scope: what a machine token needs for the organization-wide console figures. */
 const LIST_ALL = 'org.audit_event_log.list';
 
 /** Event types only the Owner sees, in figures as in lists (docs/audit.md). */
-const OWNER_ONLY_PREFIXES = ['payment.'];
 
 /**
  * A caller allowed the organization-wide console figures (`/sessions`, `/stats`, `/stats/quick`):
@@ -16,7 +16,7 @@ const OWNER_ONLY_PREFIXES = ['payment.'];
 export interface OrgReader {
   org: OrgContext;
   owner: boolean;
-  excludePrefixes: string[];
+  excludePrefixes: readonly string[];
   sessionId?: string;
 }
 

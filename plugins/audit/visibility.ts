@@ -9,6 +9,9 @@ export const SYSTEM_PREFIXES: Readonly<Record<string, string>> = {
   payment: 'payment.',
 };
 
+/** Event-type prefixes only the organization's Owner sees, on every path (lists, detail, archive, counts). @see docs/audit.md */
+export const OWNER_ONLY_PREFIXES: readonly string[] = ['payment.'];
+
 const SYSTEM_GRANT = /^org\.audit_event_log\.list_system:system=([a-z_]+)$/;
 
 /**
@@ -56,7 +59,7 @@ export async function resolveVisibility(
 
 /** The same rule for one record already read (detail, verify). */
 export function isVisible(record: { eventType: string; actor: { type: string; id: string } }, v: AuditVisibility): boolean {
-  if (!v.owner && record.eventType.startsWith('payment.')) return false;
+  if (!v.owner && OWNER_ONLY_PREFIXES.some((p) => record.eventType.startsWith(p))) return false;
   if (v.wholeOrg) return true;
   if (record.actor.type === v.selfType && record.actor.id === v.self) return true;
   return v.prefixes.some((p) => record.eventType.startsWith(p));

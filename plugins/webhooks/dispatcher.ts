@@ -121,7 +121,7 @@ export class Dispatcher {
 
   /** Starts polling, and reacts at once to chains this process sealed. */
   start(events: EventBus): void {
-    this.unfollow = followSealedChains(events, this.options.pollMs, (orgIds) => this.wake(orgIds));
+    this.unfollow = followSealedChains(events, this.options.pollMs, (heads) => this.wake(heads?.map((h) => h.orgId)));
   }
 
   /**

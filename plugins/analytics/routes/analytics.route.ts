@@ -1,4 +1,4 @@
-import { notFound, permissionDenied, route, type RouteDef } from '../../../core/index.ts';
+import { isUuid, notFound, permissionDenied, route, type RouteDef } from '../../../core/index.ts';
 import type { AppGroupsService } from '../../apps/api.ts';
 import type { EndUsersService } from '../../endusers/api.ts';
 import type { EntitlementsService, OrganizationsService } from '../../orgs/api.ts';
@@ -13,7 +13,6 @@ export const MAX_DAYS = 90;
 export const DEFAULT_DAYS = 30;
 /** The add-on that lifts the {@link FREE_WINDOW_DAYS}-day clamp. */
 export const ANALYTICS_ADDON = 'addon.audit_analytics';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface AnalyticsRouteDeps {
   analytics: AnalyticsService;
@@ -73,7 +72,7 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
         return deps.analytics.dashboard(org.org.id, {
           days: clampDays(query.days, addonActive), appGroupId: query.appGroupId, addonActive, appGroups, owner: org.member!.role === 'Owner',
           profiles: async (ids) => {
-            const found = await Promise.all(ids.filter((id) => UUID.test(id)).map((id) => deps.endUsers.get(org.org.id, id)));
+            const found = await Promise.all(ids.filter(isUuid).map((id) => deps.endUsers.get(org.org.id, id)));
             return new Map(found.filter((u) => u !== undefined).map((u) => [u.id, { email: u.email, displayName: u.displayName }]));
           },
         });
