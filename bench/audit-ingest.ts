@@ -29,7 +29,11 @@
  *    over (`sealBatch(JSON.parse(text))` in-line vs `pool.sealJson(text)`); per core = pool ÷
  *    (in-line × threads); the target is stated against the machine's own per-core scaling in
  *    `bench/audit-hash.ts` (efficiency ÷ scaling ≥ 0.9).
- * Prints the ratios and the process's peak RSS after each phase. Targets (issue "audit at scale"):
+ * Prints the ratios and the process's peak RSS after each phase.
+ * Also the CPU per event of this process (all its threads; in f it is the HTTP client too) and of
+ * the PostgreSQL server (Linux /proc: the postmaster and its children) in b, e, e' and f, and b's CPU
+ * per row over e's and f's CPU per event: the same comparison without the core count.
+ * Targets (issue "audit at scale"):
  * e ≥ 0.7 × b, f ≥ 0.5 × b. Bounded well under 3 minutes.
  *
  * Run: eval "$(bash .ci/pg-server.sh)"; node --import tsx bench/audit-ingest.ts [--events N] [--orgs N] [--naive N];
@@ -55,6 +59,7 @@ import pino from 'pino';
 import { AuditIngestor } from '../core/audit/ingest.ts';
 import { systemClock } from '../core/clock.ts';
 import { Agent, request } from 'undici';
+import { postmasterOf, serverCpuMicros } from './proc-cpu.ts';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -71,6 +76,17 @@ if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(host) && !host.startsWi
 const rss = () => `${Math.round(process.resourceUsage().maxRSS / 1024)} MB`;
 const rate = (n: number, ms: number) => Math.round((n / ms) * 1000);
 const fmt = (n: number) => n.toLocaleString('en-US');
+/** CPU of this process (all its threads) and of the PostgreSQL server over a phase, in µs per event. */
+type CpuSplit = { node: number; postgres: number; total: number };
+let postmaster = 0;
+const cpuStart = () => ({ node: process.cpuUsage(), postgres: serverCpuMicros(postmaster) });
+const cpuSince = (start: ReturnType<typeof cpuStart>, events: number): CpuSplit => {
+  const n = process.cpuUsage(start.node);
+  const node = (n.user + n.system) / events;
+  const postgres = (serverCpuMicros(postmaster) - start.postgres) / events;
+  return { node, postgres, total: node + postgres };
+};
+const cpuText = (c: CpuSplit) => `CPU per event ${c.total.toFixed(1)} µs (this process ${c.node.toFixed(1)}, PostgreSQL ${c.postgres.toFixed(1)})`;
 
 const db = await createTestDatabase(adminUrl);
 const dataDir = mkdtempSync(join(tmpdir(), 'aerie-bench-'));
@@ -81,6 +97,7 @@ const deadline = setTimeout(() => { console.error('bench exceeded 3 minutes'); p
 try {
   const sync = (await knex.raw('show synchronous_commit')).rows[0].synchronous_commit;
   const version = (await knex.raw('show server_version')).rows[0].server_version;
+  postmaster = postmasterOf(Number((await knex.raw('select pg_backend_pid() as pid')).rows[0].pid));
   console.log(`PostgreSQL ${version}, synchronous_commit=${sync}; ${fmt(EVENTS)} events over ${ORGS} organizations; node ${process.version}`);
   const orgs = Array.from({ length: ORGS }, () => randomUUID());
   const audit = kernel.container.resolve<AuditService>(coreRefs.audit.id);
@@ -110,21 +127,25 @@ try {
   let copyRows = 0;
   let t3 = 0;
   let t4 = 0;
+  let bCpu0 = cpuStart();
+  let bCpu: CpuSplit = { node: 0, postgres: 0, total: 0 };
   try {
     const chunks: Buffer[] = [];
     const out = copyClient.query(copyTo('copy (select * from core.audit_events order by org_id, seq) to stdout'));
     for await (const chunk of out) chunks.push(chunk as Buffer);
+    bCpu0 = cpuStart();
     t3 = performance.now();
     const into = copyClient.query(copyFrom('copy bench.raw_events from stdin'));
     await pipeline(Readable.from(chunks), into);
     t4 = performance.now();
+    bCpu = cpuSince(bCpu0, EVENTS);
     copyRows = into.rowCount;
   } finally {
     await copyClient.end();
   }
   if (copyRows !== EVENTS) throw new Error(`COPY loaded ${copyRows} of ${EVENTS} rows`);
   const bRate = rate(copyRows, t4 - t3);
-  console.log(`b. baseline COPY … FROM STDIN (pg-copy-streams, text format, one statement) of the same ${fmt(copyRows)} sealed rows: ${fmt(bRate)} rows/s (${Math.round(t4 - t3)} ms); peak RSS ${rss()}`);
+  console.log(`b. baseline COPY … FROM STDIN (pg-copy-streams, text format, one statement) of the same ${fmt(copyRows)} sealed rows: ${fmt(bRate)} rows/s (${Math.round(t4 - t3)} ms); ${cpuText(bCpu)}; peak RSS ${rss()}`);
 
   // e. Sealed batch ingestion, service level: 4 callers, 1,000-event batches, into an emptied table.
   const emptyChain = () => knex.raw('truncate core.audit_events, core.audit_heads, core.audit_checkpoints');
@@ -140,27 +161,31 @@ try {
       while (next < batches.length) await work(next++);
     }));
   };
+  const eCpu0 = cpuStart();
   const t7 = performance.now();
   await callers(4, (i) => audit.ingest(batches[i].orgId, batches[i].events));
   const t8 = performance.now();
+  const eCpu = cpuSince(eCpu0, EVENTS);
   const eSealed = Number((await knex('core.audit_events').count({ n: '*' }))[0].n);
   if (eSealed !== EVENTS) throw new Error(`ingest sealed ${eSealed} of ${EVENTS}`);
   for (const orgId of orgs) if (!verifyRecords(await readChain(knex, orgId)).ok) throw new Error('ingested chain does not verify');
   const eRate = rate(EVENTS, t8 - t7);
-  console.log(`e. core.audit.ingest (sealed on answer, 4 callers, 1,000-event batches): ${fmt(eRate)} events/s (${Math.round(t8 - t7)} ms); chains verified; peak RSS ${rss()}`);
+  console.log(`e. core.audit.ingest (sealed on answer, 4 callers, 1,000-event batches): ${fmt(eRate)} events/s (${Math.round(t8 - t7)} ms); ${cpuText(eCpu)}; chains verified; peak RSS ${rss()}`);
 
   // e'. The same with the payload hashes computed in the worker pool instead of in-line.
   await emptyChain();
   const ePool = createHashPool({ maxThreads: 2 });
   await ePool.warm!();
   const pooledIngest = new AuditIngestor(kernel.db, systemClock, pino({ level: 'silent' }), { pool: () => ePool, poolThreshold: 1 });
+  const ePoolCpu0 = cpuStart();
   const t7p = performance.now();
   await callers(4, (i) => pooledIngest.ingest(batches[i].orgId, batches[i].events));
   const t8p = performance.now();
+  const ePoolCpu = cpuSince(ePoolCpu0, EVENTS);
   await ePool.close();
   for (const orgId of orgs) if (!verifyRecords(await readChain(knex, orgId)).ok) throw new Error('pool-hashed chain does not verify');
   const ePoolRate = rate(EVENTS, t8p - t7p);
-  console.log(`e'. the same, payload hashes in the worker pool (2 threads) instead of in-line: ${fmt(ePoolRate)} events/s (${Math.round(t8p - t7p)} ms); chains verified`);
+  console.log(`e'. the same, payload hashes in the worker pool (2 threads) instead of in-line: ${fmt(ePoolRate)} events/s (${Math.round(t8p - t7p)} ms); ${cpuText(ePoolCpu)}; chains verified`);
 
   // f. The same events through HTTP, one organization's API key, 4 keep-alive connections.
   const json = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
@@ -176,6 +201,7 @@ try {
   await emptyChain();
   const bodies = batches.map((b) => JSON.stringify({ events: b.events }));
   const agent = new Agent({ connections: 4, pipelining: 1 });
+  const fCpu0 = cpuStart();
   const t9 = performance.now();
   await callers(4, async (i) => {
     const res = await request(`${baseUrl}/api/public/v1/audit/events`, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: bodies[i] });
@@ -183,11 +209,12 @@ try {
     if (res.statusCode !== 201) throw new Error(`ingest answered ${res.statusCode}: ${text.slice(0, 300)}`);
   });
   const t10 = performance.now();
+  const fCpu = cpuSince(fCpu0, EVENTS);
   await agent.close();
   const fSealed = Number((await knex('core.audit_events').where('eventType', 'in', ['org.member.invited', 'app.order.placed']).count({ n: '*' }))[0].n);
   if (fSealed !== EVENTS) throw new Error(`HTTP ingest sealed ${fSealed} of ${EVENTS}`);
   const fRate = rate(EVENTS, t10 - t9);
-  console.log(`f. POST /api/public/v1/audit/events (201 = sealed, 4 connections, 1,000-event bodies, one organization): ${fmt(fRate)} events/s (${Math.round(t10 - t9)} ms); peak RSS ${rss()}`);
+  console.log(`f. POST /api/public/v1/audit/events (201 = sealed, 4 connections, 1,000-event bodies, one organization): ${fmt(fRate)} events/s (${Math.round(t10 - t9)} ms); ${cpuText(fCpu)} (this process is the HTTP client too); peak RSS ${rss()}`);
 
   // c. Naive per-event chained insert.
   await knex.raw('create table bench.naive_events (like core.audit_events including all)');
@@ -252,6 +279,8 @@ try {
   console.log(`  e / b (sealed ingestion, service level, vs COPY):        ${(eRate / bRate).toFixed(2)}  (target >= 0.7)`);
   console.log(`  e' / b (the same, hashing in the worker pool):          ${(ePoolRate / bRate).toFixed(2)}`);
   console.log(`  f / b (sealed ingestion through HTTP vs COPY):           ${(fRate / bRate).toFixed(2)}  (target >= 0.5)`);
+  console.log(`  by CPU per event (b ÷ e, b ÷ f): e ${(bCpu.total / eCpu.total).toFixed(2)}, e' ${(bCpu.total / ePoolCpu.total).toFixed(2)}, f ${(bCpu.total / fCpu.total).toFixed(2)}` +
+    ` — the same comparison without the cores' count: what each sealed event costs the machine against what COPY's row costs it`);
   console.log(`  a / c (Aerie vs naive per-event chaining):               ${(aRate / cRate).toFixed(1)}x`);
   console.log(`  d pool per core ÷ in-line, JSON text (sealer's path):    ${dText.perCore.toFixed(2)}  (speed-up ${(dText.poolRate / dText.inRate).toFixed(2)}x on ${pool.threads} threads)`);
   console.log(`  d pool per core ÷ in-line, record objects:               ${dObj.perCore.toFixed(2)}  (speed-up ${(dObj.poolRate / dObj.inRate).toFixed(2)}x)`);

@@ -32,8 +32,9 @@
  * (Linux /proc) in A and in B: less sensitive to the machine's other work than the rates.
  */
 import 'reflect-metadata';
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fork, type ChildProcess } from 'node:child_process';
+import { procStat, serverCpuMicros } from './proc-cpu.ts';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
@@ -71,34 +72,6 @@ if (process.argv[2] === '--serve') {
   });
   process.send!({ type: 'ready', urls: servers.map((s) => s.url('/hook')), caFiles: servers.map((s) => s.caFile) });
   await new Promise(() => {});
-}
-
-/** A process's parent and CPU time in µs, from Linux's /proc (undefined elsewhere or once it is gone). */
-function procStat(pid: number): { ppid: number; us: number } | undefined {
-  try {
-    // Fields after the command name (which may hold spaces): state ppid … utime(14) stime(15), in clock ticks.
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return { ppid: Number(f[1]), us: (Number(f[11]) + Number(f[12])) * (1e6 / CLOCK_TICKS) };
-  } catch {
-    return undefined;
-  }
-}
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })) || 100;
-  } catch {
-    return 100;
-  }
-})();
-/** CPU time (µs) of a PostgreSQL server: the postmaster and its live children (backends, writers). */
-function serverCpuMicros(postmaster: number): number {
-  let us = procStat(postmaster)?.us ?? 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = procStat(Number(entry));
-    if (stat?.ppid === postmaster) us += stat.us;
-  }
-  return us;
 }
 
 // ---------------------------------------------------------------------------------------------
