@@ -97,7 +97,7 @@ export class BatchArchive {
       const head = await auditLog.headSeq(orgId);
       if (head - from + 1 < BATCH_MIN_RECORDS && clock.now().getTime() - Date.parse(first.sealedAt) < BATCH_MAX_AGE_MS) return written;
       const records = await auditLog.records(orgId, { fromSeq: from, toSeq: head, limit: BATCH_MAX_RECORDS });
-      const checkpoints = await coveringCheckpoints(auditLog, orgId, records);
+      const checkpoints = await coveringCheckpoints(auditLog, orgId, records, { alsoEvery: BATCH_MAX_RECORDS });
       if (!checkpoints.covered) return written; // the checkpointer signs the head shortly; the next pass writes it
       const row = await this.writeBatch(orgId, records, checkpoints.jws);
       if (row) written.push(row); // else another runner recorded a run from there first: read the cursor again

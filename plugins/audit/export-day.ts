@@ -9,11 +9,16 @@ import { DAY_MS, GENESIS_HASH, formatExportFile, verifyAgainstCheckpoint, verify
  * @param log - the kernel's `core.auditLog`.
  * @param orgId - organization id.
  * @param records - the run.
+ * @param options - `alsoEvery`: when the run's end is vouched for by verifying the records up to the
+ *   next stored checkpoint, also sign every `alsoEvery`-th record after the end within that verified
+ *   stretch, so that following runs of that length end on a checkpoint and verify nothing again (the
+ *   raw batch archive passes its run length: each record is then verified once, not once per run
+ *   before the next checkpoint).
  * @returns `{ jws, covered }`: the compact JWS strings in `seq` order, and whether one is at the
  *   run's last record (false when no later checkpoint exists yet, or the records up to it do not verify).
  * @see docs/audit.md "Archive: day files", "CLI"
  */
-export async function coveringCheckpoints(log: AuditLog, orgId: string, records: readonly SealedAuditRecord[]): Promise<{ jws: string[]; covered: boolean }> {
+export async function coveringCheckpoints(log: AuditLog, orgId: string, records: readonly SealedAuditRecord[], options: { alsoEvery?: number } = {}): Promise<{ jws: string[]; covered: boolean }> {
   await log.flushCheckpoints(orgId);
   const first = records[0].seq;
   const last = records.at(-1)!.seq;
@@ -26,6 +31,9 @@ export async function coveringCheckpoints(log: AuditLog, orgId: string, records:
       const claims = await verifyCheckpoint(next.jws, await log.jwks()).catch(() => null);
       if (claims && claims.orgId === orgId && verifyRecords(run, last === 1 ? { startPrevHash: GENESIS_HASH } : {}).ok && verifyAgainstCheckpoint(run, claims).ok) {
         await log.signCheckpoint(records.at(-1)!);
+        // run[i] is the record at last + i; run.at(-1) is `next`, signed already.
+        const every = options.alsoEvery ?? 0;
+        if (every > 0) for (let i = every; i < run.length - 1; i += every) await log.signCheckpoint(run[i]);
         stored = await inRun();
       }
     }

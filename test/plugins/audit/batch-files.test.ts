@@ -1,10 +1,11 @@
 import 'reflect-metadata';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../../core/clock.ts';
 import { coreRefs } from '../../../core/core-refs.ts';
 import type { AuditService } from '../../../core/audit/audit-service.types.ts';
+import type { AuditLog } from '../../../core/audit/audit-log.types.ts';
 import { auditRefs, type BatchArchive } from '../../../plugins/audit/api.ts';
 import { BATCH_MAX_AGE_MS, BATCH_MAX_RECORDS, BATCH_MIN_RECORDS } from '../../../plugins/audit/batch-files.ts';
 import { TestAerie } from '../../helpers/harness.ts';
@@ -77,6 +78,36 @@ describe('audit raw archive: batch files written as the chains grow', () => {
     await append(orgs.acme, 12_000);
     expect((await batches.drain()).map((f) => [f.firstSeq, f.rowCount])).toEqual([[before + 1, 10_000], [before + 10_001, 2_000]]);
     contiguous(await manifest(orgs.acme), await headOf(orgs.acme));
+  });
+
+  it('a backlog of runs before the next checkpoint is verified once: a checkpoint is signed at each later run end on the way', async () => {
+    // The background archiver is stopped (previous test). 30,000 records sealed at one instant: the
+    // checkpointer signs the first head at once and the rest waits, so the backlog's runs of 10,000
+    // have no checkpoint at their ends until the archive vouches for them.
+    const log = aerie.kernel.container.resolve<AuditLog>(coreRefs.auditLog.id);
+    const start = (await manifest(orgs.acme)).at(-1)!.lastSeq;
+    await append(orgs.acme, 30_000);
+    let read = 0;
+    const records = log.records.bind(log);
+    const spy = vi.spyOn(log, 'records').mockImplementation(async (...args) => {
+      const rows = await records(...args);
+      read += rows.length;
+      return rows;
+    });
+    try {
+      expect((await batches.drain()).map((f) => [f.firstSeq, f.rowCount])).toEqual([[start + 1, 10_000], [start + 10_001, 10_000], [start + 20_001, 10_000]]);
+    } finally {
+      spy.mockRestore();
+    }
+    // Each run once, plus one stretch from the first run's end to the checkpoint at the head (20,001):
+    // reading the stretch again for every run would be 30,000 + 20,001 + 10,001 + 1.
+    expect(read).toBeLessThanOrEqual(30_000 + 20_001 + 10);
+    const signed = await aerie.sql(`select seq::int as seq from core.audit_checkpoints where org_id = ? and seq > ? order by seq`, [orgs.acme, start]);
+    expect(signed.map((c: { seq: number }) => c.seq)).toEqual(expect.arrayContaining([start + 10_000, start + 20_000, start + 30_000]));
+    for (const f of (await manifest(orgs.acme)).slice(-3)) {
+      const { jwks, file } = await offlineCheckFiles(aerie, f.blobKey);
+      expect((await verifyFile(file, jwks)).exitCode).toBe(0);
+    }
   });
 
   it('a stored batch file verifies offline with the published JWKS; altered, it fails', async () => {
