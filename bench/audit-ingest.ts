@@ -23,6 +23,8 @@
  * f. the same through HTTP: `POST /api/public/v1/audit/events` with 1,000-event bodies on 4
  *    keep-alive connections (undici), one organization's API key (so every batch takes the same
  *    head lock), into an emptied table again; events/s from the first request to the last 201.
+ * g. the raw batch archive of f's events (`BatchArchive.drain()`), which follows the chains in the
+ *    background and is stopped during e, e' and f so that they measure ingestion alone.
  * d. hashing alone on the same input: in-line single thread (`sealBatch`) vs the worker pool
  *    (`createHashPool`, 2 threads warmed first, one organization per task, all in flight
  *    together), for record objects (`pool.seal`) and for JSON text, the form the sealer hands
@@ -60,6 +62,7 @@ import { AuditIngestor } from '../core/audit/ingest.ts';
 import { systemClock } from '../core/clock.ts';
 import { Agent, request } from 'undici';
 import { postmasterOf, serverCpuMicros } from './proc-cpu.ts';
+import { auditRefs, type BatchArchive } from '../plugins/audit/api.ts';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -149,6 +152,11 @@ try {
 
   // e. Sealed batch ingestion, service level: 4 callers, 1,000-event batches, into an emptied table.
   const emptyChain = () => knex.raw('truncate core.audit_events, core.audit_heads, core.audit_checkpoints');
+  // The raw batch archive follows the chains in the background; from here on it is stopped, so e, e'
+  // and f each measure ingestion alone (the archive's cursor would also stand past the emptied
+  // chains), and g measures archiving f's events on its own.
+  const batchArchive = kernel.container.resolve<BatchArchive>(auditRefs.batchFiles.id);
+  await batchArchive.stop();
   await emptyChain();
   const batches: Array<{ orgId: string; events: Array<{ eventType: string; businessData: Record<string, unknown> }> }> = [];
   for (let i = 0; i < EVENTS; i += 1000) {
@@ -215,6 +223,16 @@ try {
   if (fSealed !== EVENTS) throw new Error(`HTTP ingest sealed ${fSealed} of ${EVENTS}`);
   const fRate = rate(EVENTS, t10 - t9);
   console.log(`f. POST /api/public/v1/audit/events (201 = sealed, 4 connections, 1,000-event bodies, one organization): ${fmt(fRate)} events/s (${Math.round(t10 - t9)} ms); ${cpuText(fCpu)} (this process is the HTTP client too); peak RSS ${rss()}`);
+
+  // g. The raw batch archive of f's events (read back, JSONL with checkpoints, SHA-256, blob store).
+  const gCpu0 = cpuStart();
+  const tg = performance.now();
+  const files = await batchArchive.drain();
+  const gMs = performance.now() - tg;
+  const gCpu = cpuSince(gCpu0, EVENTS);
+  const archived = files.reduce((n, f) => n + f.lastSeq - f.firstSeq + 1, 0);
+  if (archived < EVENTS) throw new Error(`archived ${archived} of ${EVENTS}`);
+  console.log(`g. batch archive of those events (background work, not in e or f): ${files.length} files, ${fmt(rate(archived, gMs))} events/s (${Math.round(gMs)} ms); ${cpuText(gCpu)}`);
 
   // c. Naive per-event chained insert.
   await knex.raw('create table bench.naive_events (like core.audit_events including all)');
