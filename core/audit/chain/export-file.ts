@@ -70,7 +70,7 @@ export function formatExportFile(records: readonly SealedAuditRecord[], checkpoi
   const line = (value: unknown) => `${canonicalize(value)}\n`;
   let text = line({ type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION });
   for (const record of records) {
-    text += line({ ...record, type: 'record' });
+    text += `${recordLine(record) ?? canonicalize({ ...record, type: 'record' })}\n`;
     for (const jws of after.get(keyOf(record.orgId, record.seq)) ?? []) text += line({ type: 'checkpoint', jws });
   }
   for (const jws of rest) text += line({ type: 'checkpoint', jws });
@@ -119,4 +119,32 @@ export function parseExportFile(text: string): ParsedExportFile {
   }
   if (!sawHeader) throw new ExportFileFormatError('malformed_line', 1, 'empty file: no header line');
   return parsed;
+}
+
+/** The members of a record line, in RFC 8785 order (UTF-16 code units), `type` included. */
+const RECORD_KEYS = new Set(['actor', 'appGroupId', 'businessData', 'chainHash', 'eventType', 'hashVersion', 'id', 'occurredAt', 'orgId', 'payloadHash', 'prevHash', 'sealedAt', 'seq']);
+
+/**
+ * A record's line, `canonicalize({...record, type: 'record'})` exactly, composed around the
+ * library's canonical `businessData`: every other member is a string or a number (serialized by
+ * `JSON.stringify`, as the library does) in fixed JCS order, which saves sorting and serializing the
+ * whole record (the batch archive writes every sealed record once). Undefined for a record of any
+ * other shape (an unknown member, a member of another type), which then takes the library's path.
+ * A property test checks the two agree.
+ */
+function recordLine(r: SealedAuditRecord): string | undefined {
+  for (const key in r) if (!RECORD_KEYS.has(key)) return undefined;
+  const { actor, appGroupId, hashVersion } = r;
+  if (typeof r.id !== 'string' || typeof r.orgId !== 'string' || typeof r.eventType !== 'string' || typeof r.occurredAt !== 'string' || typeof r.sealedAt !== 'string' ||
+    typeof r.payloadHash !== 'string' || typeof r.prevHash !== 'string' || typeof r.chainHash !== 'string' || typeof r.seq !== 'number' || !Number.isFinite(r.seq) ||
+    actor === null || typeof actor !== 'object' || Object.getPrototypeOf(actor) !== Object.prototype || Object.keys(actor).length !== 2 ||
+    typeof actor.id !== 'string' || typeof actor.type !== 'string' ||
+    (appGroupId !== undefined && typeof appGroupId !== 'string') || (hashVersion !== undefined && (typeof hashVersion !== 'number' || !Number.isFinite(hashVersion)))) return undefined;
+  const data = canonicalize(r.businessData);
+  if (typeof data !== 'string') return undefined;
+  const str = JSON.stringify;
+  return `{"actor":{"id":${str(actor.id)},"type":${str(actor.type)}},${appGroupId === undefined ? '' : `"appGroupId":${str(appGroupId)},`}"businessData":${data},` +
+    `"chainHash":${str(r.chainHash)},"eventType":${str(r.eventType)},${hashVersion === undefined ? '' : `"hashVersion":${str(hashVersion)},`}"id":${str(r.id)},` +
+    `"occurredAt":${str(r.occurredAt)},"orgId":${str(r.orgId)},"payloadHash":${str(r.payloadHash)},"prevHash":${str(r.prevHash)},"sealedAt":${str(r.sealedAt)},` +
+    `"seq":${str(r.seq)},"type":"record"}`;
 }

@@ -1,4 +1,5 @@
 import canonicalize from 'canonicalize';
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SealedAuditRecord } from '../../../../core/audit/chain/audit-record.ts';
 import { signCheckpoint } from '../../../../core/audit/chain/checkpoint.ts';
@@ -162,5 +163,32 @@ describe('verifyExportFile', () => {
 
   it('a file without records fails', async () => {
     expect((await verifyExportFile(formatExportFile([]), key.jwks)).failure).toMatchObject({ reason: 'no_records' });
+  });
+});
+
+describe('record lines', () => {
+  const text = fc.string({ unit: 'binary', maxLength: 12 });
+  const json: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+    value: fc.oneof({ depthSize: 'small' }, fc.string({ unit: 'binary' }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.boolean(), fc.constant(null),
+      fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(fc.string({ unit: 'binary' }), tie('value'), { maxKeys: 4 })),
+  })).value;
+  const record = fc.record({
+    id: text, orgId: text, seq: fc.oneof(fc.nat(), fc.double({ noNaN: true, noDefaultInfinity: true })), eventType: text, occurredAt: text, sealedAt: text,
+    actor: fc.record({ type: text, id: text }), appGroupId: text, hashVersion: fc.constantFrom(1, 2), businessData: fc.dictionary(fc.string({ unit: 'binary' }), json, { maxKeys: 5 }),
+    payloadHash: text, prevHash: text, chainHash: text,
+  }, { requiredKeys: ['id', 'orgId', 'seq', 'eventType', 'occurredAt', 'sealedAt', 'actor', 'businessData', 'payloadHash', 'prevHash', 'chainHash'] });
+  const line = (r: unknown) => formatExportFile([r as SealedAuditRecord]).split('\n')[1];
+
+  it('each is the RFC 8785 text of the record with type "record", whatever its strings, numbers and members (property)', () => {
+    fc.assert(fc.property(record, (r) => {
+      expect(line(r)).toBe(canonicalize({ ...r, type: 'record' }));
+    }), { numRuns: 500 });
+  });
+
+  it('records of other shapes (an unknown member, an actor with more members, an undefined member, seq as text) give the library text too', () => {
+    const [r] = recordsA;
+    for (const odd of [{ ...r, extra: { z: 1, a: [2] } }, { ...r, actor: { ...r.actor, name: 'x' } }, { ...r, appGroupId: undefined }, { ...r, seq: String(r.seq) }]) {
+      expect(line(odd)).toBe(canonicalize({ ...odd, type: 'record' }));
+    }
   });
 });
