@@ -43,7 +43,7 @@ export interface SealableEvent {
 /**
  * Checks that an event will hash: `orgId` a UUID; `eventType`, the actor id and `appGroupId`
  * (when present and not empty; empty counts as absent) non-empty strings of at most {@link AUDIT_MAX_NAME_LENGTH} characters without NUL or lone
- * surrogates; `occurredAt` a valid date in years 0000–9999; `businessData` a plain object of JSON
+ * surrogates; `occurredAt` a valid date in years 0001–9999 (PostgreSQL has no year 0); `businessData` a plain object of JSON
  * values (finite numbers, strings and keys without NUL or lone surrogates, `Date` as its ISO text,
  * `undefined` members dropped as JSON does) at most {@link AUDIT_MAX_DEPTH} levels deep and
  * {@link AUDIT_MAX_BUSINESS_DATA_BYTES} bytes in canonical form.
@@ -65,8 +65,10 @@ export function checkSealable(event: SealableEvent, maxBytes = AUDIT_MAX_BUSINES
     try {
       if (!(event.occurredAt instanceof Date)) throw new RangeError('not a Date');
       toAuditTimestamp(event.occurredAt);
+      // PostgreSQL's timestamps have no year 0 (1 BC): the chain's format allows it, storage does not.
+      if (event.occurredAt.getUTCFullYear() < 1) throw new RangeError('year 0');
     } catch {
-      return fail('occurredAt', 'must be a valid date in years 0000 to 9999');
+      return fail('occurredAt', 'must be a valid date in years 0001 to 9999');
     }
   }
   const data = event.businessData ?? {};

@@ -51,6 +51,18 @@ describe('core.audit.ingest: batches sealed on the chain without the outbox', ()
     expect(verifyRecords([record]).ok).toBe(true);
   });
 
+  it('reads back the times it sealed at the ends of the allowed range (years 0001 and 9999, before 1970) exactly; year 0 is refused, nothing written', async () => {
+    const orgId = randomUUID();
+    const times = ['0001-01-01T00:00:00.000Z', '0001-12-31T23:59:59.999Z', '1969-12-31T23:59:59.999Z', '1970-01-01T00:00:00.001Z', '9999-12-31T23:59:59.999Z'];
+    await audit.ingest(orgId, times.map((t) => ({ eventType: 'app.edge.time', occurredAt: new Date(t) })));
+    const chain = await readChain(db().knex, orgId);
+    expect(chain.map((r) => r.occurredAt)).toEqual(times);
+    expect(verifyRecords(chain).ok).toBe(true);
+    const refused = await audit.ingest(orgId, [{ eventType: 'app.edge.time', occurredAt: new Date('0000-12-31T23:59:59.999Z') }]).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ status: 400, code: 'VALIDATION_FAILED', fields: { field: 'events[0].occurredAt' } });
+    expect(await readChain(db().knex, orgId)).toHaveLength(times.length);
+  });
+
   it('stores and hashes what JSON renders: a Date as its ISO text, undefined members dropped, array holes as null', async () => {
     const orgId = randomUUID();
     // eslint-disable-next-line no-sparse-arrays
