@@ -3,7 +3,7 @@ import type { JSONWebKeySet } from 'jose';
 import type { SealedAuditRecord } from './chain/index.ts';
 import type { AuditCheckpointer } from './checkpointer.ts';
 import { auditJwks, type PlatformAuditKey } from './platform-audit-key.ts';
-import { readChain, toSealedRecord } from './read-chain.ts';
+import { readChain, sealedColumns, toSealedRecord } from './read-chain.ts';
 import type { AuditLog, AuditSearch, StoredCheckpoint } from './audit-log.types.ts';
 import { auditActivity, auditPulse, type AuditActivity, type AuditActivityWindow, type AuditPulse } from './audit-activity.ts';
 
@@ -43,18 +43,18 @@ export class KernelAuditLog implements AuditLog {
   }
 
   async sealedBetween(orgId: string, from: Date, to: Date): Promise<SealedAuditRecord[]> {
-    const rows = await this.knex('core.audit_events').where({ orgId }).andWhere('sealedAt', '>=', from).andWhere('sealedAt', '<', to).orderBy('seq');
+    const rows = await this.knex('core.audit_events').select(sealedColumns(this.knex)).where({ orgId }).andWhere('sealedAt', '>=', from).andWhere('sealedAt', '<', to).orderBy('seq');
     return rows.map(toSealedRecord);
   }
 
   async record(id: string): Promise<SealedAuditRecord | undefined> {
     if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
-    const row = await this.knex('core.audit_events').where({ id }).first();
+    const row = await this.knex('core.audit_events').select(sealedColumns(this.knex)).where({ id }).first();
     return row ? toSealedRecord(row) : undefined;
   }
 
   async search(orgId: string, f: AuditSearch): Promise<SealedAuditRecord[]> {
-    const q = this.knex('core.audit_events').where({ orgId }).andWhere('occurredAt', '>=', f.from).andWhere('occurredAt', '<=', f.to);
+    const q = this.knex('core.audit_events').select(sealedColumns(this.knex)).where({ orgId }).andWhere('occurredAt', '>=', f.from).andWhere('occurredAt', '<=', f.to);
     const visible = f.visibleTo;
     if (visible) {
       q.where((w) => {
