@@ -17,7 +17,9 @@
  *    (same service call), so the ratio isolates token verification and the per-request revocation
  *    and key-status check.
  * Also shown, to read the numbers: `GET /healthz`, the kernel's HTTP floor (no database, no auth), and
- * the CPU time the serving process spends per request (Linux `/proc`). Two reference routes split
+ * the CPU time the serving process spends per request (Linux `/proc`), with the part of it spent on
+ * its main thread, the event loop (the rest is libuv's pool, where the signatures are made, and V8's
+ * helper threads). Two reference routes split
  * issuance's CPU (docs/api/keys.md, "Benchmarks"): E. `POST /api/bench/post`, the token route's
  * body, schema and headers answered with a constant body of a token answer's size (the kernel's POST
  * path, no signing); F. the same plus one RS256 signature of a same-size input, made with
@@ -111,6 +113,8 @@ interface Rate {
   rps: number;
   /** CPU time (user + system) the serving process spent per request, in microseconds (Linux). */
   cpuUs?: number;
+  /** The part of `cpuUs` spent on the process's main thread (its event loop); the rest is its other threads (libuv's pool, V8's helpers). */
+  loopCpuUs?: number;
   p50: number;
   p99: number;
   errors: number;
@@ -203,14 +207,15 @@ async function main(): Promise<void> {
   const row = (name: string, rs: Rate[]) => {
     const b = best(rs);
     const cpu = rs.every((r) => r.cpuUs !== undefined) ? `${median(rs.map((r) => r.cpuUs!)).toFixed(0).padStart(5)} µs` : '    -   ';
-    console.log(`${name.padEnd(54)} ${fmt(b.rps)} ${fmt(median(rs.map((r) => r.rps)))}  ${cpu}   p50 ${String(b.p50).padStart(3)} ms  p99 ${String(b.p99).padStart(3)} ms  errors ${rs.reduce((n, r) => n + r.errors + r.non2xx, 0)}`);
+    const loop = rs.every((r) => r.loopCpuUs !== undefined) ? `${median(rs.map((r) => r.loopCpuUs!)).toFixed(0).padStart(5)} µs` : '    -   ';
+    console.log(`${name.padEnd(54)} ${fmt(b.rps)} ${fmt(median(rs.map((r) => r.rps)))}  ${cpu} ${loop}   p50 ${String(b.p50).padStart(3)} ms  p99 ${String(b.p99).padStart(3)} ms  errors ${rs.reduce((n, r) => n + r.errors + r.non2xx, 0)}`);
   };
   console.log('');
   console.log(`machine: ${cpus()[0]?.model ?? 'unknown cpu'}, ${availableParallelism()} hardware threads, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; Node ${process.version}; PostgreSQL server`);
   console.log(`load: autocannon (this process), ${CONNECTIONS} connections; ${WARMUP_SECONDS} s warm-up each, then ${ROUNDS} interleaved rounds of ${SECONDS} s`);
   console.log(`Aerie and oidc-provider: one process each (event loop + libuv pool of ${process.env.UV_THREADPOOL_SIZE ?? 4}), logs at warn; raw signing: the same pool size`);
   console.log('');
-  console.log(`${''.padEnd(54)} ${'best'.padStart(7)} ${'median'.padStart(7)}  ${'CPU/req'.padStart(8)}   (per second; CPU of the serving process per request, median; latency of the best round)`);
+  console.log(`${''.padEnd(54)} ${'best'.padStart(7)} ${'median'.padStart(7)}  ${'CPU/req'.padStart(8)} ${'loop'.padStart(8)}   (per second; CPU of the serving process per request, median, and its event loop's part; latency of the best round)`);
   console.log(`${'raw RS256 crypto.sign, pre-parsed RSA-2048, pool'.padEnd(54)} ${fmt(Math.max(...raw))} ${fmt(median(raw))}`);
   console.log(`${'  (the same, one thread, synchronous; CPU per signature)'.padEnd(54)} ${fmt(Math.max(...rawOneThread))} ${fmt(median(rawOneThread))}  ${median(rawCpuUs).toFixed(0).padStart(5)} µs`);
   row('Aerie POST /api/m2m/token', runs.token);
@@ -285,18 +290,21 @@ interface LoadOptions {
 }
 
 async function load(opts: LoadOptions, seconds: number, pid?: number): Promise<Rate> {
-  const cpuBefore = pid ? processCpuMs(pid) : undefined;
+  const [cpuBefore, loopBefore] = pid ? [processCpuMs(pid), processCpuMs(pid, pid)] : [];
   const r = await autocannon({ ...opts, connections: CONNECTIONS, duration: seconds });
-  const cpuAfter = pid ? processCpuMs(pid) : undefined;
+  const [cpuAfter, loopAfter] = pid ? [processCpuMs(pid), processCpuMs(pid, pid)] : [];
   if (r.non2xx > 0 || r.errors > 0) console.error(`${opts.method} ${opts.url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  const cpuUs = cpuBefore !== undefined && cpuAfter !== undefined && r.requests.total > 0 ? ((cpuAfter - cpuBefore) * 1000) / r.requests.total : undefined;
-  return { rps: r.requests.average, cpuUs, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
+  const perRequest = (before?: number, after?: number) => (before !== undefined && after !== undefined && r.requests.total > 0 ? ((after - before) * 1000) / r.requests.total : undefined);
+  return { rps: r.requests.average, cpuUs: perRequest(cpuBefore, cpuAfter), loopCpuUs: perRequest(loopBefore, loopAfter), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx };
 }
 
-/** User + system CPU milliseconds of a process so far (Linux `/proc`), or undefined elsewhere. */
-function processCpuMs(pid: number): number | undefined {
+/**
+ * User + system CPU milliseconds of a process so far, or of one of its threads (`tid`; the main
+ * thread's id is the process id), from Linux `/proc`; undefined elsewhere.
+ */
+function processCpuMs(pid: number, tid?: number): number | undefined {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
   } catch {
     return undefined;

@@ -192,10 +192,8 @@ export class ApiKeysService implements ApiKeysServiceApi {
    */
   async lookup(value: string): Promise<KeyRecord | undefined> {
     const hash = this.crypto.sha256Hex(value);
-    if (this.keyStatus.synced) {
-      const hit = this.byHash.get(hash);
-      if (hit) return hit;
-    }
+    const hit = this.rememberedByHash(hash);
+    if (hit) return hit;
     const version = this.keyStatus.version;
     const { rows } = (await this.db.knex.raw(ISSUANCE_SQL, [hash])) as { rows: Array<KeyRecord & { kid: string | null; orgSlug: string | null }> };
     const row = rows[0];
@@ -205,6 +203,19 @@ export class ApiKeysService implements ApiKeysServiceApi {
     if (kid && orgSlug) this.signingKeys.prime(key.orgId, { kid, slug: orgSlug }, version);
     if (!key.revokedAt && this.keyStatus.synced && this.keyStatus.version === version) this.byHash.set(hash, key);
     return key;
+  }
+
+  /**
+   * The key with this value when this process remembers it (key-status view in sync), without a
+   * query or a promise; `undefined` otherwise: then ask {@link lookup}, which also answers unknown,
+   * malformed and revoked values (never remembered). The caller rejects revoked keys all the same.
+   */
+  remembered(value: string): KeyRecord | undefined {
+    return this.keyStatus.synced ? this.rememberedByHash(this.crypto.sha256Hex(value)) : undefined;
+  }
+
+  private rememberedByHash(hash: string): KeyRecord | undefined {
+    return this.keyStatus.synced ? this.byHash.get(hash) : undefined;
   }
 
   /**

@@ -80,9 +80,10 @@ export class MachineTokensService implements MachineTokensServiceApi {
    * @see docs/api/keys.md, 3, 6
    */
   async issue(input: MachineTokenRequest): Promise<MachineTokenResponse> {
-    const key = await this.apiKeys.lookup(input.apiKey);
+    // What this process remembers is read without a promise; only a miss waits (for the database).
+    const key = this.apiKeys.remembered(input.apiKey) ?? (await this.apiKeys.lookup(input.apiKey));
     if (!key || key.revokedAt || !input.apiKey.startsWith(API_KEY_PREFIX)) throw keysErrors.invalidApiKey();
-    const { kid, slug } = await this.signingKeys.activeFor(key.orgId);
+    const { kid, slug } = this.signingKeys.rememberedActive(key.orgId) ?? (await this.signingKeys.activeFor(key.orgId));
     // Slugs are case-insensitive, as in paths (`/api/org/ACME/…` is acme).
     if (slug.toLowerCase() !== input.orgSlug.toLowerCase()) throw keysErrors.invalidApiKey();
     if (key.serviceAccountId && !(await this.apiKeys.serviceAccountActive(key.orgId, key.serviceAccountId))) throw keysErrors.serviceAccountInactive();
@@ -97,12 +98,12 @@ export class MachineTokensService implements MachineTokensServiceApi {
     const signer = await this.signingKeys.signer(kid);
     const expiresIn = issuedLifetime(input.lifetimeSeconds, key.maxTokenLifetimeSeconds);
     const iat = Math.floor(this.clock.now().getTime() / 1000);
-    const claims: MachineTokenClaims = {
+    const claims: MachineTokenClaims & Record<string, unknown> = {
       iss: signer.issuer, sub: key.serviceAccountId ?? key.id, aud: this.signingKeys.audience(slug), org: slug,
       scope: scopes.join(' '), client_id: key.id, ...(key.appGroupId ? { app_group: key.appGroupId } : {}),
       jti: randomUUID(), iat, exp: iat + expiresIn,
     };
-    const accessToken = await signer.sign({ ...claims });
+    const accessToken = await signer.sign(claims);
     return { accessToken, tokenType: 'Bearer', expiresIn, org: slug };
   }
 

@@ -155,14 +155,20 @@ export class SigningKeysService implements SigningKeysServiceApi {
    * @throws Error when the organization does not exist
    */
   async activeFor(orgId: string): Promise<ActiveKey> {
-    if (this.keyStatus.synced) {
-      const hit = this.active.get(orgId);
-      if (hit) return hit;
-    }
+    const hit = this.rememberedActive(orgId);
+    if (hit) return hit;
     const version = this.keyStatus.version;
     const found = await this.ensureActive(orgId);
     this.prime(orgId, found, version);
     return found;
+  }
+
+  /**
+   * The organization's active key when this process remembers it (key-status view in sync), without
+   * a query or a promise; `undefined` otherwise (ask {@link activeFor}).
+   */
+  rememberedActive(orgId: string): ActiveKey | undefined {
+    return this.keyStatus.synced ? this.active.get(orgId) : undefined;
   }
 
   /**
