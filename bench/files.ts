@@ -7,7 +7,9 @@
  *
  * Measured, in one run:
  * A. raw: the SDK's `PutObject` (S3Client, SigV4), each body the same in-memory buffer, no Aerie.
- *    It runs in this process: the SDK here is the application that stores the bytes.
+ *    It runs in this process: the SDK here is the application that stores the bytes. Its client is
+ *    set as Aerie's is (`requestChecksumCalculation: 'WHEN_REQUIRED'`): both send the SigV4 SHA-256
+ *    of the body and no CRC32 (the SDK's default adds one, ~0.26 ms of CPU per MiB).
  * B. Aerie: the same uploads through the API (busboy → SHA-256 and size count → the blob driver;
  *    then the quota reservation, the row and the audit event in one transaction). Aerie
  *    runs in this process, as the raw SDK does; the HTTP client that sends it the files (undici, from
@@ -23,17 +25,33 @@
  * in the median rounds. Unlike the wall-clock figures it barely depends on what else the machine
  * runs; when the cores are saturated, the ratio of the two sides' totals is the throughput ratio.
  * Memory: this process's resident set (Aerie, its database and its S3 client) is sampled every
- * 20 ms during the B rounds (the warm-up round too); printed are its peak, and the peak's growth
- * from before the first upload (the server up, signed in, nothing sent yet: what uploads cost,
- * JIT and the database's growth under load included) and from after the first `--inflight` uploads;
- * also the peak of the warm-up round alone: later B rounds follow raw rounds, whose garbage (SDK
- * objects promoted while waiting on the server) stays in this process's heap until a full collection.
+ * 20 ms during the B rounds (the warm-up round too). Between rounds, never during one, the bench
+ * runs a full collection (`gc()`, exposed at start-up through `v8.setFlagsFromString`), so every
+ * round, raw or Aerie, starts from what is live. Printed:
+ * 1. the peak of all B rounds, and its growth from before the first upload (the server up, signed
+ *    in, nothing sent yet: what uploads cost, JIT and the database's growth under load included) and
+ *    from after the first `--inflight` uploads; the warm-up round's peak alone; the growth at the
+ *    peak by kind (V8 heap, Buffers, the rest);
+ * 2. per round, the peak's growth over the RSS after the full collection just before that round,
+ *    by kind for the largest. This is the figure that answers "the stream is not buffered": a round
+ *    moves `--files` × `--mib` MiB, and bodies held in memory would show here as Buffers growing by
+ *    about `--inflight` × `--mib` MiB (100 MiB), whatever garbage earlier rounds left;
+ * 3. after a last full collection: the RSS and the V8 heap in use, against before the first upload
+ *    (what uploads left behind for good, as opposed to garbage not yet collected).
+ * The full collections between rounds are not neutral: V8 sizes its heap limits from what is live
+ * after a full collection, as a long-running server does after its first one. Without them, the
+ * limits that start-up left (migrations, module loading) let the Aerie rounds run with no full
+ * collection at all while the old generation piled up garbage (~150 MiB over all rounds, gone at the
+ * first collection); with them, the Aerie rounds run several full collections each, which the GC
+ * line and Aerie's CPU per MiB count.
+ * `--no-gc-between-rounds` runs the first and last collections only, for that comparison.
  * Also printed: this process's garbage collections in the median rounds.
  * Targets (S3 driver): B ≥ 0.8 × A (MiB/s); RSS growth from before the first upload < 100 MB.
  *
  * Run: node --import tsx bench/files.ts (embedded PGlite), or against a PostgreSQL server:
  *   eval "$(bash .ci/pg-server.sh)"; node --import tsx bench/files.ts; bash .ci/pg-server.sh stop $PGTMP
- * Options: `--files N`, `--mib N`, `--inflight N`, `--rounds N`, `--driver s3|file` (default: both, one after the other).
+ * Options: `--files N`, `--mib N`, `--inflight N`, `--rounds N`, `--driver s3|file` (default: both, one after the other),
+ * `--no-gc-between-rounds`.
  */
 import 'reflect-metadata';
 import { fork, type ChildProcess } from 'node:child_process';
@@ -45,9 +63,17 @@ import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 
 const BUCKET = 'aerie-bench';
+setFlagsFromString('--expose-gc');
+/** A full (mark-compact) collection of this process's heap (as `node --expose-gc` would allow). */
+const forceGc = runInNewContext('gc') as () => void;
+/** The collection between rounds (never during one); `--no-gc-between-rounds` leaves V8 alone until the end. */
+const gcBetweenRounds = !process.argv.includes('--no-gc-between-rounds');
+const fullGc = gcBetweenRounds ? forceGc : () => undefined;
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;
@@ -149,7 +175,8 @@ async function main(driver: 's3' | 'file'): Promise<void> {
   const mib = (files * size) / 2 ** 20;
 
   const rounds = arg('rounds', 3);
-  const s3 = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true });
+  // As Aerie's S3 client does: the SigV4 payload hash covers the body, no CRC32 where S3 does not require one.
+  const s3 = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED' });
   const raw = () => timed(files, inflight, async (i) => {
     await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `raw/${i}`, Body: payload, ContentLength: size, ContentType: 'application/octet-stream' }));
   });
@@ -166,30 +193,38 @@ async function main(driver: 's3' | 'file'): Promise<void> {
   const send = (n: number) => reply<{ seconds: number; cpu: number }>(uploader, { files: n } satisfies ClientMessage);
   const s3cpu = async () => (await reply<{ cpu: number }>(s3server, 'cpu')).cpu;
 
-  global.gc?.();
+  forceGc();
   const before = process.memoryUsage();
   const beforeUploads = before.rss;
   let peak = beforeUploads;
   let atPeak = before;
-  let afterFirst = 0;
+  /** Per B round: the RSS after a full collection just before it, and its own peak (with `memoryUsage()` at both). */
+  type RoundMemory = { base: NodeJS.MemoryUsage; peak: NodeJS.MemoryUsage };
+  const roundMemory: RoundMemory[] = [];
+  // Call fullGc() before (outside) each measured round: between rounds only, never while uploads run.
   const sampling = async <T>(task: () => Promise<T>): Promise<T> => {
+    const round: RoundMemory = { base: process.memoryUsage(), peak: process.memoryUsage() };
     const sampler = setInterval(() => {
       const rss = process.memoryUsage.rss();
-      if (rss > peak) [peak, atPeak] = [rss, process.memoryUsage()];
+      if (rss > round.peak.rss) round.peak = process.memoryUsage();
+      if (rss > peak) [peak, atPeak] = [rss, round.peak];
     }, 20);
     try {
       return await task();
     } finally {
       clearInterval(sampler);
+      roundMemory.push(round);
     }
   };
   await sampling(() => send(inflight)); // first connections and transactions
-  global.gc?.();
-  afterFirst = process.memoryUsage.rss();
+  roundMemory.length = 0;
+  fullGc();
+  const afterFirst = process.memoryUsage.rss();
   // Warm-up, one unmeasured round of each (its RSS counts): the B path runs far more JavaScript,
   // and PGlite's WebAssembly tiers up, on background threads, for ~10 s of uploads.
   await sampling(() => send(files));
   const warmPeak = peak;
+  fullGc();
   await raw();
   // Garbage collections in this process, by kind (full = mark-compact), counted per round.
   const gcs = { full: 0, young: 0, ms: 0 };
@@ -207,9 +242,14 @@ async function main(driver: 's3' | 'file'): Promise<void> {
   const rawRuns: Round[] = [];
   const aerieRuns: Round[] = [];
   for (let r = 0; r < rounds; r++) {
+    fullGc();
+    // The observer hears of a collection a tick after it: let the one just forced be counted before counting starts.
+    await new Promise((ok) => setImmediate(ok));
     let [cpu, s3Before, gcBefore] = [cpuSeconds(), await s3cpu(), { ...gcs }];
     const rawSeconds = await raw();
     rawRuns.push({ seconds: rawSeconds, cpu: cpuSeconds() - cpu, s3: (await s3cpu()) - s3Before, gc: gcSince(gcBefore) });
+    fullGc();
+    await new Promise((ok) => setImmediate(ok));
     [cpu, s3Before, gcBefore] = [cpuSeconds(), await s3cpu(), { ...gcs }];
     const sent = await sampling(() => send(files));
     aerieRuns.push({ seconds: sent.seconds, cpu: cpuSeconds() - cpu, s3: (await s3cpu()) - s3Before, client: sent.cpu, gc: gcSince(gcBefore) });
@@ -230,9 +270,20 @@ async function main(driver: 's3' | 'file'): Promise<void> {
   console.log(`CPU per MiB, Aerie:           Aerie ${perMib(aerieMedian.cpu)}, S3 server ${perMib(aerieMedian.s3)}, upload client ${perMib(aerieMedian.client!)}`);
   console.log(`GC in this process:           raw ${gcLine(rawMedian)}; Aerie ${gcLine(aerieMedian)}`);
   const mibOf = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+  const byKind = (from: NodeJS.MemoryUsage, to: NodeJS.MemoryUsage) => {
+    const [heap, buffers] = [to.heapTotal - from.heapTotal, to.arrayBuffers - from.arrayBuffers];
+    return `V8 heap ${mibOf(heap)}, Buffers ${mibOf(buffers)}, the rest (native: PGlite's WebAssembly memory, code, malloc) ${mibOf(to.rss - from.rss - heap - buffers)}`;
+  };
   console.log(`RSS during Aerie's uploads:   peak ${mibOf(peak)}, grown ${mibOf(peak - beforeUploads)} from before the first upload (${mibOf(beforeUploads)}; target < 100 MB), ${mibOf(peak - afterFirst)} from after the first ${inflight}`);
   console.log(`  in the warm-up round alone (before any raw round): peak ${mibOf(warmPeak)}, grown ${mibOf(warmPeak - beforeUploads)} from before the first upload`);
-  console.log(`  growth at the peak, by kind: V8 heap ${mibOf(atPeak.heapTotal - before.heapTotal)}, Buffers ${mibOf(atPeak.arrayBuffers - before.arrayBuffers)}, the rest (native: PGlite's WebAssembly memory, code, malloc) ${mibOf(atPeak.rss - before.rss - (atPeak.heapTotal - before.heapTotal) - (atPeak.arrayBuffers - before.arrayBuffers))}`);
+  console.log(`  growth at the peak, by kind: ${byKind(before, atPeak)}`);
+  const growth = roundMemory.map((m) => m.peak.rss - m.base.rss);
+  const worst = roundMemory[growth.indexOf(Math.max(...growth))]!;
+  console.log(`RSS growth within each round over the RSS ${gcBetweenRounds ? 'after a full GC' : '(no GC between rounds)'} just before it (warm-up first): ${growth.map(mibOf).join(', ')}`);
+  console.log(`  largest, by kind: ${byKind(worst.base, worst.peak)}; V8 heap in use ${mibOf(worst.base.heapUsed)} → ${mibOf(worst.peak.heapUsed)}`);
+  forceGc();
+  const after = process.memoryUsage();
+  console.log(`after a full GC at the end:   RSS ${mibOf(after.rss)} (${mibOf(after.rss - beforeUploads)} above before the first upload), V8 heap in use ${mibOf(after.heapUsed)} (was ${mibOf(before.heapUsed)}), Buffers ${mibOf(after.arrayBuffers)} (was ${mibOf(before.arrayBuffers)})`);
 
   gcObserver.disconnect();
   uploader.kill();
