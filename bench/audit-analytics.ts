@@ -27,6 +27,9 @@ import { performance } from 'node:perf_hooks';
 import { coreRefs } from '../core/core-refs.ts';
 import { DAY_MS, utcDay, toAuditTimestamp, type AuditService, type SealedAuditRecord } from '../core/index.ts';
 import { rollUpDay } from '../plugins/analytics/day-rollup.ts';
+import { addActiveDays, countActiveUsers } from '../plugins/analytics/active-days.ts';
+import type { ActivityRow } from '../plugins/analytics/activity-row.ts';
+import { analyticsRefs, type ActivityProjector } from '../plugins/analytics/api.ts';
 import { countryOf } from '../workers/rollup-day.ts';
 import { TestAerie } from '../test/helpers/harness.ts';
 
@@ -38,6 +41,8 @@ const EVENTS = arg('events', 1_000_000);
 const REQUESTS = arg('requests', 50);
 const DAYS = 90;
 const TARGET_MS = 200;
+/** First seq of the hot-store rows the bench writes directly (past any chain position it seals). */
+const BENCH_SEQ = 1_000_000_000;
 
 const IPS = ['81.2.69.160', '8.8.8.8', '1.0.16.1', '2.16.0.1', '5.39.0.1', '41.0.0.1', '49.0.0.1', '58.0.0.1', '62.0.0.1', '77.0.0.1', '91.0.0.1', '101.0.0.1', '121.0.0.1', '151.0.0.1', '177.0.0.1', '187.0.0.1', '190.0.0.1', '200.0.0.1'];
 const METHODS = ['passkey', 'email_code', 'google', 'github'];
@@ -122,7 +127,12 @@ async function main(): Promise<void> {
       rollupMs += performance.now() - r0;
       const rows = [['', rolled.org] as const, ...Object.entries(rolled.appGroups)].map(([appGroupId, body]) => ({ orgId: org, appGroupId, day, body: JSON.stringify(body), dayFileSha256: 'bench', createdAt: new Date() }));
       await aerie.kernel.db.knex('analytics.rollups').insert(rows);
-      for (let i = 0; i < activity.length; i += 2000) await aerie.kernel.db.knex('analytics.end_user_activity').insert(activity.slice(i, i + 2000).map((a, j) => ({ ...a, seq: hotRows + i + j + 1 })));
+      // Seqs far past the chain's, so the projector's rows of the sealed days below do not collide.
+      const hot = activity.map((a, j) => ({ ...a, seq: BENCH_SEQ + hotRows + j + 1 }) as ActivityRow);
+      await aerie.kernel.db.transaction(async (trx) => {
+        for (let i = 0; i < hot.length; i += 2000) await trx('analytics.end_user_activity').insert(hot.slice(i, i + 2000));
+        await addActiveDays(trx, hot);
+      });
       hotRows += activity.length;
       // The last 3 days (orgEventTypes' window) are also sealed on the chain.
       if (d <= 2) {
@@ -132,10 +142,15 @@ async function main(): Promise<void> {
         sealed += records.length;
       }
     }
+    await aerie.kernel.auditSealer.drain();
+    await aerie.kernel.container.resolve<ActivityProjector>(analyticsRefs.activity.id).drain();
     // What autovacuum would have done by the time anyone reads a 90-day window.
-    await aerie.sql('vacuum analyze analytics.end_user_activity');
-    await aerie.sql('vacuum analyze analytics.rollups');
+    for (const table of ['end_user_activity', 'end_user_active_days', 'rollups']) await aerie.sql(`vacuum analyze analytics.${table}`);
+    const [shape] = await aerie.sql(`select count(*) filter (where kind = 'login')::int as logins, count(distinct end_user_id) filter (where kind = 'login')::int as users,
+      count(distinct (end_user_id, (occurred_at at time zone 'UTC')::date)) filter (where kind = 'login')::int as "userDays",
+      (select count(*)::int from analytics.end_user_active_days where org_id = ?) as "activeDayRows" from analytics.end_user_activity where org_id = ?`, [org, org]);
     console.log(`set-up: ${(perDay * DAYS).toLocaleString('en')} events over ${DAYS} days in ${((performance.now() - t0) / 1000).toFixed(1)} s; hot end-user store ${hotRows.toLocaleString('en')} rows; sealed on the chain ${sealed.toLocaleString('en')}`);
+    console.log(`logins ${shape.logins.toLocaleString('en')} by ${shape.users.toLocaleString('en')} distinct end users (${(shape.logins / shape.users).toFixed(1)} each), ${shape.userDays.toLocaleString('en')} distinct (user, day) pairs; active-days rows ${shape.activeDayRows.toLocaleString('en')} (organization + app groups)`);
     console.log(`rollUpDay (one thread, countries included): ${Math.round((perDay * DAYS) / (rollupMs / 1000)).toLocaleString('en')} events/s`);
 
     const time = async (path: string) => {
@@ -144,6 +159,31 @@ async function main(): Promise<void> {
       if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
       return { ms: performance.now() - a, body: res.body };
     };
+    // The distinct counts of /analytics?days=90 side by side: the hot-store scan the active-days table replaced, and the table.
+    const todayDay = utcDay(today);
+    const start = utcDay(today - (DAYS - 1) * DAY_MS);
+    const prevStart = utcDay(today - (2 * DAYS - 1) * DAY_MS);
+    const scan = async () => (await aerie.sql(`with u as (select end_user_id, app_group_id, bool_or(occurred_at >= ?::date) as cur, bool_or(occurred_at < ?::date) as prev, bool_or(occurred_at >= ?::date) as today
+        from analytics.end_user_activity where org_id = ? and kind = 'login' and end_user_id is not null and occurred_at >= ?::date group by end_user_id, app_group_id)
+      select count(distinct end_user_id) filter (where cur)::int as mau, count(distinct end_user_id) filter (where prev)::int as "mauPrev", count(distinct end_user_id) filter (where today)::int as "dauToday" from u`,
+    [start, start, todayDay, org, prevStart]))[0];
+    const table = async () => {
+      const d = await countActiveUsers(aerie.kernel.db, { orgId: org, start, prevStart, today: todayDay });
+      return { mau: d.mau, mauPrev: d.mauPrev, dauToday: d.dauToday };
+    };
+    const side: Record<string, number[]> = { scan: [], table: [] };
+    const results: Record<string, unknown> = {};
+    for (let i = 0; i < 21; i++) {
+      for (const [name, f] of [['scan', scan], ['table', table]] as const) {
+        const a = performance.now();
+        results[name] = await f();
+        side[name].push(performance.now() - a);
+      }
+    }
+    const [sScan, sTable] = [stats(side.scan), stats(side.table)];
+    console.log(`\ndistinct counts (mau, mauPrev, dauToday; 21 runs alternated): hot-store scan median ${sScan.median.toFixed(1)} ms, p95 ${sScan.p95.toFixed(1)}; active-days table median ${sTable.median.toFixed(1)} ms, p95 ${sTable.p95.toFixed(1)}; scan ÷ table ${(sScan.median / sTable.median).toFixed(1)}×`);
+    console.log(`  scan ${JSON.stringify(results.scan)} table ${JSON.stringify(results.table)} ${JSON.stringify(results.scan) === JSON.stringify(results.table) ? 'equal' : 'DIFFER'}`);
+
     console.log(`\n${'route (days=90)'.padEnd(42)}     cold      min   median      p95      max   median/${TARGET_MS}ms`);
     for (const path of ['/api/v1/admin/audit/analytics?orgSlug=bench&days=90', '/api/v1/admin/audit/analytics/rollup?orgSlug=bench&days=90', '/api/v1/admin/audit/behavior/rollup?orgSlug=bench&days=90']) {
       const cold = await time(path);
@@ -151,7 +191,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < REQUESTS; i++) warm.push((await time(path)).ms);
       const s = stats(warm);
       console.log(`${path.replace('/api/v1/admin/audit', '').replace('?orgSlug=bench&days=90', '').padEnd(42)} ${fmt(cold.ms)} ${fmt(s.min)} ${fmt(s.median)} ${fmt(s.p95)} ${fmt(s.max)}   ${(s.median / TARGET_MS).toFixed(2)}`);
-      if (path.includes('/analytics?')) console.log(`  (windowSource ${cold.body.windowSource}, covered ${cold.body.rollupCoveredDates}/${cold.body.rollupRequestedDates}, kpi.logins ${cold.body.kpi.logins}, mau ${cold.body.kpi.mau})`);
+      if (path.includes('/analytics?')) console.log(`  (windowSource ${cold.body.windowSource}, covered ${cold.body.rollupCoveredDates}/${cold.body.rollupRequestedDates}, kpi.logins ${cold.body.kpi.logins}, mau ${cold.body.kpi.mau}, mauPrev ${cold.body.kpi.mauPrev}, dauToday ${cold.body.kpi.dauToday})`);
     }
     console.log(`\nload average ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')}; database ${process.env.TEST_DATABASE_URL ? 'PostgreSQL server' : 'embedded PGlite'}`);
   } finally {
