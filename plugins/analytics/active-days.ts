@@ -67,11 +67,11 @@ export interface DistinctUsers {
 export async function countActiveUsers(db: Database, w: { orgId: string; appGroupId?: string; start: string; prevStart: string; today: string }): Promise<DistinctUsers> {
   const rows: Array<{ appGroupId: string; cur: string; prev: string; today: string }> = await db.knex('analytics.end_user_active_days')
     .where({ orgId: w.orgId }).modify((q) => (w.appGroupId === undefined ? q : q.where({ appGroupId: w.appGroupId })))
-    .whereRaw(`days && daterange(?::date, null)`, [w.prevStart])
+    .whereRaw('upper(days) > ?::date', [w.prevStart]) // active since prevStart (upper is the day after the last)
     .groupBy('appGroupId')
-    .select('appGroupId', db.knex.raw(`count(*) filter (where days && daterange(?::date, null)) as cur`, [w.start]),
-      db.knex.raw(`count(*) filter (where days && daterange(?::date, ?::date)) as prev`, [w.prevStart, w.start]),
-      db.knex.raw(`count(*) filter (where days && daterange(?::date, null)) as today`, [w.today]));
+    .select('appGroupId', db.knex.raw('count(*) filter (where upper(days) > ?::date) as cur', [w.start]),
+      db.knex.raw('count(*) filter (where days && daterange(?::date, ?::date)) as prev', [w.prevStart, w.start]),
+      db.knex.raw('count(*) filter (where upper(days) > ?::date) as today', [w.today]));
   const total = rows.find((r) => r.appGroupId === (w.appGroupId ?? WHOLE_ORG));
   return {
     mau: Number(total?.cur ?? 0), mauPrev: Number(total?.prev ?? 0), dauToday: Number(total?.today ?? 0),

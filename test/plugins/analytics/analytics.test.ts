@@ -366,10 +366,10 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
     expect((await activeDays(orgs.delta)).filter((r: any) => r.g === '')).toEqual([{ g: '', u: U.u1, d: d0 }, { g: '', u: U.u2, d: d0 }, { g: '', u: U.u2, d: d2 }].sort((a, b) => (a.u < b.u ? -1 : a.u > b.u ? 1 : 0)));
     const three = (await get('/api/v1/admin/audit/analytics?orgSlug=delta&days=3')).body;
     expect(three.kpi).toMatchObject({ mau: 2, mauPrev: 0, dauToday: 1, logins: 4 });
-    expect(three.byAppGroup.map((g: any) => [g.name, g.activeUsers, g.logins])).toEqual([['One', 2, 2], ['Two', 2, 2]]);
+    expect(three.byAppGroup.map((g: any) => [g.name, g.activeUsers, g.logins]).sort()).toEqual([['One', 2, 2], ['Two', 2, 2]]);
     const two = (await get('/api/v1/admin/audit/analytics?orgSlug=delta&days=2')).body;
     expect(two.kpi).toMatchObject({ mau: 1, mauPrev: 2, dauToday: 1 });
-    expect(two.byAppGroup.map((g: any) => [g.name, g.activeUsers])).toEqual([['One', 0], ['Two', 1]]);
+    expect(two.byAppGroup.map((g: any) => [g.name, g.activeUsers]).sort()).toEqual([['One', 0], ['Two', 1]]);
     expect((await get(`/api/v1/admin/audit/analytics?orgSlug=delta&days=2&appGroupId=${ids[0]}`)).body.kpi).toMatchObject({ mau: 0, mauPrev: 2, dauToday: 0 });
     expect((await get(`/api/v1/admin/audit/analytics?orgSlug=delta&days=3&appGroupId=${ids[1]}`)).body.kpi).toMatchObject({ mau: 2, mauPrev: 0, dauToday: 1 });
     // 180 days on, the cutoff (181 days back) falls on day 1: day 0 leaves both stores, day 2 stays.
