@@ -10,9 +10,9 @@ const CHUNK = 500;
 /**
  * The active-days rows of a page of hot-store rows: for each end user who signed in (`login` with
  * an end-user id), one row for the organization (`appGroupId: ''`) and one per app group, `days` a
- * `datemultirange` literal of the UTC days of those sign-ins. Shape: `{orgId, appGroupId, endUserId, days}`.
+ * `datemultirange` literal of the UTC days of those sign-ins. Shape: `{orgId, appGroupId, endUserId, days, lastDay}`.
  */
-export function activeDayRows(activity: readonly ActivityRow[]): Array<{ orgId: string; appGroupId: string; endUserId: string; days: string }> {
+export function activeDayRows(activity: readonly ActivityRow[]): Array<{ orgId: string; appGroupId: string; endUserId: string; days: string; lastDay: string }> {
   const byKey = new Map<string, { orgId: string; appGroupId: string; endUserId: string; days: Set<string> }>();
   for (const a of activity) {
     if (a.kind !== 'login' || !a.endUserId) continue;
@@ -24,7 +24,10 @@ export function activeDayRows(activity: readonly ActivityRow[]): Array<{ orgId: 
       row.days.add(day);
     }
   }
-  return [...byKey.values()].map((r) => ({ ...r, days: `{${[...r.days].map((d) => `[${d},${d}]`).join(',')}}` }));
+  return [...byKey.values()].map((r) => {
+    const days = [...r.days].sort();
+    return { ...r, days: `{${days.map((d) => `[${d},${d}]`).join(',')}}`, lastDay: days.at(-1)! };
+  });
 }
 
 /**
@@ -35,7 +38,7 @@ export async function addActiveDays(trx: Knex.Transaction, activity: readonly Ac
   const rows = activeDayRows(activity);
   for (let i = 0; i < rows.length; i += CHUNK) {
     await trx('analytics.end_user_active_days').insert(rows.slice(i, i + CHUNK)).onConflict(['orgId', 'appGroupId', 'endUserId'])
-      .merge({ days: trx.raw('end_user_active_days.days + excluded.days') });
+      .merge({ days: trx.raw('end_user_active_days.days + excluded.days'), lastDay: trx.raw('greatest(end_user_active_days.last_day, excluded.last_day)') });
   }
 }
 
@@ -45,7 +48,7 @@ export async function addActiveDays(trx: Knex.Transaction, activity: readonly Ac
  */
 export async function purgeActiveDays(db: Database, cutoffDay: string): Promise<void> {
   await db.transaction(async (trx) => {
-    await trx.raw('delete from analytics.end_user_active_days where upper(days) <= ?::date', [cutoffDay]);
+    await trx.raw('delete from analytics.end_user_active_days where last_day < ?::date', [cutoffDay]);
     await trx.raw(`update analytics.end_user_active_days set days = days - datemultirange(daterange(null, ?::date)) where lower(days) < ?::date`, [cutoffDay, cutoffDay]);
   });
 }
@@ -67,11 +70,12 @@ export interface DistinctUsers {
 export async function countActiveUsers(db: Database, w: { orgId: string; appGroupId?: string; start: string; prevStart: string; today: string }): Promise<DistinctUsers> {
   const rows: Array<{ appGroupId: string; cur: string; prev: string; today: string }> = await db.knex('analytics.end_user_active_days')
     .where({ orgId: w.orgId }).modify((q) => (w.appGroupId === undefined ? q : q.where({ appGroupId: w.appGroupId })))
-    .whereRaw('upper(days) > ?::date', [w.prevStart]) // active since prevStart (upper is the day after the last)
+    .andWhere('lastDay', '>=', w.prevStart)
     .groupBy('appGroupId')
-    .select('appGroupId', db.knex.raw('count(*) filter (where upper(days) > ?::date) as cur', [w.start]),
-      db.knex.raw('count(*) filter (where days && daterange(?::date, ?::date)) as prev', [w.prevStart, w.start]),
-      db.knex.raw('count(*) filter (where upper(days) > ?::date) as today', [w.today]));
+    .select('appGroupId', db.knex.raw('count(*) filter (where last_day >= ?::date) as cur', [w.start]),
+      // The multirange is opened for the previous window only, and only on the rows that count it.
+      db.knex.raw('count(*) filter (where app_group_id = ? and (last_day < ?::date or days && daterange(?::date, ?::date))) as prev', [w.appGroupId ?? WHOLE_ORG, w.start, w.prevStart, w.start]),
+      db.knex.raw('count(*) filter (where last_day >= ?::date) as today', [w.today]));
   const total = rows.find((r) => r.appGroupId === (w.appGroupId ?? WHOLE_ORG));
   return {
     mau: Number(total?.cur ?? 0), mauPrev: Number(total?.prev ?? 0), dauToday: Number(total?.today ?? 0),

@@ -99,10 +99,13 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
 
   const builder = () => aerie.kernel.container.resolve<RollupBuilder>(analyticsRefs.rollups.id);
   const drainProjector = () => aerie.kernel.container.resolve<ActivityProjector>(analyticsRefs.activity.id).drain();
-  /** (app group or '' for the organization, end user, day) of `analytics.end_user_active_days`, one per day of each multirange. */
+  /**
+   * (app group or '' for the organization, end user, day) of `analytics.end_user_active_days`, one per
+   * day of each multirange; a row whose `last_day` is not its last day is left out (so it shows as a difference).
+   */
   const activeDays = (orgId: string) => aerie.sql(
     `select app_group_id as g, end_user_id as u, d::date::text as d from analytics.end_user_active_days, unnest(days) r, generate_series(lower(r), upper(r) - 1, interval '1 day') d
-     where org_id = ? order by 1, 2, 3`, [orgId]);
+     where org_id = ? and last_day = upper(days) - 1 order by 1, 2, 3`, [orgId]);
   /** The same triples computed from the hot store's logins. */
   const hotDays = (orgId: string) => aerie.sql(
     `select distinct g, end_user_id as u, (occurred_at at time zone 'UTC')::date::text as d from analytics.end_user_activity cross join lateral (values (''), (app_group_id)) v(g)
