@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
  * range), and the last of them. The projector maintains it in the same transaction as the hot-store rows it derives from;
  * the nightly purge trims it with them. `/analytics` counts distinct end users of a window as the
  * rows whose days overlap it: one pass over the organization's users instead of every sign-in.
- * Backfilled here from the hot store's logins.
+ * Backfilled here from the hot store's logins. Multiranges need PostgreSQL 14 or later.
  * @see docs/api/audit-analytics.md "Hot end-user store"
  */
 export async function up(knex: Knex): Promise<void> {
