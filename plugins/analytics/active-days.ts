@@ -38,7 +38,8 @@ export async function addActiveDays(trx: Knex.Transaction, activity: readonly Ac
   const rows = activeDayRows(activity);
   for (let i = 0; i < rows.length; i += CHUNK) {
     await trx('analytics.end_user_active_days').insert(rows.slice(i, i + CHUNK)).onConflict(['orgId', 'appGroupId', 'endUserId'])
-      .merge({ days: trx.raw('end_user_active_days.days + excluded.days'), lastDay: trx.raw('greatest(end_user_active_days.last_day, excluded.last_day)') });
+      .merge({ days: trx.raw('end_user_active_days.days + excluded.days'), lastDay: trx.raw('greatest(end_user_active_days.last_day, excluded.last_day)') })
+      .whereRaw('not end_user_active_days.days @> excluded.days'); // a day already there writes nothing
   }
 }
 
