@@ -10,8 +10,9 @@
  * rolled up with the rollup worker's own function (`rollUpDay`, countries from the offline
  * database — the time is printed: rollup events/s on one thread) and written to
  * `analytics.rollups`, as the nightly job does; the logins, failures and signups go to the hot
- * end-user store and the logins' days to its active-days table; the last 3 days' events (the `orgEventTypes` window) are sealed on the chain
- * through `core.audit.ingest` (projected, archived and checkpointed); the three analytics tables are vacuumed and analysed (as autovacuum
+ * end-user store and the logins' days to its active-days table; the last 3 days' events (the
+ * `orgEventTypes` window) are sealed on the chain through `core.audit.ingest` (then projected,
+ * archived and checkpointed); the three analytics tables are vacuumed and analysed (as autovacuum
  * would have done long before anyone reads a 90-day window).
  * Timed: `/analytics?days=90` once cold (empty rollup cache) and `--requests` (default 50) times
  * warm, over HTTP on loopback; the same for `/analytics/rollup?days=90` and
