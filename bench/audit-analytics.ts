@@ -10,14 +10,19 @@
  * rolled up with the rollup worker's own function (`rollUpDay`, countries from the offline
  * database — the time is printed: rollup events/s on one thread) and written to
  * `analytics.rollups`, as the nightly job does; the logins, failures and signups go to the hot
- * end-user store; the last 3 days' events (the `orgEventTypes` window) are sealed on the chain
- * through `core.audit.ingest`; the two analytics tables are vacuumed and analysed (as autovacuum
+ * end-user store and the logins' days to its active-days table; the last 3 days' events (the
+ * `orgEventTypes` window) are sealed on the chain through `core.audit.ingest` (then projected,
+ * archived and checkpointed); the three analytics tables are vacuumed and analysed (as autovacuum
  * would have done long before anyone reads a 90-day window).
  * Timed: `/analytics?days=90` once cold (empty rollup cache) and `--requests` (default 50) times
  * warm, over HTTP on loopback; the same for `/analytics/rollup?days=90` and
  * `/behavior/rollup?days=90`. Prints min / median / p95 / max in ms, and median ÷ 200 ms.
  *
- * Run (embedded PGlite): node --import tsx bench/audit-analytics.ts [--events N] [--requests N]
+ * `--history-days 180` generates the previous 90 days as well (at the same rate: 2,000,000 events),
+ * as a hot store in steady state holds them; the distinct counts then cover both windows.
+ * Before the routes, the distinct counts (`mau`, `mauPrev`, `dauToday`) are timed side by side: the
+ * scan of the hot store they used to be, and `analytics.end_user_active_days`; both must agree.
+ * Run (embedded PGlite): node --import tsx bench/audit-analytics.ts [--events N] [--requests N] [--history-days 90|180]
  * On a PostgreSQL server: eval "$(bash .ci/pg-server.sh)"; node --import tsx bench/audit-analytics.ts;
  * bash .ci/pg-server.sh stop "$PGTMP"
  */
@@ -27,8 +32,12 @@ import { performance } from 'node:perf_hooks';
 import { coreRefs } from '../core/core-refs.ts';
 import { DAY_MS, utcDay, toAuditTimestamp, type AuditService, type SealedAuditRecord } from '../core/index.ts';
 import { rollUpDay } from '../plugins/analytics/day-rollup.ts';
+import { addActiveDays, countActiveUsers } from '../plugins/analytics/active-days.ts';
+import type { ActivityRow } from '../plugins/analytics/activity-row.ts';
+import { analyticsRefs, type ActivityProjector } from '../plugins/analytics/api.ts';
 import { countryOf } from '../workers/rollup-day.ts';
 import { TestAerie } from '../test/helpers/harness.ts';
+import { auditRefs, type BatchArchive } from '../plugins/audit/api.ts';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -37,7 +46,11 @@ const arg = (name: string, def: number) => {
 const EVENTS = arg('events', 1_000_000);
 const REQUESTS = arg('requests', 50);
 const DAYS = 90;
+/** Days of history generated (at the same rate per day): 180 also fills the previous window, as a hot store in steady state holds it. */
+const HISTORY = Math.min(180, Math.max(DAYS, arg('history-days', DAYS)));
 const TARGET_MS = 200;
+/** First seq of the hot-store rows the bench writes directly (past any chain position it seals). */
+const BENCH_SEQ = 1_000_000_000;
 
 const IPS = ['81.2.69.160', '8.8.8.8', '1.0.16.1', '2.16.0.1', '5.39.0.1', '41.0.0.1', '49.0.0.1', '58.0.0.1', '62.0.0.1', '77.0.0.1', '91.0.0.1', '101.0.0.1', '121.0.0.1', '151.0.0.1', '177.0.0.1', '187.0.0.1', '190.0.0.1', '200.0.0.1'];
 const METHODS = ['passkey', 'email_code', 'google', 'github'];
@@ -63,6 +76,33 @@ const stats = (ms: number[]) => {
 };
 const fmt = (n: number) => n.toFixed(1).padStart(8);
 
+/**
+ * The projector's write cost per page, side by side: 1,000 hot-store rows (800 logins of today) in
+ * one transaction, alone and with their active days, for a scratch organization removed afterwards.
+ * @returns median ms of each.
+ */
+async function projectorWrites(aerie: TestAerie, users: Array<{ id: string; email: string }>, groups: string[]): Promise<{ alone: number; withDays: number }> {
+  const scratch = randomUUID();
+  const ms: Record<'alone' | 'withDays', number[]> = { alone: [], withDays: [] };
+  let seq = 0;
+  for (let round = 0; round < 20; round++) {
+    for (const mode of ['alone', 'withDays'] as const) {
+      const rows: ActivityRow[] = Array.from({ length: 1000 }, (_, i) => {
+        const user = pick(users);
+        return { orgId: scratch, seq: ++seq, kind: i % 5 === 0 ? 'failure' : 'login', appGroupId: pick(groups), endUserId: i % 5 === 0 ? null : user.id, email: user.email, method: 'passkey', reason: null, ip: pick(IPS), occurredAt: new Date() };
+      });
+      const a = performance.now();
+      await aerie.kernel.db.transaction(async (trx) => {
+        await trx('analytics.end_user_activity').insert(rows);
+        if (mode === 'withDays') await addActiveDays(trx, rows);
+      });
+      ms[mode].push(performance.now() - a);
+    }
+  }
+  for (const table of ['end_user_activity', 'end_user_active_days']) await aerie.sql(`delete from analytics.${table} where org_id = ?`, [scratch]);
+  return { alone: stats(ms.alone).median, withDays: stats(ms.withDays).median };
+}
+
 async function main(): Promise<void> {
   const aerie = await TestAerie.start({});
   try {
@@ -80,7 +120,7 @@ async function main(): Promise<void> {
     let hotRows = 0;
     let sealed = 0;
     const t0 = performance.now();
-    for (let d = DAYS; d >= 1; d--) {
+    for (let d = HISTORY; d >= 1; d--) {
       const dayStart = today - d * DAY_MS;
       const day = utcDay(dayStart);
       const records: SealedAuditRecord[] = [];
@@ -122,7 +162,12 @@ async function main(): Promise<void> {
       rollupMs += performance.now() - r0;
       const rows = [['', rolled.org] as const, ...Object.entries(rolled.appGroups)].map(([appGroupId, body]) => ({ orgId: org, appGroupId, day, body: JSON.stringify(body), dayFileSha256: 'bench', createdAt: new Date() }));
       await aerie.kernel.db.knex('analytics.rollups').insert(rows);
-      for (let i = 0; i < activity.length; i += 2000) await aerie.kernel.db.knex('analytics.end_user_activity').insert(activity.slice(i, i + 2000).map((a, j) => ({ ...a, seq: hotRows + i + j + 1 })));
+      // Seqs far past the chain's, so the projector's rows of the sealed days below do not collide.
+      const hot = activity.map((a, j) => ({ ...a, seq: BENCH_SEQ + hotRows + j + 1 }) as ActivityRow);
+      await aerie.kernel.db.transaction(async (trx) => {
+        for (let i = 0; i < hot.length; i += 2000) await trx('analytics.end_user_activity').insert(hot.slice(i, i + 2000));
+        await addActiveDays(trx, hot);
+      });
       hotRows += activity.length;
       // The last 3 days (orgEventTypes' window) are also sealed on the chain.
       if (d <= 2) {
@@ -132,11 +177,22 @@ async function main(): Promise<void> {
         sealed += records.length;
       }
     }
+    await aerie.kernel.auditSealer.drain();
+    await aerie.kernel.container.resolve<ActivityProjector>(analyticsRefs.activity.id).drain();
+    // The raw batch archive and the checkpoints catch up on what was just sealed (they would have long
+    // before anyone reads a 90-day window; left to their timers they stalled timed requests for 0.2–1 s).
+    await aerie.kernel.auditCheckpointer.flush();
+    await aerie.kernel.container.resolve<BatchArchive>(auditRefs.batchFiles.id).drain();
+    const writes = await projectorWrites(aerie, users, groups);
     // What autovacuum would have done by the time anyone reads a 90-day window.
-    await aerie.sql('vacuum analyze analytics.end_user_activity');
-    await aerie.sql('vacuum analyze analytics.rollups');
-    console.log(`set-up: ${(perDay * DAYS).toLocaleString('en')} events over ${DAYS} days in ${((performance.now() - t0) / 1000).toFixed(1)} s; hot end-user store ${hotRows.toLocaleString('en')} rows; sealed on the chain ${sealed.toLocaleString('en')}`);
-    console.log(`rollUpDay (one thread, countries included): ${Math.round((perDay * DAYS) / (rollupMs / 1000)).toLocaleString('en')} events/s`);
+    for (const table of ['end_user_activity', 'end_user_active_days', 'rollups']) await aerie.sql(`vacuum analyze analytics.${table}`);
+    const [shape] = await aerie.sql(`select count(*) filter (where kind = 'login')::int as logins, count(distinct end_user_id) filter (where kind = 'login')::int as users,
+      count(distinct (end_user_id, (occurred_at at time zone 'UTC')::date)) filter (where kind = 'login')::int as "userDays",
+      (select count(*)::int from analytics.end_user_active_days where org_id = ?) as "activeDayRows" from analytics.end_user_activity where org_id = ?`, [org, org]);
+    console.log(`set-up: ${(perDay * HISTORY).toLocaleString('en')} events over ${HISTORY} days in ${((performance.now() - t0) / 1000).toFixed(1)} s; hot end-user store ${hotRows.toLocaleString('en')} rows; sealed on the chain ${sealed.toLocaleString('en')}`);
+    console.log(`logins ${shape.logins.toLocaleString('en')} by ${shape.users.toLocaleString('en')} distinct end users (${(shape.logins / shape.users).toFixed(1)} each), ${shape.userDays.toLocaleString('en')} distinct (user, day) pairs; active-days rows ${shape.activeDayRows.toLocaleString('en')} (organization + app groups)`);
+    console.log(`projector page of 1,000 hot-store rows (800 logins), 20 of each alternated: insert alone median ${writes.alone.toFixed(1)} ms; with active days ${writes.withDays.toFixed(1)} ms`);
+    console.log(`rollUpDay (one thread, countries included): ${Math.round((perDay * HISTORY) / (rollupMs / 1000)).toLocaleString('en')} events/s`);
 
     const time = async (path: string) => {
       const a = performance.now();
@@ -144,6 +200,31 @@ async function main(): Promise<void> {
       if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(res.body)}`);
       return { ms: performance.now() - a, body: res.body };
     };
+    // The distinct counts of /analytics?days=90 side by side: the hot-store scan the active-days table replaced, and the table.
+    const todayDay = utcDay(today);
+    const start = utcDay(today - (DAYS - 1) * DAY_MS);
+    const prevStart = utcDay(today - (2 * DAYS - 1) * DAY_MS);
+    const scan = async () => (await aerie.sql(`with u as (select end_user_id, app_group_id, bool_or(occurred_at >= ?::date) as cur, bool_or(occurred_at < ?::date) as prev, bool_or(occurred_at >= ?::date) as today
+        from analytics.end_user_activity where org_id = ? and kind = 'login' and end_user_id is not null and occurred_at >= ?::date group by end_user_id, app_group_id)
+      select count(distinct end_user_id) filter (where cur)::int as mau, count(distinct end_user_id) filter (where prev)::int as "mauPrev", count(distinct end_user_id) filter (where today)::int as "dauToday" from u`,
+    [start, start, todayDay, org, prevStart]))[0];
+    const table = async () => {
+      const d = await countActiveUsers(aerie.kernel.db, { orgId: org, start, prevStart, today: todayDay });
+      return { mau: d.mau, mauPrev: d.mauPrev, dauToday: d.dauToday };
+    };
+    const side: Record<string, number[]> = { scan: [], table: [] };
+    const results: Record<string, unknown> = {};
+    for (let i = 0; i < 21; i++) {
+      for (const [name, f] of [['scan', scan], ['table', table]] as const) {
+        const a = performance.now();
+        results[name] = await f();
+        side[name].push(performance.now() - a);
+      }
+    }
+    const [sScan, sTable] = [stats(side.scan), stats(side.table)];
+    console.log(`\ndistinct counts (mau, mauPrev, dauToday; 21 runs alternated): hot-store scan median ${sScan.median.toFixed(1)} ms, p95 ${sScan.p95.toFixed(1)}; active-days table median ${sTable.median.toFixed(1)} ms, p95 ${sTable.p95.toFixed(1)}; scan ÷ table ${(sScan.median / sTable.median).toFixed(1)}×`);
+    console.log(`  scan ${JSON.stringify(results.scan)} table ${JSON.stringify(results.table)} ${JSON.stringify(results.scan) === JSON.stringify(results.table) ? 'equal' : 'DIFFER'}`);
+
     console.log(`\n${'route (days=90)'.padEnd(42)}     cold      min   median      p95      max   median/${TARGET_MS}ms`);
     for (const path of ['/api/v1/admin/audit/analytics?orgSlug=bench&days=90', '/api/v1/admin/audit/analytics/rollup?orgSlug=bench&days=90', '/api/v1/admin/audit/behavior/rollup?orgSlug=bench&days=90']) {
       const cold = await time(path);
@@ -151,7 +232,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < REQUESTS; i++) warm.push((await time(path)).ms);
       const s = stats(warm);
       console.log(`${path.replace('/api/v1/admin/audit', '').replace('?orgSlug=bench&days=90', '').padEnd(42)} ${fmt(cold.ms)} ${fmt(s.min)} ${fmt(s.median)} ${fmt(s.p95)} ${fmt(s.max)}   ${(s.median / TARGET_MS).toFixed(2)}`);
-      if (path.includes('/analytics?')) console.log(`  (windowSource ${cold.body.windowSource}, covered ${cold.body.rollupCoveredDates}/${cold.body.rollupRequestedDates}, kpi.logins ${cold.body.kpi.logins}, mau ${cold.body.kpi.mau})`);
+      if (path.includes('/analytics?')) console.log(`  (windowSource ${cold.body.windowSource}, covered ${cold.body.rollupCoveredDates}/${cold.body.rollupRequestedDates}, kpi.logins ${cold.body.kpi.logins}, mau ${cold.body.kpi.mau}, mauPrev ${cold.body.kpi.mauPrev}, dauToday ${cold.body.kpi.dauToday})`);
     }
     console.log(`\nload average ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')}; database ${process.env.TEST_DATABASE_URL ? 'PostgreSQL server' : 'embedded PGlite'}`);
   } finally {

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { PROJECTED_TYPES, toActivity } from './activity-row.ts';
+import { PROJECTED_TYPES, toActivity, type ActivityRow } from './activity-row.ts';
+import { addActiveDays } from './active-days.ts';
 import type { EventCollection } from './event-collection.ts';
 import { ChainFollower, type AuditLog, type Clock, type Database, type EventBus } from '../../core/index.ts';
 
@@ -9,8 +10,9 @@ const PAGE = 1000;
 /**
  * The hot end-user store's projector: copies end users' sign-ins, failed attempts and self-signups
  * from each organization's sealed chain (read through `core.auditLog`) into
- * `analytics.end_user_activity` (not those of app groups whose event collection is off), behind a
- * cursor per organization, so the figures outlive the
+ * `analytics.end_user_activity` (not those of app groups whose event collection is off), and the
+ * sign-in days into `analytics.end_user_active_days`, in one transaction with the cursor per
+ * organization, so the figures outlive the
  * audit table's retention purge (the store keeps 181 days). Runs when this process seals a chain
  * (`core.audit.sealed`) and every `pollMs` for chains other processes sealed. One organization's
  * failure is logged and retried on the next pass; the others go on.
@@ -61,9 +63,10 @@ export class ActivityProjector {
     while (cursor < head && !this.stopped) {
       const rows = await this.auditLog.records(orgId, { fromSeq: cursor + 1, toSeq: head, limit: PAGE, eventTypes: Object.keys(PROJECTED_TYPES) });
       const next = rows.length < PAGE ? head : rows.at(-1)!.seq;
-      const activity = rows.map(toActivity).filter((a) => a !== undefined && !(a.appGroupId && off.has(a.appGroupId)));
+      const activity = rows.map(toActivity).filter((a): a is ActivityRow => a !== undefined && !(a.appGroupId && off.has(a.appGroupId)));
       await this.db.transaction(async (trx) => {
         if (activity.length) await trx('analytics.end_user_activity').insert(activity).onConflict(['orgId', 'seq']).ignore();
+        await addActiveDays(trx, activity);
         await trx('analytics.activity_cursors').insert({ orgId, seq: next, updatedAt: this.clock.now() })
           .onConflict('orgId').merge(['seq', 'updatedAt']);
       });

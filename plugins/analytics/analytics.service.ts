@@ -5,6 +5,7 @@ import { OWNER_ONLY_PREFIXES, type DayFileArchive } from '../audit/api.ts';
 import type { ActivityRow } from './activity-row.ts';
 import type { ForensicFn } from './rollup-pool.ts';
 import { HOT_STORE_DAYS } from './rollup-job.ts';
+import { countActiveUsers, type DistinctUsers } from './active-days.ts';
 
 /** Days `/analytics` and `/analytics/rollup` allow without the Audit Analytics add-on. */
 export const FREE_WINDOW_DAYS = 3;
@@ -199,21 +200,9 @@ export class AnalyticsService {
     return w.appGroupId === undefined ? q : q.where({ appGroupId: w.appGroupId });
   }
 
-  /** Distinct end users who signed in: in the window, the previous one, today, and per app group in the window (one scan). */
-  private async distinctUsers(w: Window): Promise<{ mau: number; mauPrev: number; dauToday: number; perGroup: Map<string, number> }> {
-    const knex = this.db.knex;
-    const perUser = this.activity(w).where({ kind: 'login' }).whereNotNull('endUserId').andWhere('occurredAt', '>=', w.prevStart)
-      .groupBy('endUserId', 'appGroupId')
-      .select('endUserId', 'appGroupId', knex.raw('bool_or(occurred_at >= ?) as cur', [w.start]), knex.raw('bool_or(occurred_at < ?) as prev', [w.start]), knex.raw('bool_or(occurred_at >= ?) as today', [w.todayStart]));
-    const rows: Array<{ appGroupId: string | null; active: string; mau: string; mauPrev: string; dauToday: string; total: boolean }> = await knex
-      .with('u', perUser)
-      .select(knex.raw(`app_group_id as "appGroupId", count(*) filter (where cur) as active, 0 as mau, 0 as mau_prev, 0 as dau_today, false as total from u group by app_group_id
-        union all select null, 0, count(distinct end_user_id) filter (where cur), count(distinct end_user_id) filter (where prev), count(distinct end_user_id) filter (where today), true from u`));
-    const total = rows.find((r) => r.total);
-    return {
-      mau: num(total?.mau), mauPrev: num(total?.mauPrev), dauToday: num(total?.dauToday),
-      perGroup: new Map(rows.filter((r) => !r.total && r.appGroupId).map((r) => [r.appGroupId!, num(r.active)])),
-    };
+  /** Distinct end users who signed in: in the window, the previous one, today, and per app group in the window. */
+  private distinctUsers(w: Window): Promise<DistinctUsers> {
+    return countActiveUsers(this.db, { orgId: w.orgId, appGroupId: w.appGroupId, start: w.dates[0], prevStart: utcDay(w.prevStart), today: w.dates.at(-1)! });
   }
 
   /** Figures of a window served from rollups (past days) and the hot store (today, distinct counts). */
@@ -279,7 +268,7 @@ export class AnalyticsService {
       inWindow().where({ kind: 'login' }).whereNotNull('endUserId').groupBy('endUserId')
         .select('endUserId', knex.raw('max(email) as email'), knex.raw('count(*) as logins')).orderBy([{ column: 'logins', order: 'desc' }, { column: 'endUserId' }]).limit(TOP_LIST),
       this.distinctUsers(w),
-    ]) as [Array<Record<string, string>>, Array<Record<string, string>>, Array<{ method: string | null; n: string }>, Array<{ appGroupId: string; n: string }>, Array<{ endUserId: string; email: string | null; logins: string }>, Awaited<ReturnType<AnalyticsService['distinctUsers']>>];
+    ]) as [Array<Record<string, string>>, Array<Record<string, string>>, Array<{ method: string | null; n: string }>, Array<{ appGroupId: string; n: string }>, Array<{ endUserId: string; email: string | null; logins: string }>, DistinctUsers];
     const byDay = new Map(series.map((r) => [r.day, r]));
     const c = counts[0] ?? {};
     const people = await profiles(users.map((u) => u.endUserId));

@@ -1,6 +1,7 @@
-import { DAY_MS, type Clock, type Database, type JobDefinition, type JobsService } from '../../core/index.ts';
+import { DAY_MS, utcDay, type Clock, type Database, type JobDefinition, type JobsService } from '../../core/index.ts';
 import { nightlyJob, scheduleNightly } from '../audit/api.ts';
 import type { RollupBuilder } from './rollups.ts';
+import { purgeActiveDays } from './active-days.ts';
 
 /** The nightly rollup job's name. @see docs/api/audit-analytics.md */
 export const ROLLUP_JOB = 'analytics.rollup-days';
@@ -27,12 +28,17 @@ export function rollupJob(deps: { db: Database; clock: Clock; jobs: JobsService;
   });
 }
 
-/** Removes hot end-user store rows older than {@link HOT_STORE_DAYS} days. @returns rows removed. */
+/**
+ * Removes hot end-user store rows older than {@link HOT_STORE_DAYS} days, and the active days
+ * before the cutoff's UTC day. @returns hot-store rows removed.
+ */
 export async function purgeHotStore(db: Database, clock: Clock): Promise<number> {
+  const cutoff = new Date(clock.now().getTime() - HOT_STORE_DAYS * DAY_MS);
   const { rows } = await db.knex.raw(
     'with purged as (delete from analytics.end_user_activity where occurred_at < ? returning 1) select count(*)::int as n from purged',
-    [new Date(clock.now().getTime() - HOT_STORE_DAYS * DAY_MS)],
+    [cutoff],
   );
+  await purgeActiveDays(db, utcDay(cutoff));
   return Number(rows[0].n);
 }
 

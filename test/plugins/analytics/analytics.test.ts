@@ -13,6 +13,7 @@ import type { ActivityProjector } from '../../../plugins/analytics/activity-proj
 import { purgeHotStore, ROLLUP_JOB } from '../../../plugins/analytics/rollup-job.ts';
 import type { JobsService } from '../../../core/jobs/jobs.types.ts';
 import { TestAerie } from '../../helpers/harness.ts';
+import { backfillActiveDays } from '../../../migrations/analytics/002_active_days.ts';
 import { endUsersRefs, type EndUserSignInService, type EndUsersService } from '../../../plugins/endusers/api.ts';
 
 const DAY = 86_400_000;
@@ -97,6 +98,18 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
   });
 
   const builder = () => aerie.kernel.container.resolve<RollupBuilder>(analyticsRefs.rollups.id);
+  const drainProjector = () => aerie.kernel.container.resolve<ActivityProjector>(analyticsRefs.activity.id).drain();
+  /**
+   * (app group or '' for the organization, end user, day) of `analytics.end_user_active_days`, one per
+   * day of each multirange; a row whose `last_day` is not its last day is left out (so it shows as a difference).
+   */
+  const activeDays = (orgId: string) => aerie.sql(
+    `select app_group_id as g, end_user_id as u, d::date::text as d from analytics.end_user_active_days, unnest(days) r, generate_series(lower(r), upper(r) - 1, interval '1 day') d
+     where org_id = ? and last_day = upper(days) - 1 order by 1, 2, 3`, [orgId]);
+  /** The same triples computed from the hot store's logins. */
+  const hotDays = (orgId: string) => aerie.sql(
+    `select distinct g, end_user_id as u, (occurred_at at time zone 'UTC')::date::text as d from analytics.end_user_activity cross join lateral (values (''), (app_group_id)) v(g)
+     where org_id = ? and kind = 'login' and end_user_id is not null and g is not null order by 1, 2, 3`, [orgId]);
 
   it('a day file altered in the blob store is refused: no rollup for it, the other days are built, the rerun builds nothing twice', async () => {
     const [zetaB] = await aerie.sql(`select blob_key as "blobKey" from audit.day_files where org_id = ? and day = ?`, [orgs.zeta, B]);
@@ -285,6 +298,19 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
     ]);
   });
 
+  it('the active-days table agrees with the hot store\'s logins (organization rows, app-group rows, no app group); the migration\'s backfill rebuilds it', async () => {
+    for (const org of ['acme', 'zeta', 'gamma']) {
+      const days = await activeDays(orgs[org]);
+      expect(days.length).toBeGreaterThan(0);
+      expect(days).toEqual(await hotDays(orgs[org]));
+    }
+    expect(await activeDays(orgs.gamma)).toEqual([{ g: '', u: U.u1, d: T }]); // a sign-in without an app group counts for the organization only
+    const before = await activeDays(orgs.acme);
+    await aerie.sql('delete from analytics.end_user_active_days where org_id = ?', [orgs.acme]);
+    await backfillActiveDays(aerie.kernel.db.knex);
+    expect(await activeDays(orgs.acme)).toEqual(before);
+  });
+
   it('event collection off: the app group reports zeros, its sign-ins stay out of the hot store; Owner or Admin only, audited once', async () => {
     const path = `/api/v1/admin/audit/app-groups/${group}/events`;
     expect((await aerie.request('PUT', path, { token: tokens.member, body: { orgSlug: 'acme', enabled: false } }))).toMatchObject({ status: 403, body: { error: 'PERMISSION_DENIED' } });
@@ -300,6 +326,7 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
     await append(orgs.acme, [login('u1', 'passkey', GB)]);
     await aerie.kernel.container.resolve<ActivityProjector>(analyticsRefs.activity.id).drain();
     expect(await aerie.sql(`select count(*)::int as n from analytics.end_user_activity where org_id = ?`, [orgs.acme])).toEqual(before);
+    expect(await activeDays(orgs.acme)).toEqual(await hotDays(orgs.acme));
     const res = await get('/api/v1/admin/audit/analytics?orgSlug=acme&days=3');
     expect(res.body.appGroups).toEqual([{ id: group, name: 'Shop', eventsEnabled: false }]);
     expect(res.body.byAppGroup).toEqual([{ appGroupId: group, name: 'Shop', activeUsers: 0, logins: 0 }]);
@@ -311,6 +338,7 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
     clock.advance(200 * 86_400);
     expect(await purgeHotStore(aerie.kernel.db, clock)).toBeGreaterThan(0);
     expect(await aerie.sql(`select count(*)::int as n from analytics.end_user_activity where org_id = ?`, [orgs.acme])).toEqual([{ n: 0 }]);
+    expect(await activeDays(orgs.acme)).toEqual([]);
     tokens.owner = await aerie.signIn('owner@example.com');
     const path = `/api/v1/admin/audit/stats/forensic?orgSlug=acme&appGroupId=${group}&email=u1@users.test`;
     expect((await get(`${path}&days=30`)).body).toMatchObject({ items: [], archiveDays: 0, truncated: false });
@@ -322,5 +350,37 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
     const limited = await get(`${path}&days=366&limit=2`);
     expect(limited.body).toMatchObject({ archiveDays: 2, truncated: true });
     expect(limited.body.items).toHaveLength(2);
+  });
+
+  it('distinct end users across app groups and windows; the purge trims the active days with the hot store', async () => {
+    tokens.owner = await aerie.signIn('owner@example.com');
+    orgs.delta = (await aerie.request('POST', '/api/org/create', { token: tokens.owner, body: { name: 'delta', slug: 'delta' } })).body.id;
+    await aerie.sql(`insert into orgs.addons (org_id, addon_key, enabled_at) values (?, 'addon.audit_analytics', now())`, [orgs.delta]);
+    const ids: string[] = [];
+    for (const name of ['One', 'Two']) ids.push((await aerie.request('POST', '/api/org/delta/app-groups', { token: tokens.owner, body: { name } })).body.id);
+    const d0 = day(clock.now().getTime());
+    // Day 0: u1 signs in to both app groups, u2 to the first; day 2: u2 to the second.
+    await append(orgs.delta, [login('u1', 'passkey', GB, ids[0]), login('u1', 'passkey', GB, ids[1]), login('u2', 'passkey', US, ids[0])]);
+    clock.advance(2 * DAY / 1000);
+    await append(orgs.delta, [login('u2', 'passkey', US, ids[1])]);
+    await drainProjector();
+    await append(orgs.delta, [login('u2', 'passkey', US, ids[1])]); // a day already recorded, projected in a later page
+    await drainProjector();
+    const d2 = day(clock.now().getTime());
+    expect(await activeDays(orgs.delta)).toEqual(await hotDays(orgs.delta));
+    expect((await activeDays(orgs.delta)).filter((r: any) => r.g === '')).toEqual([{ g: '', u: U.u1, d: d0 }, { g: '', u: U.u2, d: d0 }, { g: '', u: U.u2, d: d2 }].sort((a, b) => (a.u < b.u ? -1 : a.u > b.u ? 1 : 0)));
+    const three = (await get('/api/v1/admin/audit/analytics?orgSlug=delta&days=3')).body;
+    expect(three.kpi).toMatchObject({ mau: 2, mauPrev: 0, dauToday: 1, logins: 5 });
+    expect(three.byAppGroup.map((g: any) => [g.name, g.activeUsers, g.logins]).sort()).toEqual([['One', 2, 2], ['Two', 2, 3]]);
+    const two = (await get('/api/v1/admin/audit/analytics?orgSlug=delta&days=2')).body;
+    expect(two.kpi).toMatchObject({ mau: 1, mauPrev: 2, dauToday: 1 });
+    expect(two.byAppGroup.map((g: any) => [g.name, g.activeUsers]).sort()).toEqual([['One', 0], ['Two', 1]]);
+    expect((await get(`/api/v1/admin/audit/analytics?orgSlug=delta&days=2&appGroupId=${ids[0]}`)).body.kpi).toMatchObject({ mau: 0, mauPrev: 2, dauToday: 0 });
+    expect((await get(`/api/v1/admin/audit/analytics?orgSlug=delta&days=3&appGroupId=${ids[1]}`)).body.kpi).toMatchObject({ mau: 2, mauPrev: 0, dauToday: 1 });
+    // 180 days on, the cutoff (181 days back) falls on day 1: day 0 leaves both stores, day 2 stays.
+    clock.advance(180 * DAY / 1000);
+    expect(await purgeHotStore(aerie.kernel.db, clock)).toBe(3);
+    expect(await activeDays(orgs.delta)).toEqual([{ g: '', u: U.u2, d: d2 }, { g: ids[1], u: U.u2, d: d2 }].sort((a, b) => (a.g < b.g ? -1 : 1)));
+    expect(await activeDays(orgs.delta)).toEqual(await hotDays(orgs.delta));
   });
 });
