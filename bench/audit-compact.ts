@@ -7,8 +7,9 @@
  * sealed in batches of 500 under record hash version 2 (`payloadHashV2`, `linkV2`, the ingestion
  * path), with realistic `businessData` (sign-ins with user agents, page views with referrers and
  * campaigns, member and role changes, paid invoices; 180–470 bytes of JSON) and a signed
- * checkpoint at each day's last record. Input preparation, timed apart: `JSON.stringify` of each
- * day's records — the text the archive (`plugins/audit/day-files.ts`) hands to the compaction task.
+ * checkpoint at each day's last record. Input preparation, timed apart: `dayRecordsText` of each
+ * day's records (NDJSON, one record's JSON per line) — the text the archive
+ * (`plugins/audit/day-files.ts`) hands to the compaction task.
  *
  * Timed, on the same texts, each mode producing every day file:
  * a. in-line on the main thread: `encodeDayFile({records: text, …})`, one day after another;
@@ -42,7 +43,7 @@ import { GENESIS_HASH } from '../core/audit/chain/audit-record.ts';
 import { linkV2, payloadHashV2 } from '../core/audit/chain/chain-hash-v2.ts';
 import { signCheckpoint } from '../core/audit/chain/checkpoint.ts';
 import { createCompactPool, type CompactDayTask } from '../core/audit/chain/compact-pool.ts';
-import { dayStartMs, encodeDayFile, DAY_MS, utcDay } from '../core/audit/chain/day-file.ts';
+import { dayRecordsText, dayStartMs, encodeDayFile, DAY_MS, utcDay } from '../core/audit/chain/day-file.ts';
 
 const TOTAL = Number(process.argv[2] ?? 1_000_000);
 const THREADS = Number(process.argv[3] ?? 2);
@@ -128,7 +129,7 @@ async function makeInput(): Promise<{ tasks: CompactDayTask[]; events: number; s
       }
       const checkpoints = [await signCheckpoint(records[records.length - 1], privateKey, 'audit-bench-1')];
       const t = performance.now();
-      tasks.push({ records: JSON.stringify(records), day: utcDay(start), checkpoints });
+      tasks.push({ records: dayRecordsText(records), day: utcDay(start), checkpoints });
       stringifyMs += performance.now() - t;
     }
   }
@@ -160,7 +161,7 @@ let t = performance.now();
 const { tasks, events, stringifyMs } = await makeInput();
 const textBytes = tasks.reduce((n, task) => n + task.records.length, 0);
 console.log(`input: ${fmt(events)} sealed events in ${tasks.length} organization-days, built in ${((performance.now() - t) / 1000).toFixed(1)} s; ` +
-  `preparation apart from the timings below: JSON.stringify per day ${stringifyMs.toFixed(0)} ms (${fmt(events / (stringifyMs / 1000))} events/s), ` +
+  `preparation apart from the timings below: dayRecordsText per day ${stringifyMs.toFixed(0)} ms (${fmt(events / (stringifyMs / 1000))} events/s), ` +
   `${mb(textBytes)} of JSON text; peak RSS so far ${peakRss()}`);
 
 const pool1 = createCompactPool({ maxThreads: 1, idleTimeout: 600_000 });

@@ -11,9 +11,9 @@ import { isWorkerThread, move, transferableSymbol, valueSymbol } from 'piscina';
 import { encodeDayFile, type DayFileMeta } from '../core/audit/chain/day-file.ts';
 
 /**
- * One task. Shape: `{ records: string (JSON array of SealedAuditRecord, seq order, one
- * organization), day: 'YYYY-MM-DD', checkpoints: string[] (compact JWS) }`. The records travel as
- * one string: posting it costs far less than structured-cloning the objects.
+ * One task. Shape: `{ records: string (NDJSON: one SealedAuditRecord's JSON per line, seq order,
+ * one organization — `dayRecordsText`), day: 'YYYY-MM-DD', checkpoints: string[] (compact JWS) }`.
+ * The records travel as one string: posting it costs far less than structured-cloning the objects.
  *
  * @see docs/audit.md
  */

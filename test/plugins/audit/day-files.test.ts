@@ -128,7 +128,7 @@ describe('audit archive: Parquet day files, nightly compaction, offline verifica
     clock.advance(DAY / 1000); // day 4, 00:10: day 3 is due
     const bad = await archive.compactPending({
       compact: async (task) => {
-        const records = JSON.parse(task.records);
+        const records = task.records.split('\n').map((line) => JSON.parse(line));
         records[0].businessData.label = 'forged';
         return encodeDayFile({ records, day: task.day, checkpoints: task.checkpoints });
       },
