@@ -14,7 +14,7 @@ import { linkV2, payloadHashV2 } from '../../../../core/audit/chain/chain-hash-v
 import { signCheckpoint } from '../../../../core/audit/chain/checkpoint.ts';
 import { createCompactPool } from '../../../../core/audit/chain/compact-pool.ts';
 import {
-  DAY_FILE_FORMAT, DAY_FILE_ROW_GROUP_ROWS, DAY_FILE_VERSION, dayFileColumns, dayRecordsText, decodeDayFile, encodeDayFile, verifyDayFile,
+  DAY_FILE_FORMAT, DAY_FILE_ROW_GROUP_ROWS, DAY_FILE_VERSION, dayFileColumns, dayRecordsNdjson, decodeDayFile, encodeDayFile, verifyDayFile,
 } from '../../../../core/audit/chain/day-file.ts';
 import { canonicalJson } from '../../../../core/audit/chain/canonical-json.ts';
 import { registerAuditFileCommands } from '../../../../core/audit/chain/verify-file.command.ts';
@@ -84,14 +84,14 @@ describe('audit day files (Parquet): encode, read back, verify offline', () => {
     try {
       const checkpoints = [await signCheckpoint(records[9], key.privateKey, key.kid)];
       const inline = encodeDayFile({ records, day: DAY, checkpoints });
-      const pooled = await pool.compact({ records: dayRecordsText(records), day: DAY, checkpoints });
+      const pooled = await pool.compact({ records: dayRecordsNdjson(records), day: DAY, checkpoints });
       expect(Buffer.from(pooled.bytes).equals(Buffer.from(inline.bytes))).toBe(true);
       expect(pooled.sha256).toBe(hash('sha256', inline.bytes, 'hex'));
-      await expect(pool.compact({ records: '', day: DAY, checkpoints })).rejects.toThrow(/at least one record/);
+      await expect(pool.compact({ records: new Uint8Array(0), day: DAY, checkpoints })).rejects.toThrow(/at least one record/);
     } finally {
       await pool.close();
     }
-    await expect(pool.compact({ records: '', day: DAY, checkpoints: [] })).rejects.toThrow(/closed/);
+    await expect(pool.compact({ records: new Uint8Array(0), day: DAY, checkpoints: [] })).rejects.toThrow(/closed/);
   });
 
   it('gives the same bytes from the objects, from their NDJSON text, and from the columns as plain strings and Dates', () => {
@@ -102,8 +102,8 @@ describe('audit day files (Parquet): encode, read back, verify offline', () => {
     const run = sealRecords(events);
     const checkpoints = ['a.b.c'];
     const encoded = encodeDayFile({ records: run, day: DAY, checkpoints });
-    expect(encodeDayFile({ records: dayRecordsText(run), day: DAY, checkpoints }).bytes).toEqual(encoded.bytes);
-    expect(encodeDayFile({ records: `${dayRecordsText(run)}\n`, day: DAY, checkpoints }).bytes).toEqual(encoded.bytes);
+    expect(encodeDayFile({ records: dayRecordsNdjson(run), day: DAY, checkpoints }).bytes).toEqual(encoded.bytes);
+    expect(encodeDayFile({ records: Buffer.from(`${Buffer.from(dayRecordsNdjson(run)).toString()}\n`), day: DAY, checkpoints }).bytes).toEqual(encoded.bytes);
     const text = (f: (r: SealedAuditRecord) => string | null, name: string) => ({ name, data: run.map(f), type: 'STRING' as const, nullable: name === 'appGroupId' });
     const time = (f: (r: SealedAuditRecord) => string, name: string) => ({ name, data: run.map((r) => new Date(f(r))), type: 'TIMESTAMP' as const, nullable: false });
     const plain = new Uint8Array(parquetWriteBuffer({
