@@ -183,8 +183,9 @@ class Utf8Column {
 
   /** The UTF-8 of `value` in this column's buffer (not added to the column). */
   encode(value: string): Uint8Array {
-    // UTF-8 takes at most 3 bytes per UTF-16 code unit.
-    if (this.buffer.length - this.start < value.length * 3) {
+    // UTF-8 takes at most 3 bytes per UTF-16 code unit; counted exactly only near the buffer's end.
+    const room = this.buffer.length - this.start;
+    if (room < value.length * 3 && room < Buffer.byteLength(value)) {
       this.buffer = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, value.length * 3));
       this.start = 0;
     }
