@@ -84,8 +84,17 @@ describe('audit day files (Parquet): encode, read back, verify offline', () => {
     try {
       const checkpoints = [await signCheckpoint(records[9], key.privateKey, key.kid)];
       const inline = encodeDayFile({ records, day: DAY, checkpoints });
-      const pooled = await pool.compact({ records: dayRecordsNdjson(records), day: DAY, checkpoints });
+      const ndjson = dayRecordsNdjson(records);
+      const pooled = await pool.compact({ records: ndjson, day: DAY, checkpoints });
       expect(Buffer.from(pooled.bytes).equals(Buffer.from(inline.bytes))).toBe(true);
+      expect(ndjson.byteLength).toBe(0); // transferred to the thread, not copied
+      // A view into a larger buffer is copied: the caller's bytes stay.
+      const inner = dayRecordsNdjson(records);
+      const framed = new Uint8Array(inner.byteLength + 2);
+      framed.set(inner, 1);
+      const view = framed.subarray(1, 1 + inner.byteLength);
+      expect((await pool.compact({ records: view, day: DAY, checkpoints })).sha256).toBe(inline.sha256);
+      expect(Buffer.from(view).equals(Buffer.from(inner))).toBe(true);
       expect(pooled.sha256).toBe(hash('sha256', inline.bytes, 'hex'));
       await expect(pool.compact({ records: new Uint8Array(0), day: DAY, checkpoints })).rejects.toThrow(/at least one record/);
     } finally {
