@@ -7,11 +7,13 @@
  * sealed in batches of 500 under record hash version 2 (`payloadHashV2`, `linkV2`, the ingestion
  * path), with realistic `businessData` (sign-ins with user agents, page views with referrers and
  * campaigns, member and role changes, paid invoices; 180–470 bytes of JSON) and a signed
- * checkpoint at each day's last record. Input preparation, timed apart: `JSON.stringify` of each
- * day's records — the text the archive (`plugins/audit/day-files.ts`) hands to the compaction task.
+ * checkpoint at each day's last record. Input preparation, timed apart: `dayRecordsNdjson` of each
+ * day's records (UTF-8 NDJSON, one record's JSON per line) — the bytes the archive
+ * (`plugins/audit/day-files.ts`) hands to the compaction task. The pool transfers a task's bytes to
+ * its thread (detached in the caller), so the pool modes get copies of each chunk's, made untimed.
  *
- * Timed, on the same texts, each mode producing every day file:
- * a. in-line on the main thread: `encodeDayFile({records: text, …})`, one day after another;
+ * Timed, on the same bytes, each mode producing every day file:
+ * a. in-line on the main thread: `encodeDayFile({records: bytes, …})`, one day after another;
  * b. `createCompactPool({maxThreads: 1})`, the days queued at once;
  * c. `createCompactPool({maxThreads: N})` (N = threads, default 2), the days queued at once.
  * Per-core efficiency of compaction = rate_c ÷ (N × rate_a) (and ÷ (N × rate_b), the pool against
@@ -42,7 +44,7 @@ import { GENESIS_HASH } from '../core/audit/chain/audit-record.ts';
 import { linkV2, payloadHashV2 } from '../core/audit/chain/chain-hash-v2.ts';
 import { signCheckpoint } from '../core/audit/chain/checkpoint.ts';
 import { createCompactPool, type CompactDayTask } from '../core/audit/chain/compact-pool.ts';
-import { dayStartMs, encodeDayFile, DAY_MS, utcDay } from '../core/audit/chain/day-file.ts';
+import { dayRecordsNdjson, dayStartMs, encodeDayFile, DAY_MS, utcDay } from '../core/audit/chain/day-file.ts';
 
 const TOTAL = Number(process.argv[2] ?? 1_000_000);
 const THREADS = Number(process.argv[3] ?? 2);
@@ -128,7 +130,7 @@ async function makeInput(): Promise<{ tasks: CompactDayTask[]; events: number; s
       }
       const checkpoints = [await signCheckpoint(records[records.length - 1], privateKey, 'audit-bench-1')];
       const t = performance.now();
-      tasks.push({ records: JSON.stringify(records), day: utcDay(start), checkpoints });
+      tasks.push({ records: dayRecordsNdjson(records), day: utcDay(start), checkpoints });
       stringifyMs += performance.now() - t;
     }
   }
@@ -160,7 +162,7 @@ let t = performance.now();
 const { tasks, events, stringifyMs } = await makeInput();
 const textBytes = tasks.reduce((n, task) => n + task.records.length, 0);
 console.log(`input: ${fmt(events)} sealed events in ${tasks.length} organization-days, built in ${((performance.now() - t) / 1000).toFixed(1)} s; ` +
-  `preparation apart from the timings below: JSON.stringify per day ${stringifyMs.toFixed(0)} ms (${fmt(events / (stringifyMs / 1000))} events/s), ` +
+  `preparation apart from the timings below: dayRecordsNdjson per day ${stringifyMs.toFixed(0)} ms (${fmt(events / (stringifyMs / 1000))} events/s), ` +
   `${mb(textBytes)} of JSON text; peak RSS so far ${peakRss()}`);
 
 const pool1 = createCompactPool({ maxThreads: 1, idleTimeout: 600_000 });
@@ -172,9 +174,11 @@ const cpuN = new Piscina<number, string>({ filename: CPU_TASK, minThreads: THREA
 
 // Warm-up: start every pool's threads (the compaction task module loads through tsx) and JIT the encoder.
 const few = tasks.slice(0, THREADS * 2);
+// The pool transfers a task's records buffer to its thread (detached here): each pool run gets copies, made untimed.
+const copies = (chunk: CompactDayTask[]) => chunk.map((task) => ({ ...task, records: task.records.slice() }));
 for (const task of few) encodeDayFile(task);
-await Promise.all(few.map((task) => pool1.compact(task)));
-await Promise.all(few.map((task) => poolN.compact(task)));
+await Promise.all(copies(few).map((task) => pool1.compact(task)));
+await Promise.all(copies(few).map((task) => poolN.compact(task)));
 await Promise.all(few.map(() => cpu1.run(1000)));
 await Promise.all(few.map(() => cpuN.run(1000)));
 // Size one SHA-256 task like one in-line day, by CPU time (wall time would carry the load of the moment).
@@ -207,10 +211,11 @@ for (let pass = 0; pass < PASSES; pass++) {
     const chunk = tasks.slice(c, c + CHUNK);
     for (let j = 0; j < modes.length; j++) {
       const m = (j + k) % modes.length;
+      const input = m === 1 || m === 2 ? copies(chunk) : chunk;
       since = process.cpuUsage();
       const main = mainThreadCpuMs();
       t = performance.now();
-      const out = await modes[m].run(chunk);
+      const out = await modes[m].run(input);
       total[m].ms += performance.now() - t;
       total[m].cpu += cpuMs(since);
       total[m].main += mainThreadCpuMs() - main;

@@ -11,14 +11,15 @@ import { isWorkerThread, move, transferableSymbol, valueSymbol } from 'piscina';
 import { encodeDayFile, type DayFileMeta } from '../core/audit/chain/day-file.ts';
 
 /**
- * One task. Shape: `{ records: string (JSON array of SealedAuditRecord, seq order, one
- * organization), day: 'YYYY-MM-DD', checkpoints: string[] (compact JWS) }`. The records travel as
- * one string: posting it costs far less than structured-cloning the objects.
+ * One task. Shape: `{ records: Uint8Array (UTF-8 NDJSON: one SealedAuditRecord's JSON per line,
+ * seq order, one organization — `dayRecordsNdjson`), day: 'YYYY-MM-DD', checkpoints: string[]
+ * (compact JWS) }`. The records travel as one buffer, transferred to the thread by the pool: no copy,
+ * where a string (or the objects) would be serialized on the caller's thread and copied again in the worker's.
  *
  * @see docs/audit.md
  */
 export interface CompactDayTask {
-  records: string;
+  records: Uint8Array;
   day: string;
   checkpoints: string[];
 }

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Logger } from 'pino';
 import {
-  DAY_MS, dayStartMs, utcDay, verifyDayFile, type AuditLog, type BlobStore, type Clock, type CompactDayResult, type CompactDayTask, type Database,
+  DAY_MS, dayRecordsNdjson, dayStartMs, utcDay, verifyDayFile, type AuditLog, type BlobStore, type Clock, type CompactDayResult, type CompactDayTask, type Database,
 } from '../../core/index.ts';
 import { coveringCheckpoints } from './export-day.ts';
 import { readPurgeHorizon } from './purge-horizon.ts';
@@ -141,7 +141,7 @@ export class DayFileArchive {
     const checkpoints = await coveringCheckpoints(log, orgId, records);
     if (!checkpoints.covered) return 'waiting';
 
-    const file = await compact({ records: JSON.stringify(records), day, checkpoints: checkpoints.jws });
+    const file = await compact({ records: dayRecordsNdjson(records), day, checkpoints: checkpoints.jws });
     const key = dayFileKey(orgId, day, file.sha256);
     const stored = await blob.put(key, Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength), { maxBytes: MAX_DAY_FILE_BYTES, contentType: PARQUET_CONTENT_TYPE });
     try {

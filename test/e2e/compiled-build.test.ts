@@ -80,7 +80,7 @@ describe.skipIf(!!process.env.TEST_DATABASE_URL)('compiled build: node dist/core
       const { sealed } = await pool.seal('0'.repeat(64), [record], sealedAt);
       await pool.close();
       const compactor = createCompactPool();
-      const file = await compactor.compact({ records: JSON.stringify([{ ...record, sealedAt, ...sealed[0] }]), day: '2026-01-01', checkpoints: [] });
+      const file = await compactor.compact({ records: new TextEncoder().encode(JSON.stringify({ ...record, sealedAt, ...sealed[0] })), day: '2026-01-01', checkpoints: [] });
       await compactor.close();
       const report = await verifyDayFile(file.bytes, { keys: [] }, { allowUncoveredTail: true });
       console.log(report.ok ? 'warm' : JSON.stringify(report));`], { cwd: tmp });

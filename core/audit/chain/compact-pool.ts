@@ -16,7 +16,9 @@ export const COMPACT_DAY_WORKER = fileURLToPath(new URL('../../../workers/compac
 
 /**
  * A running compaction pool: `compact(task)` runs `workers/compact-day.ts` in a thread (same result,
- * same errors, rejected); `close()` finishes queued tasks and stops the threads; after it `compact`
+ * same errors, rejected) — the task's `records` buffer is transferred to the thread when the view
+ * spans its whole `ArrayBuffer` (as `dayRecordsNdjson` makes it), so it is detached (empty) in the
+ * caller afterwards; any other view is copied; `close()` finishes queued tasks and stops the threads; after it `compact`
  * rejects with "compaction pool is closed".
  *
  * @see docs/audit.md
@@ -45,7 +47,9 @@ export function createCompactPool(options: { maxThreads?: number; idleTimeout?: 
     compact: async (task) => {
       if (stopped) throw new Error('compaction pool is closed');
       piscina ??= new Piscina<CompactDayTask, CompactDayResult>({ filename: COMPACT_DAY_WORKER, minThreads: 0, maxThreads, idleTimeout: options.idleTimeout ?? 10_000 });
-      return piscina.run(task);
+      const { buffer, byteLength } = task.records;
+      const whole = buffer instanceof ArrayBuffer && byteLength === buffer.byteLength;
+      return piscina.run(task, whole ? { transferList: [buffer] } : {});
     },
     close: async () => {
       stopped = true;

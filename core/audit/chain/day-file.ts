@@ -12,16 +12,18 @@ import { hash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { JSONWebKeySet } from 'jose';
 import { parquetMetadata, parquetMetadataAsync, parquetReadObjects, type AsyncBuffer, type FileMetaData } from 'hyparquet';
-import { parquetWriteBuffer, type ColumnSource } from 'hyparquet-writer';
+import { parquetWriteBuffer } from 'hyparquet-writer';
 import { AUDIT_TIMESTAMP, GENESIS_HASH, toAuditTimestamp, type SealedAuditRecord } from './audit-record.ts';
-import { canonicalJson } from './canonical-json.ts';
 import { verifyAgainstCheckpoint, verifyCheckpoint } from './checkpoint.ts';
+import { DayFileColumns } from './day-file-columns.ts';
 import { verifyRecords, type ChainBreakReason } from './verify-chain.ts';
 
 /** `aerie.format` of a day file. @see docs/audit.md */
 export const DAY_FILE_FORMAT = 'aerie-audit-day';
 /** `aerie.version` of the day files this module writes and reads. @see docs/audit.md */
 export const DAY_FILE_VERSION = 1;
+
+export { dayFileColumns } from './day-file-columns.ts';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 /**
@@ -55,13 +57,14 @@ export interface DayFileMeta {
 
 /**
  * What the compaction task gets: `records` — the day's sealed records of one organization,
- * sorted by `seq`, as a JSON array text (or the objects); `day` — `YYYY-MM-DD`;
+ * sorted by `seq`, as UTF-8 NDJSON ({@link dayRecordsNdjson}: one record's JSON per line; parsed a
+ * line at a time) or the objects; `day` — `YYYY-MM-DD`;
  * `checkpoints` — compact JWS strings to embed.
  *
  * @see docs/audit.md
  */
 export interface DayFileInput {
-  records: SealedAuditRecord[] | string;
+  records: SealedAuditRecord[] | Uint8Array;
   day: string;
   checkpoints: string[];
 }
@@ -135,22 +138,17 @@ export function dayStartMs(day: string): number {
  * @see docs/audit.md
  */
 export function encodeDayFile(input: DayFileInput): EncodedDayFile {
-  const records: SealedAuditRecord[] = typeof input.records === 'string' ? JSON.parse(input.records) : input.records;
   dayStartMs(input.day);
-  if (records.length === 0) throw new RangeError('a day file holds at least one record');
-  const first = records[0];
-  for (let i = 1; i < records.length; i++) {
-    if (records[i].orgId !== first.orgId) throw new RangeError(`day file: record ${records[i].id} belongs to another organization`);
-    if (records[i].seq !== records[i - 1].seq + 1) throw new RangeError(`day file: seq ${records[i].seq} follows seq ${records[i - 1].seq}`);
-  }
-  const last = records[records.length - 1];
+  const columns = input.records instanceof Uint8Array ? ndjsonColumns(input.records) : DayFileColumns.of(input.records, true);
+  const run = columns.dayRun();
   const meta: DayFileMeta = {
-    orgId: first.orgId, day: input.day, firstSeq: first.seq, lastSeq: last.seq, prevHash: first.prevHash, headHash: last.chainHash, checkpoints: [...input.checkpoints],
+    orgId: run.orgId, day: input.day, firstSeq: run.firstSeq, lastSeq: run.lastSeq, prevHash: run.prevHash, headHash: run.headHash, checkpoints: [...input.checkpoints],
   };
   const buffer = parquetWriteBuffer({
-    columnData: dayFileColumns(records),
+    columnData: columns.columns(),
     codec: 'GZIP',
-    compressors: { GZIP: (bytes: Uint8Array) => new Uint8Array(gzipSync(bytes)) },
+    // A Buffer is a Uint8Array: the writer copies it into the file, no second copy here.
+    compressors: { GZIP: (bytes: Uint8Array) => gzipSync(bytes) },
     // Statistics of the hash and id columns cost bytes and tell a reader nothing.
     statistics: false,
     rowGroupSize: DAY_FILE_ROW_GROUP_ROWS,
@@ -159,6 +157,40 @@ export function encodeDayFile(input: DayFileInput): EncodedDayFile {
   });
   const bytes = new Uint8Array(buffer);
   return { bytes, sha256: hash('sha256', bytes, 'hex'), meta };
+}
+
+/**
+ * The serialized form of {@link DayFileInput.records}: each record's JSON on its own line (NDJSON;
+ * `JSON.stringify` escapes line breaks inside strings, so a line is exactly one record), UTF-8, in
+ * an `ArrayBuffer` of its own — what the compaction pool transfers to its thread without a copy.
+ * @param records - one organization's sealed records, in seq order.
+ * @returns the lines joined by `\n`, UTF-8.
+ * @see docs/audit.md "Archive: day files"
+ */
+export function dayRecordsNdjson(records: readonly SealedAuditRecord[]): Uint8Array {
+  return new TextEncoder().encode(records.map((r) => JSON.stringify(r)).join('\n'));
+}
+
+const NEWLINE = 0x0a;
+
+/** The columns of UTF-8 NDJSON records, parsed one line at a time so each parsed record is garbage at once. */
+function ndjsonColumns(bytes: Uint8Array): DayFileColumns {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let count = 0;
+  forEachLine(text, () => count++);
+  const columns = new DayFileColumns(count, true);
+  forEachLine(text, (from, to) => columns.push(JSON.parse(text.toString('utf8', from, to)) as SealedAuditRecord));
+  return columns;
+}
+
+/** Calls `line(from, to)` for each non-empty line of `text` (`\n`-separated). */
+function forEachLine(text: Buffer, line: (from: number, to: number) => void): void {
+  for (let from = 0; from < text.length;) {
+    let to = text.indexOf(NEWLINE, from);
+    if (to < 0) to = text.length;
+    if (to > from) line(from, to);
+    from = to + 1;
+  }
 }
 
 function metaToKv(meta: DayFileMeta): Array<{ key: string; value: string }> {
@@ -445,31 +477,4 @@ export async function verifyDayFile(bytes: Uint8Array, jwks: JSONWebKeySet, opti
     return report({ reason: 'uncovered_tail', seq: covered === null ? meta.firstSeq : covered + 1, detail: `no verified checkpoint at seq ${meta.lastSeq}: records after seq ${covered ?? meta.firstSeq - 1} are protected by hash links only` });
   }
   return report();
-}
-
-/**
- * The Parquet columns of a day file's records, in file order (one per record field; `businessData`
- * as canonical JSON text, timestamps as TIMESTAMP, `seq` as INT64, `hashVersion` 1 or 2).
- * @param records - one organization's sealed records, in seq order.
- * @returns hyparquet-writer `columnData`.
- * @see docs/audit.md "Archive: day files"
- */
-export function dayFileColumns(records: readonly SealedAuditRecord[]): ColumnSource[] {
-  const col = <T>(f: (r: SealedAuditRecord) => T) => records.map(f);
-  return [
-    { name: 'id', data: col((r) => r.id), type: 'STRING', nullable: false },
-    { name: 'orgId', data: col((r) => r.orgId), type: 'STRING', nullable: false },
-    { name: 'seq', data: col((r) => BigInt(r.seq)), type: 'INT64', nullable: false },
-    { name: 'eventType', data: col((r) => r.eventType), type: 'STRING', nullable: false },
-    { name: 'occurredAt', data: col((r) => new Date(r.occurredAt)), type: 'TIMESTAMP', nullable: false },
-    { name: 'actorType', data: col((r) => r.actor.type), type: 'STRING', nullable: false },
-    { name: 'actorId', data: col((r) => r.actor.id), type: 'STRING', nullable: false },
-    { name: 'appGroupId', data: col((r) => r.appGroupId ?? null), type: 'STRING', nullable: true },
-    { name: 'businessData', data: col((r) => canonicalJson(r.businessData)), type: 'STRING', nullable: false },
-    { name: 'sealedAt', data: col((r) => new Date(r.sealedAt)), type: 'TIMESTAMP', nullable: false },
-    { name: 'hashVersion', data: col((r) => r.hashVersion ?? 1), type: 'INT32', nullable: false },
-    { name: 'payloadHash', data: col((r) => r.payloadHash), type: 'STRING', nullable: false },
-    { name: 'prevHash', data: col((r) => r.prevHash), type: 'STRING', nullable: false },
-    { name: 'chainHash', data: col((r) => r.chainHash), type: 'STRING', nullable: false },
-  ];
 }

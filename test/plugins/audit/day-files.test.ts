@@ -93,7 +93,7 @@ describe('audit archive: Parquet day files, nightly compaction, offline verifica
     // Day 3 is today: only days 1 and 2 are due.
     const crashed = await archive.compactPending({
       compact: async (task) => {
-        if (task.records.includes(orgs.acme)) throw new Error('worker crashed');
+        if (Buffer.from(task.records).toString().includes(orgs.acme)) throw new Error('worker crashed');
         return pool.compact(task);
       },
     });
@@ -128,7 +128,7 @@ describe('audit archive: Parquet day files, nightly compaction, offline verifica
     clock.advance(DAY / 1000); // day 4, 00:10: day 3 is due
     const bad = await archive.compactPending({
       compact: async (task) => {
-        const records = JSON.parse(task.records);
+        const records = Buffer.from(task.records).toString().split('\n').map((line) => JSON.parse(line));
         records[0].businessData.label = 'forged';
         return encodeDayFile({ records, day: task.day, checkpoints: task.checkpoints });
       },

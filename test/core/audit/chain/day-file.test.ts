@@ -13,7 +13,10 @@ import type { SealedAuditRecord } from '../../../../core/audit/chain/audit-recor
 import { linkV2, payloadHashV2 } from '../../../../core/audit/chain/chain-hash-v2.ts';
 import { signCheckpoint } from '../../../../core/audit/chain/checkpoint.ts';
 import { createCompactPool } from '../../../../core/audit/chain/compact-pool.ts';
-import { dayFileColumns, decodeDayFile, encodeDayFile, verifyDayFile } from '../../../../core/audit/chain/day-file.ts';
+import {
+  DAY_FILE_FORMAT, DAY_FILE_ROW_GROUP_ROWS, DAY_FILE_VERSION, dayFileColumns, dayRecordsNdjson, decodeDayFile, encodeDayFile, verifyDayFile,
+} from '../../../../core/audit/chain/day-file.ts';
+import { canonicalJson } from '../../../../core/audit/chain/canonical-json.ts';
 import { registerAuditFileCommands } from '../../../../core/audit/chain/verify-file.command.ts';
 import { ORG_A, ORG_B, makeRecords, sealRecords } from './fixtures.ts';
 import { makeAuditKey, type TestAuditKey } from './keys.ts';
@@ -81,14 +84,50 @@ describe('audit day files (Parquet): encode, read back, verify offline', () => {
     try {
       const checkpoints = [await signCheckpoint(records[9], key.privateKey, key.kid)];
       const inline = encodeDayFile({ records, day: DAY, checkpoints });
-      const pooled = await pool.compact({ records: JSON.stringify(records), day: DAY, checkpoints });
+      const ndjson = dayRecordsNdjson(records);
+      const pooled = await pool.compact({ records: ndjson, day: DAY, checkpoints });
       expect(Buffer.from(pooled.bytes).equals(Buffer.from(inline.bytes))).toBe(true);
+      expect(ndjson.byteLength).toBe(0); // transferred to the thread, not copied
+      // A view into a larger buffer is copied: the caller's bytes stay.
+      const inner = dayRecordsNdjson(records);
+      const framed = new Uint8Array(inner.byteLength + 2);
+      framed.set(inner, 1);
+      const view = framed.subarray(1, 1 + inner.byteLength);
+      expect((await pool.compact({ records: view, day: DAY, checkpoints })).sha256).toBe(inline.sha256);
+      expect(Buffer.from(view).equals(Buffer.from(inner))).toBe(true);
       expect(pooled.sha256).toBe(hash('sha256', inline.bytes, 'hex'));
-      await expect(pool.compact({ records: '[]', day: DAY, checkpoints })).rejects.toThrow(/at least one record/);
+      await expect(pool.compact({ records: new Uint8Array(0), day: DAY, checkpoints })).rejects.toThrow(/at least one record/);
     } finally {
       await pool.close();
     }
-    await expect(pool.compact({ records: '[]', day: DAY, checkpoints: [] })).rejects.toThrow(/closed/);
+    await expect(pool.compact({ records: new Uint8Array(0), day: DAY, checkpoints: [] })).rejects.toThrow(/closed/);
+  });
+
+  it('gives the same bytes from the objects, from their NDJSON text, and from the columns as plain strings and Dates', () => {
+    // 300 records: repeated and distinct text, non-ASCII, missing appGroupIds, values past the column buffers' first size.
+    const events = makeRecords(ORG_A, 300);
+    events[7].businessData.long = 'é'.repeat(20_000);
+    events[8].eventType = 'naïve.événement';
+    const run = sealRecords(events);
+    const checkpoints = ['a.b.c'];
+    const encoded = encodeDayFile({ records: run, day: DAY, checkpoints });
+    expect(encodeDayFile({ records: dayRecordsNdjson(run), day: DAY, checkpoints }).bytes).toEqual(encoded.bytes);
+    expect(encodeDayFile({ records: Buffer.from(`${Buffer.from(dayRecordsNdjson(run)).toString()}\n`), day: DAY, checkpoints }).bytes).toEqual(encoded.bytes);
+    const text = (f: (r: SealedAuditRecord) => string | null, name: string) => ({ name, data: run.map(f), type: 'STRING' as const, nullable: name === 'appGroupId' });
+    const time = (f: (r: SealedAuditRecord) => string, name: string) => ({ name, data: run.map((r) => new Date(f(r))), type: 'TIMESTAMP' as const, nullable: false });
+    const plain = new Uint8Array(parquetWriteBuffer({
+      columnData: [
+        text((r) => r.id, 'id'), text((r) => r.orgId, 'orgId'), { name: 'seq', data: run.map((r) => BigInt(r.seq)), type: 'INT64', nullable: false },
+        text((r) => r.eventType, 'eventType'), time((r) => r.occurredAt, 'occurredAt'), text((r) => r.actor.type, 'actorType'), text((r) => r.actor.id, 'actorId'),
+        text((r) => r.appGroupId ?? null, 'appGroupId'), text((r) => canonicalJson(r.businessData), 'businessData'), time((r) => r.sealedAt, 'sealedAt'),
+        { name: 'hashVersion', data: run.map((r) => r.hashVersion ?? 1), type: 'INT32', nullable: false },
+        text((r) => r.payloadHash, 'payloadHash'), text((r) => r.prevHash, 'prevHash'), text((r) => r.chainHash, 'chainHash'),
+      ],
+      codec: 'GZIP', compressors: { GZIP: (b: Uint8Array) => new Uint8Array(gzipSync(b)) }, statistics: false, rowGroupSize: DAY_FILE_ROW_GROUP_ROWS,
+      createdBy: `aerie ${DAY_FILE_FORMAT} ${DAY_FILE_VERSION}`,
+      kvMetadata: parquetMetadata(encoded.bytes.buffer.slice(0) as ArrayBuffer).key_value_metadata!.map((e) => ({ key: e.key, value: e.value! })),
+    }));
+    expect(Buffer.from(encoded.bytes).equals(Buffer.from(plain))).toBe(true);
   });
 
   it('refuses to encode what could not verify', () => {
