@@ -192,8 +192,10 @@ export class ApiKeysService implements ApiKeysServiceApi {
    */
   async lookup(value: string): Promise<KeyRecord | undefined> {
     const hash = this.crypto.sha256Hex(value);
-    const hit = this.rememberedByHash(hash);
-    if (hit) return hit;
+    if (this.keyStatus.synced) {
+      const hit = this.byHash.get(hash);
+      if (hit) return hit;
+    }
     const version = this.keyStatus.version;
     const { rows } = (await this.db.knex.raw(ISSUANCE_SQL, [hash])) as { rows: Array<KeyRecord & { kid: string | null; orgSlug: string | null }> };
     const row = rows[0];
@@ -211,11 +213,7 @@ export class ApiKeysService implements ApiKeysServiceApi {
    * malformed and revoked values (never remembered). The caller rejects revoked keys all the same.
    */
   remembered(value: string): KeyRecord | undefined {
-    return this.keyStatus.synced ? this.rememberedByHash(this.crypto.sha256Hex(value)) : undefined;
-  }
-
-  private rememberedByHash(hash: string): KeyRecord | undefined {
-    return this.keyStatus.synced ? this.byHash.get(hash) : undefined;
+    return this.keyStatus.synced ? this.byHash.get(this.crypto.sha256Hex(value)) : undefined;
   }
 
   /**
