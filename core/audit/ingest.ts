@@ -16,7 +16,7 @@ import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import { GENESIS_HASH, linkV2, payloadHashV2Canonical, toAuditTimestamp, type AuditEventV2, type ChainHead, type HashPool } from './chain/index.ts';
+import { GENESIS_HASH, linkV2, payloadHashV2Unchecked, toAuditTimestamp, type AuditEventV2, type ChainHead, type HashPool } from './chain/index.ts';
 import type { AuditEventInput, IngestOptions, IngestResult } from './audit-service.types.ts';
 import { aerieError } from '../errors.ts';
 import { hash as digest } from 'node:crypto';
@@ -81,9 +81,10 @@ export class AuditIngestor {
   async ingest(orgId: string, events: Array<Omit<AuditEventInput, 'orgId'>>, options: IngestOptions = {}): Promise<IngestResult> {
     if (events.length === 0) throw new RangeError('ingest: empty batch');
     const { rows: prepared, canonical } = prepareEvents(events.map((e) => ({ ...e, orgId })), this.clock.now(), options, (field, i) => `events[${i}].${field}`);
-    const payloadHashes = await this.hash(prepared, canonical);
+    const occurred = prepared.map((p) => p.occurred_at.toISOString());
+    const payloadHashes = await this.hash(prepared, canonical, occurred);
     // Everything of the COPY rows that the head does not decide, rendered before taking its lock.
-    const prefixes = this.db.kind === 'pg' ? copyPrefixes(prepared, canonical, payloadHashes) : [];
+    const prefixes = this.db.kind === 'pg' ? copyPrefixes(prepared, canonical, occurred, payloadHashes) : [];
     const sealed: Array<ChainHead & { sealedAt: string }> = [];
     const key = options.idempotencyKey;
     const fingerprint = key === undefined ? '' : requestFingerprint(prepared, canonical, events);
@@ -125,15 +126,16 @@ export class AuditIngestor {
    * and one SHA-256 (~2 µs an event, measured) — less than posting the batch to a worker thread.
    * The pool is used when `poolThreshold` asks for it (default: never).
    */
-  private async hash(prepared: PreparedEvent[], canonical: string[]): Promise<string> {
+  private async hash(prepared: PreparedEvent[], canonical: string[], occurred: string[]): Promise<string> {
     const { pool, poolThreshold = Infinity } = this.options;
     if (pool && prepared.length >= poolThreshold) return pool().payloadHashesV2(JSON.stringify(prepared.map(toHashable)));
     let out = '';
     for (let i = 0; i < prepared.length; i++) {
       const p = prepared[i];
-      out += payloadHashV2Canonical({
-        id: p.id, orgId: p.org_id, eventType: p.event_type, occurredAt: p.occurred_at.toISOString(), actor: { type: p.actor_type, id: p.actor_id },
-        appGroupId: p.app_group_id,
+      // prepareEvents checked every field (checkSealable): no second check here.
+      out += payloadHashV2Unchecked({
+        id: p.id, orgId: p.org_id, eventType: p.event_type, occurredAt: occurred[i], actor: { type: p.actor_type, id: p.actor_id },
+        appGroupId: p.app_group_id ?? undefined,
       }, canonical[i]);
     }
     return out;
@@ -155,7 +157,7 @@ export class AuditIngestor {
     // Loaded on first use: a process that never ingests does not carry it.
     const { from: copyFrom } = await import('pg-copy-streams');
     const copy = conn.query(copyFrom(`copy core.audit_events (${COPY_COLUMNS}) from stdin`));
-    await pipeline(Readable.from([copyText(batch)]), copy);
+    await pipeline(Readable.from([copyBytes(batch)]), copy);
     if (copy.rowCount !== n) throw new Error(`audit ingest: copied ${copy.rowCount} rows of ${n}`);
   }
 }
@@ -201,8 +203,8 @@ function requestFingerprint(prepared: PreparedEvent[], canonical: string[], sent
 interface SealedBatch {
   events: PreparedEvent[];
   canonical: string[];
-  /** Per event, its COPY row up to the columns the head decides (see {@link copyPrefixes}); empty on PGlite. */
-  prefixes: string[];
+  /** Per event, its COPY row (UTF-8) up to the columns the head decides (see {@link copyPrefixes}); empty on PGlite. */
+  prefixes: Buffer[];
   firstSeq: number;
   /** 64 hex characters per event, concatenated. */
   payloadHashes: string;
@@ -226,18 +228,24 @@ const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': 
 const copyField = (value: string) => (COPY_SPECIAL.test(value) ? value.replace(COPY_SPECIAL_ALL, (c) => COPY_ESCAPES[c]) : value);
 
 /**
- * Per event, its row in COPY's text format up to (and with the tab after) `hash_version`, in
+ * Per event, its row in COPY's text format (UTF-8) up to (and with the tab after) `hash_version`, in
  * {@link COPY_COLUMNS} order. `business_data` is written as its canonical JSON text (valid JSON for
  * `jsonb`, already computed).
  */
-function copyPrefixes(events: PreparedEvent[], canonical: string[], payloadHashes: string): string[] {
-  return events.map((p, i) => `${p.id}\t${p.org_id}\t${copyField(p.event_type)}\t${p.occurred_at.toISOString()}\t${p.actor_type}\t${copyField(p.actor_id)}\t` +
-    `${p.app_group_id === null ? '\\N' : copyField(p.app_group_id)}\t${copyField(canonical[i])}\t${payloadHashes.slice(i * 64, i * 64 + 64)}\t2\t`);
+function copyPrefixes(events: PreparedEvent[], canonical: string[], occurred: string[], payloadHashes: string): Buffer[] {
+  return events.map((p, i) => Buffer.from(`${p.id}\t${p.org_id}\t${copyField(p.event_type)}\t${occurred[i]}\t${p.actor_type}\t${copyField(p.actor_id)}\t` +
+    `${p.app_group_id === null ? '\\N' : copyField(p.app_group_id)}\t${copyField(canonical[i])}\t${payloadHashes.slice(i * 64, i * 64 + 64)}\t2\t`));
 }
 
-/** The batch in COPY's text format: each prefix completed with seq, prevHash, chainHash and sealedAt. */
-function copyText(b: SealedBatch): string {
-  let out = '';
-  for (let i = 0; i < b.prefixes.length; i++) out += `${b.prefixes[i]}${b.firstSeq + i}\t${b.links[i].prevHash}\t${b.links[i].chainHash}\t${b.sealedAt}\n`;
-  return out;
+/**
+ * The batch in COPY's text format: each prefix (already UTF-8) completed with seq, prevHash,
+ * chainHash and sealedAt (ASCII). Only these short tails are encoded under the head's lock.
+ */
+function copyBytes(b: SealedBatch): Buffer {
+  const parts: Buffer[] = new Array(b.prefixes.length * 2);
+  for (let i = 0; i < b.prefixes.length; i++) {
+    parts[2 * i] = b.prefixes[i];
+    parts[2 * i + 1] = Buffer.from(`${b.firstSeq + i}\t${b.links[i].prevHash}\t${b.links[i].chainHash}\t${b.sealedAt}\n`, 'latin1');
+  }
+  return Buffer.concat(parts);
 }

@@ -8,7 +8,7 @@ import { isUuid } from '../validation.ts';
  * @see docs/audit.md "Limits of an event"
  */
 import { canonicalJson } from './chain/canonical-json.ts';
-import { toAuditTimestamp } from './chain/audit-record.ts';
+import { AUDIT_ACTOR_TYPES, toAuditTimestamp } from './chain/audit-record.ts';
 
 /** Deepest nesting of objects and arrays in `businessData`, which itself counts as level 1. */
 export const AUDIT_MAX_DEPTH = 32;
@@ -41,7 +41,8 @@ export interface SealableEvent {
 }
 
 /**
- * Checks that an event will hash: `orgId` a UUID; `eventType`, the actor id and `appGroupId`
+ * Checks that an event will hash: `orgId` a UUID; the actor's type (when an actor is given) one of
+ * `account`, `apiKey`, `machine`, `agent`, `system`; `eventType`, the actor id and `appGroupId`
  * (when present and not empty; empty counts as absent) non-empty strings of at most {@link AUDIT_MAX_NAME_LENGTH} characters without NUL or lone
  * surrogates; `occurredAt` a valid date in years 0001–9999 (PostgreSQL has no year 0); `businessData` a plain object of JSON
  * values (finite numbers, strings and keys without NUL or lone surrogates, `Date` as its ISO text,
@@ -53,13 +54,17 @@ export interface SealableEvent {
  * @example checkSealable({ orgId, eventType: 'app.x', businessData: { a: [1] } }) // { canonical: '{"a":[1]}' }
  */
 export function checkSealable(event: SealableEvent, maxBytes = AUDIT_MAX_BUSINESS_DATA_BYTES): { problem: SealableProblem } | { canonical: string } {
-  const fail = (field: string, rule: string) => ({ problem: { field, rule } });
   if (typeof event.orgId !== 'string' || !isUuid(event.orgId)) return fail('orgId', 'must be a UUID');
-  const names: Array<[string, unknown, boolean]> = [['eventType', event.eventType, true], ['actor.id', event.actor?.id, !!event.actor], ['appGroupId', event.appGroupId, event.appGroupId != null && event.appGroupId !== '']];
-  for (const [field, value, required] of names) {
-    if (!required) continue;
-    if (typeof value !== 'string' || value === '' || value.length > AUDIT_MAX_NAME_LENGTH) return fail(field, `must be a string of 1 to ${AUDIT_MAX_NAME_LENGTH} characters`);
-    if (BAD_TEXT.test(value)) return fail(field, 'must not contain NUL characters or lone surrogates');
+  const nameRule = nameProblem(event.eventType);
+  if (nameRule) return fail('eventType', nameRule);
+  if (event.actor) {
+    if (!ACTOR_TYPES.has(event.actor.type)) return fail('actor.type', `must be one of ${AUDIT_ACTOR_TYPES.join(', ')}`);
+    const actorRule = nameProblem(event.actor.id);
+    if (actorRule) return fail('actor.id', actorRule);
+  }
+  if (event.appGroupId != null && event.appGroupId !== '') {
+    const groupRule = nameProblem(event.appGroupId);
+    if (groupRule) return fail('appGroupId', groupRule);
   }
   if (event.occurredAt !== undefined) {
     try {
@@ -78,51 +83,83 @@ export function checkSealable(event: SealableEvent, maxBytes = AUDIT_MAX_BUSINES
   // Depth is bounded now, so the recursive serializers below cannot overflow the stack. A Date or
   // an undefined member is first normalized as JSON renders it; plain JSON data needs no round trip.
   const canonical = canonicalJson(walked.plain ? data : JSON.parse(JSON.stringify(data)));
-  if (Buffer.byteLength(canonical) > maxBytes) return fail('businessData', `must be at most ${maxBytes} bytes as canonical JSON`);
+  // UTF-8 takes at most 3 bytes per UTF-16 code unit: short texts need no count.
+  if (canonical.length * 3 > maxBytes && Buffer.byteLength(canonical) > maxBytes) return fail('businessData', `must be at most ${maxBytes} bytes as canonical JSON`);
   return { canonical };
+}
+
+const ACTOR_TYPES: ReadonlySet<unknown> = new Set(AUDIT_ACTOR_TYPES);
+
+const fail = (field: string, rule: string) => ({ problem: { field, rule } });
+
+/** Why a name (`eventType`, an actor id, `appGroupId`) is refused, or null when it is fine. */
+function nameProblem(value: unknown): string | null {
+  if (typeof value !== 'string' || value === '' || value.length > AUDIT_MAX_NAME_LENGTH) return `must be a string of 1 to ${AUDIT_MAX_NAME_LENGTH} characters`;
+  return badText(value) ? 'must not contain NUL characters or lone surrogates' : null;
+}
+
+// Most strings hold neither NUL nor any surrogate: one plain character-class test clears them.
+const SUSPECT_TEXT = /[\u0000\ud800-\udfff]/;
+const badText = (value: string) => SUSPECT_TEXT.test(value) && BAD_TEXT.test(value);
+
+/** A container (object or array) met by {@link walk}, with where it sits, to name it in a problem. */
+interface Frame {
+  value: object;
+  depth: number;
+  parent: Frame | null;
+  key: string | number;
+}
+
+/** `businessData.a[3].b` for a member `key` of `frame` (or the frame itself without `key`). */
+function pathOf(frame: Frame, key?: string | number): string {
+  const keys: Array<string | number> = key === undefined ? [] : [key];
+  for (let f: Frame | null = frame; f?.parent; f = f.parent) keys.push(f.key);
+  let path = 'businessData';
+  for (let i = keys.length - 1; i >= 0; i--) path += typeof keys[i] === 'number' ? `[${keys[i]}]` : `.${keys[i]}`;
+  return path;
 }
 
 /**
  * Iterative walk of `businessData`: the first problem found, or `{ plain }` — true when it holds
- * no `Date` and no `undefined` member (nothing JSON would render differently).
+ * no `Date` and no `undefined` member (nothing JSON would render differently). Scalars are checked
+ * where they are met; only containers are stacked, and paths are built only for a problem.
  */
 function walk(root: object): SealableProblem | { plain: boolean } {
-  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value: root, path: 'businessData', depth: 1 }];
+  const stack: Frame[] = [{ value: root, depth: 1, parent: null, key: '' }];
   let plain = true;
   while (stack.length) {
-    const { value, path, depth } = stack.pop()!;
-    if (value === null || typeof value === 'boolean') continue;
-    if (value instanceof Date) {
-      plain = false;
-      continue;
-    }
-    if (typeof value === 'string') {
-      if (BAD_TEXT.test(value)) return { field: path, rule: 'must not contain NUL characters or lone surrogates' };
-      continue;
-    }
-    if (typeof value === 'number') {
-      if (!Number.isFinite(value)) return { field: path, rule: 'must be a finite number' };
-      continue;
-    }
-    if (Array.isArray(value) || isPlainObject(value)) {
-      if (depth > AUDIT_MAX_DEPTH) return { field: path, rule: `is nested deeper than ${AUDIT_MAX_DEPTH} levels` };
-      if (Array.isArray(value)) {
-        let present = 0;
-        value.forEach((item, i) => {
-          present++;
-          stack.push({ value: item, path: `${path}[${i}]`, depth: depth + 1 });
-        });
-        if (present !== value.length) plain = false; // holes, which JSON renders as null
-      } else {
-        for (const [key, item] of Object.entries(value)) {
-          if (BAD_TEXT.test(key)) return { field: path, rule: 'has a key with NUL characters or lone surrogates' };
-          if (item !== undefined) stack.push({ value: item, path: `${path}.${key}`, depth: depth + 1 });
-          else plain = false;
+    const frame = stack.pop()!;
+    if (frame.depth > AUDIT_MAX_DEPTH) return { field: pathOf(frame), rule: `is nested deeper than ${AUDIT_MAX_DEPTH} levels` };
+    const value = frame.value as Record<string | number, unknown>;
+    const isArray = Array.isArray(value);
+    const keys: Array<string | number> = isArray ? [] : Object.keys(value);
+    const count = isArray ? (value as unknown[]).length : keys.length;
+    for (let i = 0; i < count; i++) {
+      const key = isArray ? i : keys[i];
+      if (isArray) {
+        if (!(i in value)) {
+          plain = false; // a hole, which JSON renders as null
+          continue;
         }
+      } else if (badText(key as string)) {
+        return { field: pathOf(frame), rule: 'has a key with NUL characters or lone surrogates' };
       }
-      continue;
+      const item = value[key];
+      if (item === null || typeof item === 'boolean') continue;
+      if (typeof item === 'string') {
+        if (badText(item)) return { field: pathOf(frame, key), rule: 'must not contain NUL characters or lone surrogates' };
+      } else if (typeof item === 'number') {
+        if (!Number.isFinite(item)) return { field: pathOf(frame, key), rule: 'must be a finite number' };
+      } else if (item === undefined && !isArray) {
+        plain = false;
+      } else if (item instanceof Date) {
+        plain = false;
+      } else if (Array.isArray(item) || isPlainObject(item)) {
+        stack.push({ value: item, depth: frame.depth + 1, parent: frame, key });
+      } else {
+        return { field: pathOf(frame, key), rule: 'must be JSON (object, array, string, finite number, boolean or null)' };
+      }
     }
-    return { field: path, rule: 'must be JSON (object, array, string, finite number, boolean or null)' };
   }
   return { plain };
 }

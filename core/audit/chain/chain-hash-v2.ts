@@ -47,6 +47,7 @@ export interface AuditPayloadV2 {
 }
 
 const HEX_HASH = /^[0-9a-f]{64}$/;
+const SURROGATE = /[\ud800-\udfff]/;
 
 /**
  * Pick and check the version 2 payload of an event (other properties, `seq` and `sealedAt`
@@ -75,8 +76,10 @@ export function payloadV2Of(event: AuditEventV2): AuditPayloadV2 {
     if (typeof appGroupId !== 'string') throw new TypeError(`audit record ${id}: appGroupId must be a string`);
     payload.appGroupId = appGroupId;
   }
-  // One test over the fields joined by a space (a space cannot complete a surrogate pair).
-  if (LONE_SURROGATE.test(`${id} ${orgId} ${eventType} ${actor.id} ${payload.appGroupId ?? ''}`)) {
+  // One test over the fields joined by a space (a space cannot complete a surrogate pair), made
+  // only when some field holds a surrogate at all.
+  const joined = `${id} ${orgId} ${eventType} ${actor.id} ${payload.appGroupId ?? ''}`;
+  if (SURROGATE.test(joined) && LONE_SURROGATE.test(joined)) {
     throw new TypeError(`audit record ${id}: lone surrogate in a string field`);
   }
   return payload;
@@ -96,21 +99,25 @@ export function payloadHashV2(event: AuditEventV2): string {
 }
 
 /**
- * Version 2 payloadHash of an event whose `businessData` is already in canonical form (e.g. from
- * the sealability check, which computes it anyway): saves canonicalizing it a second time.
+ * Version 2 payloadHash from the fields and `businessData`'s canonical text, without checking the
+ * fields: for events the sealability check (`core/audit/sealable.ts`) has already accepted — ids and names non-empty strings without lone
+ * surrogates, a known actor type, `occurredAt` from `toISOString()` of a date in years 0001–9999.
+ * Batch ingestion hashes this way; a property test checks it equals {@link payloadHashV2}.
  *
- * @param event - the event (its `businessData` is not read).
- * @param canonicalBusinessData - `canonicalJson(event.businessData)`, exactly.
- * @returns 64 lowercase hex characters, equal to `payloadHashV2(event)`.
- * @throws as {@link payloadV2Of}.
+ * @param payload - the payload's fields (`appGroupId` absent or undefined when none).
+ * @param canonicalBusinessData - `canonicalJson(businessData)`, exactly.
+ * @returns 64 lowercase hex characters.
  * @see docs/audit.md
  */
-export function payloadHashV2Canonical(event: Omit<AuditEventV2, 'businessData'> & { businessData?: unknown }, canonicalBusinessData: string): string {
-  return hash('sha256', canonicalPayloadV2(payloadV2Of({ ...event, businessData: NO_DATA }), canonicalBusinessData), 'hex');
+export function payloadHashV2Unchecked(payload: Omit<AuditPayloadV2, 'businessData'>, canonicalBusinessData: string): string {
+  return hash('sha256', canonicalPayloadV2(payload, canonicalBusinessData), 'hex');
 }
 
-/** Stands in for `businessData` where its canonical text is given (never hashed itself). */
-const NO_DATA = Object.freeze({}) as AuditEventV2['businessData'];
+// What JSON.stringify escapes in a string: `"`, `\`, C0 controls, and (ES2019) lone surrogates.
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** A string as JCS (= `JSON.stringify`) writes it; most need no escaping and are only quoted. */
+const jcsString = (value: string) => (NEEDS_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`);
 
 /**
  * RFC 8785 text of a version 2 payload, composed around the canonical `businessData`: every other
@@ -119,8 +126,8 @@ const NO_DATA = Object.freeze({}) as AuditEventV2['businessData'];
  * occurredAt, orgId; inside actor: id, type). A property test checks it equals
  * `canonicalJson(payload)` for arbitrary events.
  */
-function canonicalPayloadV2(p: AuditPayloadV2, canonicalBusinessData: string): string {
-  const str = JSON.stringify;
+function canonicalPayloadV2(p: Omit<AuditPayloadV2, 'businessData'>, canonicalBusinessData: string): string {
+  const str = jcsString;
   return `{"actor":{"id":${str(p.actor.id)},"type":${str(p.actor.type)}},${p.appGroupId === undefined ? '' : `"appGroupId":${str(p.appGroupId)},`}` +
     `"businessData":${canonicalBusinessData},"eventType":${str(p.eventType)},"id":${str(p.id)},"occurredAt":${str(p.occurredAt)},"orgId":${str(p.orgId)}}`;
 }
@@ -144,12 +151,20 @@ export function payloadHashesV2(events: readonly AuditEventV2[]): string {
  * Writes the 80-byte version 2 link input into `link`: prevHash ‖ payloadHash ‖ uint64be(seq) ‖
  * int64be(sealedAt ms), and answers its SHA-256 as hex.
  */
-function linkHash(link: Buffer, prevHash: string, payloadHashHex: string, seq: number, sealedAtMs: number): string {
+function linkHash(link: Buffer, prevHash: string, payloadHashHex: string, seq: number): string {
   link.write(prevHash, 0, 'hex');
   link.write(payloadHashHex, 32, 'hex');
-  link.writeBigUInt64BE(BigInt(seq), 64);
-  link.writeBigInt64BE(BigInt(sealedAtMs), 72);
+  // seq ≤ 2^53 − 1: two 32-bit halves, no BigInt per record.
+  link.writeUInt32BE(Math.floor(seq / 0x1_0000_0000), 64);
+  link.writeUInt32BE(seq >>> 0, 68);
   return hash('sha256', link, 'hex');
+}
+
+/** An 80-byte link buffer with `sealedAt` (epoch ms) in place: the part a whole batch shares. */
+function linkBuffer(sealedAtMs: number): Buffer {
+  const link = Buffer.alloc(80);
+  link.writeBigInt64BE(BigInt(sealedAtMs), 72);
+  return link;
 }
 
 function checkHex(hex: unknown, what: string): asserts hex is string {
@@ -178,7 +193,7 @@ export function chainHashV2(prevHash: string, payloadHashHex: string, seq: numbe
   checkHex(prevHash, 'prevHash');
   checkHex(payloadHashHex, 'payloadHash');
   if (!Number.isSafeInteger(seq) || seq < 1) throw new TypeError('seq must be an integer >= 1');
-  return linkHash(Buffer.alloc(80), prevHash, payloadHashHex, seq, sealedAtMs(sealedAt));
+  return linkHash(linkBuffer(sealedAtMs(sealedAt)), prevHash, payloadHashHex, seq);
 }
 
 /**
@@ -197,11 +212,11 @@ export function linkV2(prevHash: string, firstSeq: number, payloadHashes: string
   if (!Number.isSafeInteger(firstSeq) || firstSeq < 1) throw new TypeError('firstSeq must be an integer >= 1');
   if (payloadHashes.length % 64 !== 0 || !/^[0-9a-f]*$/.test(payloadHashes)) throw new TypeError('payloadHashes must be 64 lowercase hex characters per record');
   const ms = sealedAtMs(sealedAt);
-  const link = Buffer.alloc(80);
+  const link = linkBuffer(ms);
   const out: Array<{ prevHash: string; chainHash: string }> = new Array(payloadHashes.length / 64);
   let prev = prevHash;
   for (let i = 0; i < out.length; i++) {
-    const chain = linkHash(link, prev, payloadHashes.slice(i * 64, i * 64 + 64), firstSeq + i, ms);
+    const chain = linkHash(link, prev, payloadHashes.slice(i * 64, i * 64 + 64), firstSeq + i);
     out[i] = { prevHash: prev, chainHash: chain };
     prev = chain;
   }

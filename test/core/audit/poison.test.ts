@@ -60,6 +60,9 @@ describe('core.audit: an acknowledged event is sealable, and a poison event neve
     ['a NUL in eventType', { eventType: 'test.a\u0000' }, 'eventType'],
     ['a NUL in the actor id', { actor: { type: 'account', id: 'a\u0000' } }, 'actor.id'],
     ['an orgId that is not a UUID', { orgId: 'acme' }, 'orgId'],
+    ['an unknown actor type (the sealer would refuse to hash it)', { actor: { type: 'robot' as never, id: 'r1' } }, 'actor.type'],
+    ['a NUL deep in arrays and objects', { businessData: { a: [{ b: [0, { c: 'x\u0000' }] }] } }, 'businessData.a[0].b[1].c'],
+    ['undefined inside an array', { businessData: { list: [1, undefined] } }, 'businessData.list[1]'],
     ['an invalid date', { occurredAt: new Date(NaN) }, 'occurredAt'],
   ])('refuses %s with 400 VALIDATION_FAILED naming the field, and writes nothing', async (_name, change, field) => {
     const before = await count('audit_outbox', orgId);
