@@ -9,7 +9,8 @@
 import type { AuditRecordInput } from '../core/audit/chain/audit-record.ts';
 import { sealBatch, type SealBatchResult } from '../core/audit/chain/chain-hash.ts';
 import { packSealResult, type PackedSealResult } from '../core/audit/chain/packed-result.ts';
-import { payloadHashesV2, type AuditEventV2 } from '../core/audit/chain/chain-hash-v2.ts';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { renderIngestRows, type IngestRow, type IngestRowProblem, type RenderIngestOptions, type RenderedIngest } from '../core/audit/chain/ingest-rows.ts';
 
 /**
  * One task: the organization's current head hash and its next records.
@@ -70,14 +71,26 @@ export function sealChainPacked(task: SealChainTask): PackedSealResult {
 }
 
 /**
- * Version 2 payload hashes of a batch of events (the ingestion path, before the head lock).
+ * Renders an ingestion batch before its head is locked (`core/audit/chain/ingest-rows.ts`):
+ * canonical `businessData` with its size check, version 2 payload hashes, COPY rows. The COPY
+ * bytes and their row ends are moved to the calling thread, not copied.
  *
- * @param task - `{ events: JSON array text of AuditEventV2 }`.
- * @returns the hashes concatenated, 64 lowercase hex characters per event, in order.
- * @throws as `payloadHashesV2` (the pool rejects the task's promise with the error).
- * @example await piscina.run({ events: JSON.stringify(events) }, { name: 'payloadHashesV2Task' })
+ * @param task - `{ rows: JSON array text of IngestRow, options: RenderIngestOptions }`.
+ * @returns `RenderedIngest`, or `{ problem }` for the first event over `options.maxBytes`.
+ * @throws TypeError from canonical JSON on data the sealability check would have refused.
+ * @example await piscina.run({ rows: JSON.stringify(rows), options }, { name: 'renderIngestTask' })
  * @see docs/audit.md
  */
-export function payloadHashesV2Task(task: { events: string }): string {
-  return payloadHashesV2(JSON.parse(task.events) as AuditEventV2[]);
+export function renderIngestTask(task: { rows: string; options: RenderIngestOptions }): RenderedIngest | IngestRowProblem {
+  const result = renderIngestRows(JSON.parse(task.rows) as IngestRow[], null, task.options);
+  if ('problem' in result || !result.copy || !result.ends) return result;
+  const { copy, ends } = result;
+  return move({
+    get [transferableSymbol]() {
+      return [copy.buffer, ends.buffer];
+    },
+    get [valueSymbol]() {
+      return result;
+    },
+  }) as unknown as RenderedIngest;
 }

@@ -16,5 +16,5 @@ export default mod.default;
 /** Named handler (`run(task, { name: 'sealChainPacked' })`): `(task) => {ids, hashes, head}`. */
 export const sealChainPacked = mod.sealChainPacked;
 
-/** Named handler (`run(task, { name: 'payloadHashesV2Task' })`): `({events}) => hashes`. */
-export const payloadHashesV2Task = mod.payloadHashesV2Task;
+/** Named handler (`run(task, { name: 'renderIngestTask' })`): `({rows, options}) => RenderedIngest | {problem}`. */
+export const renderIngestTask = mod.renderIngestTask;

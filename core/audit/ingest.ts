@@ -1,9 +1,9 @@
 /**
  * Sealed batch ingestion (`core.audit.ingest`): events with no business transaction to join are
  * sealed directly on their organization's chain instead of passing through the outbox — written
- * once, not three times. Payload hashes (record hash version 2) are computed before the head is
- * locked (in-line from the canonical text the sealability check produced; the worker pool on
- * request); then one transaction locks the head, chains the
+ * once, not three times. Payload hashes (record hash version 2) and the COPY rows are rendered
+ * before the head is locked (`./chain/ingest-rows.ts`: in-line from the canonical text the
+ * sealability check produced, or in the worker pool on request); then one transaction locks the head, chains the
  * batch (one 80-byte SHA-256 per event), writes the sealed rows (COPY on a PostgreSQL server, one
  * set-based INSERT on embedded PGlite), advances the head and commits. The outbox sealer takes the
  * same head lock, so both modes share one chain per organization without forking it.
@@ -16,9 +16,10 @@ import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import { GENESIS_HASH, linkV2, payloadHashV2Unchecked, toAuditTimestamp, type AuditEventV2, type ChainHead, type HashPool } from './chain/index.ts';
+import { GENESIS_HASH, linkV2, renderIngestRows, toAuditTimestamp, type ChainHead, type HashPool, type IngestRow, type RenderedIngest } from './chain/index.ts';
 import type { AuditEventInput, IngestOptions, IngestResult } from './audit-service.types.ts';
-import { aerieError } from '../errors.ts';
+import { aerieError, validationFailed } from '../errors.ts';
+import { AUDIT_MAX_BUSINESS_DATA_BYTES } from './sealable.ts';
 import { hash as digest } from 'node:crypto';
 import { prepareEvents, type PreparedEvent } from './prepare-events.ts';
 import { advanceHeads } from './sealer-sql.ts';
@@ -26,9 +27,10 @@ import { advanceHeads } from './sealer-sql.ts';
 /** Options of {@link AuditIngestor}. */
 export interface AuditIngestorOptions {
   /**
-   * A hash pool for payload hashes, used for batches of at least `poolThreshold` events. Not used
-   * by default: in-line hashing from the canonical text is cheaper than posting the batch to a
-   * thread (bench/audit-ingest.ts prints both, `e` and `e'`); kept for machines where that differs.
+   * A worker pool that renders batches of at least `poolThreshold` events (canonical form, size
+   * check, payload hashes, COPY rows). Not used by the kernel: on two cores the JSON round trip to
+   * the thread costs more CPU than it saves the main thread (bench/audit-ingest.ts prints both, `e`
+   * and `e'`); kept for machines with cores to spare.
    */
   pool?: () => HashPool;
   /** Smallest batch hashed in the pool (default: none, with no pool). */
@@ -80,14 +82,22 @@ export class AuditIngestor {
    */
   async ingest(orgId: string, events: Array<Omit<AuditEventInput, 'orgId'>>, options: IngestOptions = {}): Promise<IngestResult> {
     if (events.length === 0) throw new RangeError('ingest: empty batch');
-    const { rows: prepared, canonical } = prepareEvents(events.map((e) => ({ ...e, orgId })), this.clock.now(), options, (field, i) => `events[${i}].${field}`);
-    const occurred = prepared.map((p) => p.occurred_at.toISOString());
-    const payloadHashes = await this.hash(prepared, canonical, occurred);
-    // Everything of the COPY rows that the head does not decide, rendered before taking its lock.
-    const prefixes = this.db.kind === 'pg' ? copyPrefixes(prepared, canonical, occurred, payloadHashes) : [];
-    const sealed: Array<ChainHead & { sealedAt: string }> = [];
+    const { pool, poolThreshold = Infinity } = this.options;
+    const pooled = pool !== undefined && events.length >= poolThreshold;
+    const fieldOf = (field: string, i: number) => `events[${i}].${field}`;
+    // In the pool, businessData is canonicalized (and its size checked) by the worker.
+    const { rows: prepared, canonical } = prepareEvents(events.map((e) => ({ ...e, orgId })), this.clock.now(), options, fieldOf, !pooled);
+    const rows: IngestRow[] = prepared.map((p) => [p.id, p.org_id, p.event_type, p.occurred_at.toISOString(), p.actor_type, p.actor_id, p.app_group_id, p.business_data]);
     const key = options.idempotencyKey;
-    const fingerprint = key === undefined ? '' : requestFingerprint(prepared, canonical, events);
+    // Everything of the COPY rows that the head does not decide, rendered before taking its lock.
+    const renderOptions = { maxBytes: options.maxBusinessDataBytes ?? AUDIT_MAX_BUSINESS_DATA_BYTES, copy: this.db.kind === 'pg', keepCanonical: this.db.kind !== 'pg' || key !== undefined };
+    const rendered = pooled ? await pool().renderIngest(JSON.stringify(rows), renderOptions) : renderIngestRows(rows, canonical, renderOptions);
+    if ('problem' in rendered) {
+      const field = fieldOf(rendered.problem.field, rendered.problem.index);
+      throw validationFailed(`${field} ${rendered.problem.rule}`, field);
+    }
+    const sealed: Array<ChainHead & { sealedAt: string }> = [];
+    const fingerprint = key === undefined ? '' : requestFingerprint(prepared, rendered.canonical!, events);
     const result = await this.db.transaction(async (trx): Promise<IngestResult> => {
       const { rows: [locked] } = await trx.raw(LOCK_HEAD, [orgId, GENESIS_HASH]);
       const head = { seq: Number(locked.seq), chainHash: String(locked.hash) };
@@ -102,7 +112,7 @@ export class AuditIngestor {
       // Read the clock under the lock: sealedAt never goes backwards along a chain.
       const sealedAt = toAuditTimestamp(this.clock.now());
       const batch: SealedBatch = {
-        events: prepared, canonical, prefixes, firstSeq: head.seq + 1, payloadHashes, links: linkV2(head.chainHash, head.seq + 1, payloadHashes, sealedAt), sealedAt,
+        events: prepared, rendered, firstSeq: head.seq + 1, links: linkV2(head.chainHash, head.seq + 1, rendered.hashes, sealedAt), sealedAt,
       };
       await this.write(trx, batch);
       const last = { orgId, seq: head.seq + prepared.length, chainHash: batch.links[prepared.length - 1].chainHash };
@@ -120,33 +130,13 @@ export class AuditIngestor {
     return result;
   }
 
-  /**
-   * The batch's version 2 payload hashes, concatenated. The sealability check already produced each
-   * `businessData`'s canonical text, so hashing in-line costs only composing the payload around it
-   * and one SHA-256 (~2 µs an event, measured) — less than posting the batch to a worker thread.
-   * The pool is used when `poolThreshold` asks for it (default: never).
-   */
-  private async hash(prepared: PreparedEvent[], canonical: string[], occurred: string[]): Promise<string> {
-    const { pool, poolThreshold = Infinity } = this.options;
-    if (pool && prepared.length >= poolThreshold) return pool().payloadHashesV2(JSON.stringify(prepared.map(toHashable)));
-    let out = '';
-    for (let i = 0; i < prepared.length; i++) {
-      const p = prepared[i];
-      // prepareEvents checked every field (checkSealable): no second check here.
-      out += payloadHashV2Unchecked({
-        id: p.id, orgId: p.org_id, eventType: p.event_type, occurredAt: occurred[i], actor: { type: p.actor_type, id: p.actor_id },
-        appGroupId: p.app_group_id ?? undefined,
-      }, canonical[i]);
-    }
-    return out;
-  }
-
   private async write(trx: Knex.Transaction, batch: SealedBatch): Promise<void> {
     const n = batch.events.length;
     if (this.db.kind !== 'pg') {
       // businessData as the canonical text that was hashed, never re-serialized from the object.
+      const { canonical, hashes } = batch.rendered;
       const rows = batch.events.map((p, i) => ({
-        ...p, business_data: batch.canonical[i], seq: batch.firstSeq + i, payload_hash: batch.payloadHashes.slice(i * 64, i * 64 + 64), prev_hash: batch.links[i].prevHash,
+        ...p, business_data: canonical![i], seq: batch.firstSeq + i, payload_hash: hashes.slice(i * 64, i * 64 + 64), prev_hash: batch.links[i].prevHash,
         chain_hash: batch.links[i].chainHash, sealed_at: batch.sealedAt,
       }));
       await trx.raw(INSERT_SEALED, [JSON.stringify(rows)]);
@@ -199,42 +189,14 @@ function requestFingerprint(prepared: PreparedEvent[], canonical: string[], sent
   return digest('sha256', text, 'hex');
 }
 
-/** A batch ready to write: the prepared events, their canonical businessData, positions and hashes. */
+/** A batch ready to write: the prepared events, what was rendered before the lock, positions and links. */
 interface SealedBatch {
   events: PreparedEvent[];
-  canonical: string[];
-  /** Per event, its COPY row (UTF-8) up to the columns the head decides (see {@link copyPrefixes}); empty on PGlite. */
-  prefixes: Buffer[];
+  /** Payload hashes, and the canonical texts (PGlite) or the COPY row prefixes (a server). */
+  rendered: RenderedIngest;
   firstSeq: number;
-  /** 64 hex characters per event, concatenated. */
-  payloadHashes: string;
   links: Array<{ prevHash: string; chainHash: string }>;
   sealedAt: string;
-}
-
-/** The version 2 hashable form of a prepared event (the fields its payload hash covers). */
-function toHashable(p: PreparedEvent): AuditEventV2 {
-  return {
-    id: p.id, orgId: p.org_id, eventType: p.event_type, occurredAt: p.occurred_at.toISOString(),
-    actor: { type: p.actor_type, id: p.actor_id }, ...(p.app_group_id ? { appGroupId: p.app_group_id } : {}),
-    businessData: p.business_data as AuditEventV2['businessData'],
-  };
-}
-
-// COPY text format: backslash, and the characters that end fields and rows, are escaped; NULL is \N.
-const COPY_SPECIAL = /[\\\t\n\r]/;
-const COPY_SPECIAL_ALL = /[\\\t\n\r]/g;
-const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-const copyField = (value: string) => (COPY_SPECIAL.test(value) ? value.replace(COPY_SPECIAL_ALL, (c) => COPY_ESCAPES[c]) : value);
-
-/**
- * Per event, its row in COPY's text format (UTF-8) up to (and with the tab after) `hash_version`, in
- * {@link COPY_COLUMNS} order. `business_data` is written as its canonical JSON text (valid JSON for
- * `jsonb`, already computed).
- */
-function copyPrefixes(events: PreparedEvent[], canonical: string[], occurred: string[], payloadHashes: string): Buffer[] {
-  return events.map((p, i) => Buffer.from(`${p.id}\t${p.org_id}\t${copyField(p.event_type)}\t${occurred[i]}\t${p.actor_type}\t${copyField(p.actor_id)}\t` +
-    `${p.app_group_id === null ? '\\N' : copyField(p.app_group_id)}\t${copyField(canonical[i])}\t${payloadHashes.slice(i * 64, i * 64 + 64)}\t2\t`));
 }
 
 /**
@@ -242,9 +204,11 @@ function copyPrefixes(events: PreparedEvent[], canonical: string[], occurred: st
  * chainHash and sealedAt (ASCII). Only these short tails are encoded under the head's lock.
  */
 function copyBytes(b: SealedBatch): Buffer {
-  const parts: Buffer[] = new Array(b.prefixes.length * 2);
-  for (let i = 0; i < b.prefixes.length; i++) {
-    parts[2 * i] = b.prefixes[i];
+  const { copy, ends } = b.rendered;
+  const bytes = Buffer.from(copy!.buffer, copy!.byteOffset, copy!.byteLength);
+  const parts: Buffer[] = new Array(b.events.length * 2);
+  for (let i = 0; i < b.events.length; i++) {
+    parts[2 * i] = bytes.subarray(i === 0 ? 0 : ends![i - 1], ends![i]);
     parts[2 * i + 1] = Buffer.from(`${b.firstSeq + i}\t${b.links[i].prevHash}\t${b.links[i].chainHash}\t${b.sealedAt}\n`, 'latin1');
   }
   return Buffer.concat(parts);

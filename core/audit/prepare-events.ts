@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { validationFailed } from '../errors.ts';
 import { currentRequest } from '../request-context.ts';
 import type { AppendOptions, AuditActorRef, AuditEventInput } from './audit-service.types.ts';
-import { checkSealable } from './sealable.ts';
+import { checkSealable, checkSealableShape, type SealableProblem } from './sealable.ts';
 import { canonicalJson } from './chain/canonical-json.ts';
 
 const ACTOR_TYPES = new Set(['account', 'apiKey', 'machine', 'agent']);
@@ -36,19 +36,31 @@ export interface PreparedEvent {
  * @param now - `occurredAt` of events without one.
  * @param options - {@link AppendOptions} (a tighter `businessData` limit).
  * @param fieldOf - names a problem's field for the error (`events[3].businessData.a`).
+ * @param canonicalize - false: every rule but the canonical form and its size limit, which the
+ *   caller then applies itself (batch ingestion in the worker pool); `canonical` is answered empty.
+ *   A problem is still reported for the first event that breaks any rule, in order.
  * @returns `{ rows, canonical }`: the prepared rows, in order, and each row's `business_data` as
  *   RFC 8785 text (the sealability check computes it; batch ingestion hashes with it).
  * @throws AerieError 400 `VALIDATION_FAILED` with `field` for the first event that could not be sealed.
  */
-export function prepareEvents(events: AuditEventInput[], now: Date, options: AppendOptions, fieldOf: (field: string, i: number) => string): { rows: PreparedEvent[]; canonical: string[] } {
-  const canonical = events.map((e, i) => {
-    const checked = checkSealable(e, options.maxBusinessDataBytes);
+export function prepareEvents(events: AuditEventInput[], now: Date, options: AppendOptions, fieldOf: (field: string, i: number) => string, canonicalize = true): { rows: PreparedEvent[]; canonical: string[] } {
+  const refuse = (problem: SealableProblem, i: number) => {
+    const field = fieldOf(problem.field, i);
+    return validationFailed(`${field} ${problem.rule}`, field);
+  };
+  const canonical: string[] = [];
+  for (let i = 0; i < events.length; i++) {
+    const checked = canonicalize ? checkSealable(events[i], options.maxBusinessDataBytes) : checkSealableShape(events[i]);
     if ('problem' in checked) {
-      const field = fieldOf(checked.problem.field, i);
-      throw validationFailed(`${field} ${checked.problem.rule}`, field);
+      // Without the size check so far, an earlier event may break it: the first problem in order wins.
+      for (let k = 0; !canonicalize && k < i; k++) {
+        const earlier = checkSealable(events[k], options.maxBusinessDataBytes);
+        if ('problem' in earlier) throw refuse(earlier.problem, k);
+      }
+      throw refuse(checked.problem, i);
     }
-    return checked.canonical;
-  });
+    if ('canonical' in checked) canonical.push(checked.canonical);
+  }
   const scope = currentRequest();
   const defaultActor = actorOf(scope?.principal);
   const rows = events.map((e, i) => {
@@ -57,7 +69,7 @@ export function prepareEvents(events: AuditEventInput[], now: Date, options: App
     let businessData: Record<string, unknown> = e.businessData ?? {};
     if (scope?.humanSeal) {
       businessData = { ...businessData, _humanSeal: { ...scope.humanSeal } };
-      canonical[i] = canonicalJson(businessData);
+      if (canonicalize) canonical[i] = canonicalJson(businessData);
     }
     const actor = e.actor ?? defaultActor;
     return {

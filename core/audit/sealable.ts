@@ -54,6 +54,24 @@ export interface SealableEvent {
  * @example checkSealable({ orgId, eventType: 'app.x', businessData: { a: [1] } }) // { canonical: '{"a":[1]}' }
  */
 export function checkSealable(event: SealableEvent, maxBytes = AUDIT_MAX_BUSINESS_DATA_BYTES): { problem: SealableProblem } | { canonical: string } {
+  const shape = checkSealableShape(event);
+  if ('problem' in shape) return shape;
+  const data = event.businessData ?? {};
+  // Depth is bounded now, so the recursive serializers below cannot overflow the stack. A Date or
+  // an undefined member is first normalized as JSON renders it; plain JSON data needs no round trip.
+  const canonical = canonicalJson(shape.plain ? data : JSON.parse(JSON.stringify(data)));
+  // UTF-8 takes at most 3 bytes per UTF-16 code unit: short texts need no count.
+  if (canonical.length * 3 > maxBytes && Buffer.byteLength(canonical) > maxBytes) return fail('businessData', `must be at most ${maxBytes} bytes as canonical JSON`);
+  return { canonical };
+}
+
+/**
+ * {@link checkSealable} without the canonical form and its size limit: every other rule. For a
+ * caller that canonicalizes elsewhere (batch ingestion in the worker pool, after a JSON round trip).
+ * @returns `{ problem }` for the first rule broken, or `{ plain }`: true when `businessData` holds
+ *   no `Date` and no `undefined` member (its JSON text parses back to equal data).
+ */
+export function checkSealableShape(event: SealableEvent): { problem: SealableProblem } | { plain: boolean } {
   if (typeof event.orgId !== 'string' || !isUuid(event.orgId)) return fail('orgId', 'must be a UUID');
   const nameRule = nameProblem(event.eventType);
   if (nameRule) return fail('eventType', nameRule);
@@ -79,13 +97,7 @@ export function checkSealable(event: SealableEvent, maxBytes = AUDIT_MAX_BUSINES
   const data = event.businessData ?? {};
   if (!isPlainObject(data)) return fail('businessData', 'must be a JSON object');
   const walked = walk(data);
-  if ('field' in walked) return { problem: walked };
-  // Depth is bounded now, so the recursive serializers below cannot overflow the stack. A Date or
-  // an undefined member is first normalized as JSON renders it; plain JSON data needs no round trip.
-  const canonical = canonicalJson(walked.plain ? data : JSON.parse(JSON.stringify(data)));
-  // UTF-8 takes at most 3 bytes per UTF-16 code unit: short texts need no count.
-  if (canonical.length * 3 > maxBytes && Buffer.byteLength(canonical) > maxBytes) return fail('businessData', `must be at most ${maxBytes} bytes as canonical JSON`);
-  return { canonical };
+  return 'field' in walked ? { problem: walked } : walked;
 }
 
 const ACTOR_TYPES: ReadonlySet<unknown> = new Set(AUDIT_ACTOR_TYPES);

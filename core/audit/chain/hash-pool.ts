@@ -13,6 +13,7 @@ import type { AuditRecordInput } from './audit-record.ts';
 import { GENESIS_HASH, type SealBatchResult } from './chain-hash.ts';
 import { unpackSealResult, type PackedSealResult } from './packed-result.ts';
 import type { SealChainTask } from '../../../workers/seal-chain.ts';
+import type { IngestRowProblem, RenderIngestOptions, RenderedIngest } from './ingest-rows.ts';
 
 // The warm-up task: one synthetic record, never stored.
 const WARM_AT = '2000-01-01T00:00:00.000Z';
@@ -49,15 +50,16 @@ export interface HashPoolOptions {
  *   does no work per record. `seqOffset` is added to each parsed record's `seq` (text numbered
  *   1, 2, … within its batch, offset by the organization's head `seq`).
  *   Results come back packed (`./packed-result.ts`) and are rebuilt into the `sealBatch` shape.
- * - `payloadHashesV2(eventsJson)` — version 2 payload hashes (`./chain-hash-v2.ts`) of events held
- *   as JSON array text, answered concatenated (64 hex characters per event, in order): the
- *   ingestion path's work before it takes the head lock. Rejects as `payloadHashesV2` does.
+ * - `renderIngest(rowsJson, options)` — `renderIngestRows` (`./ingest-rows.ts`) of checked events
+ *   held as JSON array text: canonical `businessData` and its size check, version 2 payload
+ *   hashes, COPY rows (moved back, not copied) — the ingestion path's work before it takes the
+ *   head lock. Rejects as canonical JSON does on data the sealability check would refuse.
  * - `warm()` — start every thread (piscina starts only `minThreads` itself, the others on demand)
  *   and run one tiny seal on each, so the first real batch waits for no start-up; resolves when
  *   all are ready. Optional in the interface so test doubles need not implement it.
  * - `close()` — finish queued tasks, then stop the threads (graceful shutdown).
  * - `destroy()` — stop the threads now; pending tasks reject.
- *   After either, `seal`/`sealJson`/`payloadHashesV2` reject with "hash pool is closed".
+ *   After either, `seal`/`sealJson`/`renderIngest` reject with "hash pool is closed".
  * - `threads` — the configured `maxThreads`.
  *
  * @see docs/audit.md
@@ -65,7 +67,7 @@ export interface HashPoolOptions {
 export interface HashPool {
   seal(prevHash: string, records: AuditRecordInput[], sealedAt: string): Promise<SealBatchResult>;
   sealJson(prevHash: string, recordsJson: string, sealedAt: string, seqOffset?: number): Promise<SealBatchResult>;
-  payloadHashesV2(eventsJson: string): Promise<string>;
+  renderIngest(rowsJson: string, options: RenderIngestOptions): Promise<RenderedIngest | IngestRowProblem>;
   warm?(): Promise<void>;
   close(): Promise<void>;
   destroy(): Promise<void>;
@@ -107,9 +109,9 @@ export function createHashPool(options: HashPoolOptions = {}): HashPool {
     threads: maxThreads,
     seal: async (prevHash, records, sealedAt) => run(prevHash, JSON.stringify(records), sealedAt),
     sealJson: (prevHash, recordsJson, sealedAt, seqOffset) => run(prevHash, recordsJson, sealedAt, seqOffset),
-    payloadHashesV2: async (eventsJson) => {
+    renderIngest: async (rowsJson, renderOptions) => {
       if (stopped) throw new Error('hash pool is closed');
-      return (await piscina.run({ events: eventsJson } as never, { name: 'payloadHashesV2Task' })) as unknown as string;
+      return (await piscina.run({ rows: rowsJson, options: renderOptions } as never, { name: 'renderIngestTask' })) as unknown as RenderedIngest | IngestRowProblem;
     },
     // One task per thread, all in flight together: piscina starts a thread for each queued task.
     warm: async () => {

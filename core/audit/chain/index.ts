@@ -8,6 +8,7 @@ export * from './audit-record.ts';
 export * from './canonical-json.ts';
 export * from './chain-hash.ts';
 export * from './chain-hash-v2.ts';
+export * from './ingest-rows.ts';
 export * from './record-hash.ts';
 export * from './verify-chain.ts';
 export * from './checkpoint.ts';

@@ -6,6 +6,10 @@ import type { AuditService } from '../../../core/audit/audit-service.types.ts';
 import { readChain } from '../../../core/audit/read-chain.ts';
 import { verifyRecords } from '../../../core/audit/chain/index.ts';
 import { AerieError } from '../../../core/errors.ts';
+import { AuditIngestor } from '../../../core/audit/ingest.ts';
+import { createHashPool } from '../../../core/audit/chain/hash-pool.ts';
+import { systemClock } from '../../../core/clock.ts';
+import pino from 'pino';
 
 describe('core.audit.ingest: batches sealed on the chain without the outbox', () => {
   let aerie: TestAerie;
@@ -129,6 +133,31 @@ describe('core.audit.ingest: batches sealed on the chain without the outbox', ()
     const [head] = await aerie.sql(`select seq from core.audit_heads where org_id = ?`, [orgId]);
     expect(Number(head.seq)).toBe(2);
     expect(await readChain(db().knex, orgId)).toHaveLength(2);
+  });
+
+  it('seals the same way when a worker pool renders the batch: tricky text, what JSON renders, replays, and the first problem in order', async () => {
+    const pool = createHashPool({ maxThreads: 1 });
+    const pooled = new AuditIngestor(db(), systemClock, pino({ level: 'silent' }), { pool: () => pool, poolThreshold: 1 });
+    try {
+      const orgId = randomUUID();
+      const tricky = { tab: 'a\tb', nl: 'l1\r\nl2', bs: 'C:\\N', emoji: '🦅', at: new Date(0), gone: undefined };
+      const first = await pooled.ingest(orgId, [{ eventType: 'app.pooled', businessData: tricky, appGroupId: 'ag\tone' }, ...events(2)], { idempotencyKey: 'p-1' });
+      const chain = await readChain(db().knex, orgId);
+      expect(chain[0].businessData).toEqual({ tab: 'a\tb', nl: 'l1\r\nl2', bs: 'C:\\N', emoji: '🦅', at: '1970-01-01T00:00:00.000Z' });
+      expect(chain.map((r) => r.id)).toEqual(first.ids);
+      expect(verifyRecords(chain)).toMatchObject({ ok: true, checked: 3 });
+      const again = await pooled.ingest(orgId, [{ eventType: 'app.pooled', businessData: tricky, appGroupId: 'ag\tone' }, ...events(2)], { idempotencyKey: 'p-1' });
+      expect(again).toMatchObject({ replayed: true, ids: first.ids });
+      const big = { eventType: 'app.big', businessData: { s: 'x'.repeat(70_000) } };
+      const nul = { eventType: 'app.nul', businessData: { s: 'a\u0000' } };
+      // The size check runs in the worker, the others in-line: still the first event in order is named.
+      for (const [batch, field] of [[[...events(1), big, nul], 'events[1].businessData'], [[...events(1), nul, big], 'events[1].businessData.s'], [[...events(2), big], 'events[2].businessData']] as const) {
+        await expect(pooled.ingest(orgId, [...batch])).rejects.toMatchObject({ status: 400, code: 'VALIDATION_FAILED', fields: { field } });
+      }
+      expect(await readChain(db().knex, orgId)).toHaveLength(3);
+    } finally {
+      await pool.destroy();
+    }
   });
 
   it('rolls the whole batch back when the write fails, leaving the head where it was', async () => {

@@ -23,7 +23,7 @@ function failingPool(kind: 'throws' | 'exits'): () => HashPool {
     return {
       threads: 1,
       seal: fail,
-      payloadHashesV2: fail,
+      renderIngest: fail,
       sealJson: fail,
       close: () => real.close().catch(() => undefined),
       destroy: () => real.destroy(),

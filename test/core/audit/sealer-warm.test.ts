@@ -18,7 +18,7 @@ function recordingPool(calls: string[]): () => HashPool {
       threads: real.threads,
       seal: (...a) => (calls.push('seal'), real.seal(...a)),
       sealJson: (...a) => (calls.push('sealJson'), real.sealJson(...a)),
-      payloadHashesV2: (json) => (calls.push('payloadHashesV2'), real.payloadHashesV2(json)),
+      renderIngest: (...a) => (calls.push('renderIngest'), real.renderIngest(...a)),
       warm: async () => {
         calls.push('warm');
         await real.warm!();

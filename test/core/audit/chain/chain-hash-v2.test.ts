@@ -7,6 +7,7 @@ import { chainHashV2, linkV2, payloadHashV2, payloadHashV2Unchecked, payloadHash
 import { recordChainHash, recordPayloadHash } from '../../../../core/audit/chain/record-hash.ts';
 import { verifyRecords } from '../../../../core/audit/chain/verify-chain.ts';
 import { createHashPool } from '../../../../core/audit/chain/hash-pool.ts';
+import { renderIngestRows, type IngestRow } from '../../../../core/audit/chain/ingest-rows.ts';
 import { VECTOR_EVENT } from './fixtures.ts';
 import { formatExportFile } from '../../../../core/audit/chain/export-file.ts';
 import { verifyExportFile } from '../../../../core/audit/chain/verify-export-file.ts';
@@ -134,12 +135,26 @@ describe('verification dispatches on each record\'s version', () => {
     expect(await verifyExportFile(dropped, { keys: [] }, { requireCheckpointCoverage: false })).toMatchObject({ ok: false });
   });
 
-  it('the worker pool answers the same payload hashes as in-line', async () => {
+  it('the worker pool renders an ingestion batch exactly as in-line: hashes, canonical texts, COPY rows; and the same size problem', async () => {
     const pool = createHashPool({ maxThreads: 1 });
     try {
-      const events = Array.from({ length: 50 }, (_, i) => ({ ...EVENT, id: `e-${i}`, businessData: { i, tab: '\t', nl: '\n' } }));
-      expect(await pool.payloadHashesV2(JSON.stringify(events))).toBe(payloadHashesV2(events));
-      await expect(pool.payloadHashesV2(JSON.stringify([{ ...EVENT, occurredAt: 'yesterday' }]))).rejects.toThrow(/occurredAt/);
+      const rows: IngestRow[] = Array.from({ length: 50 }, (_, i) => [`e-${i}`, EVENT.orgId, 'app.x\ty', SEALED_AT, 'apiKey', `k\\${i}`, i % 2 ? 'ag_1' : null, { i, tab: '\t', nl: '\n', é: 'ü€😀' }]);
+      const options = { maxBytes: 1000, copy: true, keepCanonical: true };
+      const inline = renderIngestRows(rows, null, options);
+      const pooled = await pool.renderIngest(JSON.stringify(rows), options);
+      if ('problem' in inline || 'problem' in pooled) throw new Error('unexpected problem');
+      // Bytes moved from the worker arrive as a plain Uint8Array.
+      expect({ ...pooled, copy: Buffer.from(pooled.copy!) }).toEqual(inline);
+      const hashes = rows.map(([id, orgId, eventType, occurredAt, type, actorId, appGroupId, businessData]) =>
+        payloadHashV2({ id, orgId, eventType, occurredAt, actor: { type, id: actorId }, appGroupId, businessData } as AuditEventV2));
+      expect(inline.hashes).toBe(hashes.join(''));
+      // COPY text: tab, newline and backslash escaped; NULL as \N; UTF-8.
+      const first = Buffer.from(inline.copy!.subarray(0, inline.ends![0])).toString('utf8');
+      expect(first).toBe(`e-0\t${EVENT.orgId}\tapp.x\\ty\t${SEALED_AT}\tapiKey\tk\\\\0\t\\N\t${inline.canonical![0].replaceAll('\\', '\\\\')}\t${hashes[0]}\t2\t`);
+      const big: IngestRow[] = [...rows.slice(0, 3), [...rows[3].slice(0, 7), { s: 'x'.repeat(2000) }] as unknown as IngestRow];
+      const problem = { problem: { index: 3, field: 'businessData', rule: 'must be at most 1000 bytes as canonical JSON' } };
+      expect(renderIngestRows(big, null, options)).toEqual(problem);
+      expect(await pool.renderIngest(JSON.stringify(big), options)).toEqual(problem);
     } finally {
       await pool.destroy();
     }
