@@ -13,6 +13,20 @@ export function isUuid(value: string): boolean {
   return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 }
 
+// U+0000, and UTF-16 code units that are not half of a pair (not Unicode text).
+const BAD_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+// Most text holds neither NUL nor any surrogate: one plain character-class test clears it.
+const SUSPECT_TEXT = /[\u0000\ud800-\udfff]/;
+
+/**
+ * Whether `value` holds U+0000 (PostgreSQL text and jsonb refuse it) or a UTF-16 code unit that is
+ * not half of a surrogate pair (not Unicode text; RFC 8785 refuses it).
+ * @example hasBadText('a\u0000') // true; hasBadText('🦅') // false; hasBadText('\ud800') // true
+ */
+export function hasBadText(value: string): boolean {
+  return SUSPECT_TEXT.test(value) && BAD_TEXT.test(value);
+}
+
 /**
  * Characters a name may not hold: C0 and C1 controls (CR, LF, TAB, ESC, …), DEL, the Unicode line
  * and paragraph separators, and the bidirectional marks, embeddings, overrides and isolates

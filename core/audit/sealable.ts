@@ -1,4 +1,4 @@
-import { isUuid } from '../validation.ts';
+import { hasBadText, isUuid } from '../validation.ts';
 /**
  * "Acknowledged means sealable": the checks `core.audit.append` runs on every event before it
  * writes anything, so no event the outbox accepts can later fail to hash and stall the sealer.
@@ -16,10 +16,6 @@ export const AUDIT_MAX_DEPTH = 32;
 export const AUDIT_MAX_BUSINESS_DATA_BYTES = 65_536;
 /** Longest `eventType`, actor id or `appGroupId`, in characters. */
 export const AUDIT_MAX_NAME_LENGTH = 200;
-
-// U+0000 (PostgreSQL text and jsonb refuse it) and UTF-16 code units that are not part of a pair
-// (not valid Unicode; RFC 8785 refuses them).
-const BAD_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
  * Why an event cannot be sealed: `field` is a JSON-path-like location (`businessData.a[3].b`),
@@ -107,12 +103,8 @@ const fail = (field: string, rule: string) => ({ problem: { field, rule } });
 /** Why a name (`eventType`, an actor id, `appGroupId`) is refused, or null when it is fine. */
 function nameProblem(value: unknown): string | null {
   if (typeof value !== 'string' || value === '' || value.length > AUDIT_MAX_NAME_LENGTH) return `must be a string of 1 to ${AUDIT_MAX_NAME_LENGTH} characters`;
-  return badText(value) ? 'must not contain NUL characters or lone surrogates' : null;
+  return hasBadText(value) ? 'must not contain NUL characters or lone surrogates' : null;
 }
-
-// Most strings hold neither NUL nor any surrogate: one plain character-class test clears them.
-const SUSPECT_TEXT = /[\u0000\ud800-\udfff]/;
-const badText = (value: string) => SUSPECT_TEXT.test(value) && BAD_TEXT.test(value);
 
 /** A container (object or array) met by {@link walk}, with where it sits, to name it in a problem. */
 interface Frame {
@@ -153,13 +145,13 @@ function walk(root: object): SealableProblem | { plain: boolean } {
           plain = false; // a hole, which JSON renders as null
           continue;
         }
-      } else if (badText(key as string)) {
+      } else if (hasBadText(key as string)) {
         return { field: pathOf(frame), rule: 'has a key with NUL characters or lone surrogates' };
       }
       const item = value[key];
       if (item === null || typeof item === 'boolean') continue;
       if (typeof item === 'string') {
-        if (badText(item)) return { field: pathOf(frame, key), rule: 'must not contain NUL characters or lone surrogates' };
+        if (hasBadText(item)) return { field: pathOf(frame, key), rule: 'must not contain NUL characters or lone surrogates' };
       } else if (typeof item === 'number') {
         if (!Number.isFinite(item)) return { field: pathOf(frame, key), rule: 'must be a finite number' };
       } else if (item === undefined && !isArray) {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request as httpRequest } from 'node:http';
 import { TestAerie } from '../../helpers/harness.ts';
+import { assertCleanInput } from '../../../core/http/input-hygiene.ts';
 
 const ORIGIN = 'https://aerie.test';
 
@@ -100,5 +101,25 @@ describe('kernel: text and numbers every route refuses, and answers Node would g
     const res = await aerie.request('GET', '/api/v1/users/me', { headers: { cookie, authorization: 'Bearer not-a-valid-token' } });
     expect(res.status).toBe(401);
     expect(res.body.error).toBe('UNAUTHORIZED');
+  });
+});
+
+describe('assertCleanInput names the first bad value by its dotted path', () => {
+  const deep = (n: number, leaf: unknown) => {
+    let v: unknown = leaf;
+    for (let i = 0; i < n; i++) v = { a: [v] };
+    return v;
+  };
+  it.each<[string, unknown, string | null]>([
+    ['clean nested data', { events: [{ name: 'ok 🦅', n: 1.5, tags: ['a', null, true] }] }, null],
+    ['a NUL in a nested array member', { events: [{ name: 'ok' }, { tags: ['x', 'y\u0000'] }] }, 'events.1.tags.1'],
+    ['a lone surrogate in a member name', { events: [{ ['k\udc00']: 1 }] }, 'events.0'],
+    ['a bad member name at the top', { ['\u0000']: 1 }, 'body'],
+    ['a non-finite number', { page: { size: Infinity } }, 'page.size'],
+    ['NaN at the top of an array body', [NaN], '0'],
+    ['a NUL 50,000 levels down (no recursion)', deep(50_000, 'x\u0000'), `${'a.0.'.repeat(50_000)}`.slice(0, -1)],
+  ])('%s', (_name, value, field) => {
+    if (field === null) return expect(() => assertCleanInput(value, 'body')).not.toThrow();
+    expect(() => assertCleanInput(value, 'body')).toThrow(expect.objectContaining({ status: 400, code: 'VALIDATION_FAILED', fields: { field } }));
   });
 });
