@@ -140,10 +140,17 @@ export interface ChainHead {
  * @see docs/audit.md
  */
 export function toAuditTimestamp(at: Date | number): string {
+  const ms = typeof at === 'number' ? at : at.getTime();
+  // Years 0000–9999 have exactly the form; no need to test the text (an invalid time throws in toISOString).
+  if (ms >= YEAR_0_MS && ms <= YEAR_9999_END_MS) return new Date(ms).toISOString();
   const iso = new Date(at).toISOString();
   if (!AUDIT_TIMESTAMP.test(iso)) throw new RangeError(`audit timestamp out of range: ${iso}`);
   return iso;
 }
+
+/** 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z in epoch milliseconds. */
+const YEAR_0_MS = Date.parse('0000-01-01T00:00:00.000Z');
+const YEAR_9999_END_MS = Date.parse('9999-12-31T23:59:59.999Z');
 
 /**
  * The exact form of `occurredAt` and `sealedAt`: `YYYY-MM-DDTHH:mm:ss.sssZ`.

@@ -88,6 +88,14 @@ describe('what the payload covers', () => {
   it('toAuditTimestamp renders ISO 8601 UTC with milliseconds and Z', () => {
     expect(toAuditTimestamp(new Date('2026-10-16T10:30:00+02:00'))).toBe('2026-10-16T08:30:00.000Z');
     expect(() => toAuditTimestamp(new Date(Date.UTC(10_000, 0, 1)))).toThrow(RangeError);
+    // The ends of the range, as a Date and as epoch ms; one millisecond beyond either end, and an invalid time, refused.
+    for (const edge of ['0000-01-01T00:00:00.000Z', '9999-12-31T23:59:59.999Z', '1969-12-31T23:59:59.999Z']) {
+      expect(toAuditTimestamp(new Date(edge))).toBe(edge);
+      expect(toAuditTimestamp(Date.parse(edge))).toBe(edge);
+    }
+    expect(() => toAuditTimestamp(Date.parse('0000-01-01T00:00:00.000Z') - 1)).toThrow(RangeError);
+    expect(() => toAuditTimestamp(Date.parse('9999-12-31T23:59:59.999Z') + 1)).toThrow(RangeError);
+    expect(() => toAuditTimestamp(Number.NaN)).toThrow(RangeError);
   });
 
   it.each([
