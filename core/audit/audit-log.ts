@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { JSONWebKeySet } from 'jose';
 import type { SealedAuditRecord } from './chain/index.ts';
+import { isUuid } from '../validation.ts';
 import type { AuditCheckpointer } from './checkpointer.ts';
 import { auditJwks, type PlatformAuditKey } from './platform-audit-key.ts';
 import { readChain, sealedColumns, toSealedRecord } from './read-chain.ts';
@@ -48,7 +49,7 @@ export class KernelAuditLog implements AuditLog {
   }
 
   async record(id: string): Promise<SealedAuditRecord | undefined> {
-    if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+    if (!isUuid(id)) return undefined;
     const row = await this.knex('core.audit_events').select(sealedColumns(this.knex)).where({ id }).first();
     return row ? toSealedRecord(row) : undefined;
   }

@@ -1,10 +1,9 @@
-import { DAY_MS, dayStartMs, utcDay, type AuditLog, type Clock } from '../../core/index.ts';
+import { DAY_MS, dayStartMs, isUuid, utcDay, type AuditLog, type Clock } from '../../core/index.ts';
 import type { AccountsService } from '../accounts/api.ts';
 import type { EntitlementsService, MembershipsService } from '../orgs/api.ts';
 import type { OrgReader } from './console-access.ts';
 import type { MemberActivity } from './member-activity.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Limits of the console figures (docs/api/audit.md "Stats"). */
 export const STATS_LIMITS = { defaultDays: 7, maxDays: 90, top: 10, activeTimeTop: 20, backlogCap: 1000 } as const;
@@ -105,7 +104,7 @@ export class OrgStats {
   /** Email and display name of those of `ids` who are active members of `orgId` (others are left out). */
   private async memberNames(orgId: string, ids: string[]): Promise<Map<string, NamedMember>> {
     // Account actor ids are text on the chain: only UUIDs can be accounts. At most 2 × top + activeTimeTop look-ups.
-    const unique = [...new Set(ids)].filter((id) => UUID.test(id));
+    const unique = [...new Set(ids)].filter((id) => isUuid(id));
     const named = await Promise.all(unique.map(async (accountId): Promise<NamedMember | undefined> => {
       const membership = await this.deps.memberships.findByAccount(orgId, accountId);
       const account = membership?.status === 'active' ? await this.deps.accounts.findById(accountId) : undefined;
