@@ -179,4 +179,27 @@ describe('fuzz: every route in /api/openapi.json refuses hostile input with a 4x
     expect(failures).toEqual([]);
     expect(sent).toBeGreaterThan(200);
   }, 300_000);
+
+  it('answers every path parameter shaped like a UUID without being one with a 4xx, never a 5xx (each route, each parameter)', async () => {
+    // A loose id check (length, hex-or-dash) once let such a value reach a uuid column: a 500.
+    const lookalikes = ['-'.repeat(36), 'zzzzzzzz-zzzz-4zzz-8zzz-zzzzzzzzzzzz', '00000000-0000-4000-8000-00000000000'];
+    const failures: string[] = [];
+    let sent = 0;
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).filter((p) => p !== 'slug');
+      for (const [method, op] of Object.entries(ops)) {
+        if (SKIP.has(`${method.toUpperCase()} ${path}`)) continue;
+        for (const param of params) {
+          for (const value of lookalikes) {
+            const filled = path.replace(/\{(\w+)\}/g, (_m, p: string) => (p === param ? value : p === 'slug' ? 'acme' : '00000000-0000-4000-8000-000000000000'));
+            const res = await send(method.toUpperCase(), { kind: 'uuid lookalike', path: filled, json: {}, invalid: true });
+            sent++;
+            if (res.status >= 500 || res.status < 400) failures.push(`${method.toUpperCase()} ${filled} → ${res.status} ${JSON.stringify(res.body).slice(0, 120)} (${op.tags?.join(',')})`);
+          }
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(sent).toBeGreaterThan(100);
+  }, 120_000);
 });
