@@ -2,7 +2,7 @@ import type { AccountsService } from '../accounts/api.ts';
 import type { AppGroupDto, ApplicationDto, MarketplaceService } from '../apps/api.ts';
 import type { EndUserSignInService } from '../endusers/api.ts';
 import type { OrganizationsService } from '../orgs/api.ts';
-import type { Clock, Database } from '../../core/index.ts';
+import type { AuditService, Clock, Database } from '../../core/index.ts';
 import { oidcErrors } from './errors.ts';
 import { refused } from './sign-in-failures.ts';
 
@@ -39,6 +39,7 @@ export class AerieAccountSignIn {
     private readonly orgs: OrganizationsService,
     private readonly signIn: EndUserSignInService,
     private readonly marketplace: MarketplaceService,
+    private readonly audit: AuditService,
   ) {}
 
   /**
@@ -91,8 +92,17 @@ export class AerieAccountSignIn {
     if (!known && !consent) throw oidcErrors.consentRequired();
     const endUserId = await this.signIn.forAccount(app.orgId, group.id, { email: account.email, displayName: account.displayName ?? null });
     if (!endUserId) throw refused(oidcErrors.endUserRefused(), { reason: 'suspended', email: account.email });
-    await this.db.knex(CONSENTS).insert({ orgId: app.orgId, appGroupId: group.id, accountId, endUserId, consentedAt: this.clock.now() })
-      .onConflict(['orgId', 'appGroupId', 'accountId']).merge(['endUserId']);
+    await this.db.transaction(async (trx) => {
+      await trx(CONSENTS).insert({ orgId: app.orgId, appGroupId: group.id, accountId, endUserId, consentedAt: this.clock.now() })
+        .onConflict(['orgId', 'appGroupId', 'accountId']).merge(['endUserId']);
+      // The first connect is the person's consent to share their name and email: on the chain, as a consent page's Allow is.
+      if (!known) {
+        await this.audit.append(trx, {
+          orgId: app.orgId, appGroupId: group.id, actor: { type: 'account', id: accountId }, eventType: 'org.end_user.consent_granted',
+          businessData: { endUserId, appGroupId: group.id, clientKey: app.clientKey, scopes: [...SHARED_WITH_APPLICATION], added: [...SHARED_WITH_APPLICATION], via: 'aerie_account' },
+        });
+      }
+    });
     return endUserId;
   }
 }

@@ -93,6 +93,7 @@ export class HostedLogin {
    * The end user's answer on the consent page. Allow: the requested scopes are added to the sign-in's
    * grant and recorded as allowed for this end user and client (the next sign-in asks nothing, or
    * only for new scopes); Deny: the sign-in ends with `access_denied` at the client's redirect URI.
+   * Either answer is audited (`org.end_user.consent_granted` / `org.end_user.consent_denied`).
    * @returns where the browser goes next (the provider's resume URL)
    * @throws 404 `SIGN_IN_NOT_FOUND` when no consent is asked in this browser
    */
@@ -102,12 +103,14 @@ export class HostedLogin {
     if (!current || !asked) throw oidcErrors.signInNotFound();
     const { interaction, app, org } = current;
     const ttl = Math.max(1, interaction.exp - Math.floor(Date.now() / 1000));
+    const accountId = interaction.session!.accountId;
+    const subject = { orgId: app.orgId, appGroupId: app.appGroupId, clientKey: app.clientKey, endUserId: accountId };
     if (!allow) {
+      await this.consents.deny(subject, asked.scopes);
       interaction.result = { error: 'access_denied', error_description: 'The end user did not allow the application access.' };
       await interaction.save(ttl);
       return { redirectTo: interaction.returnTo };
     }
-    const accountId = interaction.session!.accountId;
     const { Grant } = org.provider;
     const grant = (interaction.grantId ? await Grant.find(interaction.grantId) : undefined) ?? new Grant({ accountId, clientId: app.clientKey });
     if (asked.scopes.length > 0) grant.addOIDCScope(asked.scopes.join(' '));
@@ -116,7 +119,7 @@ export class HostedLogin {
     const missingClaims = (interaction.prompt.details as { missingOIDCClaims?: string[] }).missingOIDCClaims;
     if (missingClaims?.length) grant.addOIDCClaims(missingClaims);
     const grantId = await grant.save();
-    await this.consents.allow(app.orgId, accountId, app.clientKey, asked.scopes);
+    await this.consents.allow(subject, asked.scopes);
     interaction.result = { ...interaction.lastSubmission, consent: { grantId } };
     await interaction.save(ttl);
     return { redirectTo: interaction.returnTo };

@@ -37,7 +37,7 @@ export default definePlugin({
   },
   init({ config, db, clock, crypto, mail, rateLimits, egress, audit, orgs, signingKeys, applications, appGroups, marketplace, signIn, accounts }, ctx) {
     const { oidc } = ctx.pluginConfig<{ oidc: { providerCacheSize: number } }>();
-    const aerieAccount = new AerieAccountSignIn(db, clock, accounts, orgs, signIn, marketplace);
+    const aerieAccount = new AerieAccountSignIn(db, clock, accounts, orgs, signIn, marketplace, audit);
     const deps = {
       db, clock, crypto, signingKeys, applications, signIn, loginUrl: config.loginUrl, logger: ctx.logger,
       tenantOrgs: (orgId: string, appGroupId: string, endUserId: string) => aerieAccount.tenantOrgs(orgId, appGroupId, endUserId),
@@ -49,7 +49,7 @@ export default definePlugin({
     const socialConnections = new SocialConnections(db, clock, crypto, upstream, audit, appGroups, config.loginUrl);
     const login = new HostedLogin(providers, orgs, applications, appGroups, signIn, codes, crypto, passkeys, {
       rpId: config.webauthn.rpId, loginOrigin: new URL(config.loginUrl).origin,
-    }, aerieAccount, new EndUserConsents(db, clock), (orgId, group) => socialConnections.offered(orgId, group));
+    }, aerieAccount, new EndUserConsents(db, clock, audit), (orgId, group) => socialConnections.offered(orgId, group));
     let sdk: SdkSignIn | undefined;
     const social = new SocialSignIn(db, clock, crypto, login, socialConnections, signIn, upstream, config.loginUrl, (id, groupId, endUserId, context) => sdk!.finishSocial(id, groupId, endUserId, context));
     // The issuer's discovery document is the provider's (the keys plugin serves the route).

@@ -7,7 +7,7 @@ import type { EndUserSignInService } from '../endusers/api.ts';
 import type { SigningKeysService } from '../keys/api.ts';
 import { OrgPayloadAdapter } from './adapter.ts';
 import { clientMetadata, EXTRA_CLIENT_METADATA } from './client-metadata.ts';
-import { EndUserConsents } from './end-user-consents.ts';
+import { consentedScopes } from './end-user-consents.ts';
 import { logoutSource, postLogoutSuccessSource, renderError } from './provider-pages.ts';
 import { afterProviderRoutes } from './provider-hooks.ts';
 import {
@@ -93,7 +93,6 @@ export async function buildProvider(deps: ProviderDeps, org: ProviderOrg, kid: s
     return clientMetadata(app, app.appGroupId);
   };
   const groupOf = (client: unknown) => (client as AerieClient | undefined)?.aerie_app_group_id;
-  const consents = new EndUserConsents(deps.db, deps.clock);
 
   const configuration: Configuration = {
     // A code or refresh token used twice at once: only one use wins, the other is a reuse (the grant is revoked).
@@ -140,7 +139,7 @@ export async function buildProvider(deps: ProviderDeps, org: ProviderOrg, kid: s
         ?? new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId });
       let requested = grantableScopes([...(ctx.oidc.requestParamScopes ?? [])]);
       if ((client as unknown as AerieClient).aerie_first_party === false) {
-        const allowed = new Set(await consents.scopes(org.id, accountId, client.clientId));
+        const allowed = new Set(await consentedScopes(deps.db, org.id, accountId, client.clientId));
         requested = requested.filter((s) => allowed.has(s));
       }
       if (requested.length > 0) grant.addOIDCScope(requested.join(' '));

@@ -61,8 +61,12 @@ describe('oidc: sign-in with an Aerie account', () => {
     expect(endUser).toMatchObject({ source: 'Aerie' });
     expect(connected.body).toEqual({ connected: true, endUserId: endUser.id });
     expect((await auditEvents(aerie, shop.org, 'org.end_user.created')).at(-1)!.businessData).toMatchObject({ endUserId: endUser.id, source: 'Aerie', via: 'self_signup' });
-    // Consent given: the next connect needs none.
+    // The consent is on the chain once, with the person as the actor; the next connect needs none and records none.
+    const consented = { eventType: 'org.end_user.consent_granted', actorType: 'account', actorId: expect.any(String),
+      businessData: { endUserId: endUser.id, appGroupId: shop.groupId, clientKey: shop.clientId, scopes: ['name', 'email'], added: ['name', 'email'], via: 'aerie_account' } };
+    expect(await auditEvents(aerie, shop.org, 'org.end_user.consent_granted')).toEqual([consented]);
     expect((await asPerson('POST', path, {})).status).toBe(200);
+    expect(await auditEvents(aerie, shop.org, 'org.end_user.consent_granted')).toEqual([consented]);
     expect((await asPerson('GET', `/api/v1/aerie-account/apps/${shop.clientId}`)).body.consentRequired).toBe(false);
   });
 

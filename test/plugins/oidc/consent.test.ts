@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oidc from 'openid-client';
 import { TestAerie } from '../../helpers/harness.ts';
+import { auditEvents } from '../../helpers/audit-events.ts';
 import { authorizationRequest, CookieJar, loginCode, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld } from './helpers.ts';
 
 describe('oidc: consent for third-party applications', () => {
@@ -84,6 +85,11 @@ describe('oidc: consent for third-party applications', () => {
     expect(claims.scope.split(' ').sort()).toEqual(['email', 'openid', 'profile']);
     const rows = await aerie.sql('select org_id, end_user_id, client_key, scopes from oidc.end_user_consents');
     expect(rows).toEqual([{ org_id: world.org.id, end_user_id: world.endUserId, client_key: partner.clientId, scopes: ['openid', 'email', 'profile'] }]);
+    // The answer is on the organization's audit chain (the refused cross-site answer is not).
+    expect(await auditEvents(aerie, world.org, 'org.end_user.consent_granted', 'org.end_user.consent_denied')).toEqual([{
+      eventType: 'org.end_user.consent_granted', actorType: 'system', actorId: 'system',
+      businessData: { endUserId: world.endUserId, appGroupId: world.groupId, clientKey: partner.clientId, scopes: ['openid', 'email', 'profile'], added: ['openid', 'email', 'profile'] },
+    }]);
 
     // The consent is kept: a sign-in in a new browser goes straight back to the application.
     const again = await signIn(partnerRp, new CookieJar(), world.email);
@@ -107,6 +113,11 @@ describe('oidc: consent for third-party applications', () => {
     expect(callback!.searchParams.get('state')).toBe(request.state);
     expect(callback!.searchParams.get('code')).toBeNull();
     expect(await aerie.sql('select 1 from oidc.end_user_consents where end_user_id = ?', [bo.body.id])).toEqual([]);
+    const denials = (await auditEvents(aerie, world.org, 'org.end_user.consent_denied')).filter((e) => e.businessData.endUserId === bo.body.id);
+    expect(denials).toEqual([{
+      eventType: 'org.end_user.consent_denied', actorType: 'system', actorId: 'system',
+      businessData: { endUserId: bo.body.id, appGroupId: world.groupId, clientKey: partner.clientId, scopes: ['openid', 'email', 'profile'] },
+    }]);
     expect((await answer(jar, login, 'maybe')).status).toBe(400);
   });
 
