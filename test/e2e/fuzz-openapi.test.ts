@@ -42,12 +42,19 @@ describe('fuzz: every route in /api/openapi.json refuses hostile input with a 4x
   let token: string;
   let doc: Doc;
   let tables: string[];
+  let apiKey: string;
+  /** The credentials a route takes: the organization's API key for the public API, else the owner's session. */
+  const authFor = (op: Doc['paths'][string][string]): Record<string, string> => (JSON.stringify(op.security ?? []).includes('"apiKey"') ? { 'x-api-key': apiKey } : { authorization: `Bearer ${token}` });
 
   beforeAll(async () => {
     aerie = await TestAerie.start({ env: { AERIE_PLATFORM_ADMINS: 'fuzz-owner@example.com' } });
     token = await aerie.signIn('fuzz-owner@example.com', 'Fuzz Owner');
     expect((await aerie.request('POST', '/api/org/create', { token, body: { name: 'Acme', slug: 'acme' } })).status).toBe(201);
     doc = (await aerie.request('GET', '/api/openapi.json')).body;
+    // Routes of the public API take the organization's API key: with it, a probe reaches the handler.
+    const key = await aerie.request('POST', '/api/org/acme/settings/keys/api-keys', { token, body: { name: 'fuzz' } });
+    expect(key.status).toBe(201);
+    apiKey = key.body.apiKey;
     // Seal what set-up appended, then keep the background sealer and checkpoints still, so the row
     // counts before and after each request move only because of that request.
     await aerie.kernel.auditSealer.stop();
@@ -161,7 +168,7 @@ describe('fuzz: every route in /api/openapi.json refuses hostile input with a 4x
       if (arbitraries.length === 0) continue;
       await fc.assert(fc.asyncProperty(fc.oneof(...arbitraries), async (probe) => {
         const before = await counts();
-        const res = await send(method, probe);
+        const res = await send(method, probe, authFor(op));
         sent++;
         const where = `${method} ${path} (${probe.kind}) → ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`;
         if (res.status >= 500) failures.push(where);
@@ -183,10 +190,6 @@ describe('fuzz: every route in /api/openapi.json refuses hostile input with a 4x
   it('answers every path parameter shaped like a UUID without being one with a 4xx, never a 5xx (each route, each parameter)', async () => {
     // A loose id check (length, hex-or-dash) once let such a value reach a uuid column: a 500.
     const lookalikes = ['-'.repeat(36), 'zzzzzzzz-zzzz-4zzz-8zzz-zzzzzzzzzzzz', '00000000-0000-4000-8000-00000000000'];
-    // Routes of the public API take the organization's API key: with it, the id reaches the handler.
-    const key = await aerie.request('POST', '/api/org/acme/settings/keys/api-keys', { token, body: { name: 'fuzz' } });
-    expect(key.status).toBe(201);
-    const authFor = (op: Doc['paths'][string][string]) => (JSON.stringify(op.security ?? []).includes('"apiKey"') ? { 'x-api-key': key.body.apiKey as string } : { authorization: `Bearer ${token}` });
     const failures: string[] = [];
     let sent = 0;
     for (const [path, ops] of Object.entries(doc.paths)) {
