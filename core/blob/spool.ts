@@ -11,8 +11,6 @@ import { BlobTooLargeError } from './blob.types.ts';
 
 /** Bytes read from the spool file at a time while it is sent. */
 const READ_BYTES = 64 * 1024;
-/** Bytes the spool writer takes before it asks the source to wait; what it holds goes to the file in one `writev`. */
-const WRITE_BUFFER_BYTES = 256 * 1024;
 const openFile = promisify(open);
 const closeFile = promisify(close);
 
@@ -69,7 +67,7 @@ class SpoolWriter extends Writable {
   private writing?: () => void;
 
   constructor(private readonly fd: number, private readonly maxBytes: number) {
-    super({ highWaterMark: WRITE_BUFFER_BYTES });
+    super();
   }
 
   override _writev(chunks: { chunk: Buffer }[], done: (error?: Error | null) => void): void {

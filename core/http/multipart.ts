@@ -20,8 +20,6 @@ export interface UploadReading {
 
 /** Bytes of a refused upload read and dropped after the answer before the connection is cut. */
 const DISCARD_MAX_BYTES = 16 * 1024 * 1024;
-/** Bytes of the file part busboy buffers before it waits for the handler (streams' default: 16 KiB). */
-const FILE_HWM_BYTES = 256 * 1024;
 
 /**
  * The answer to a refused upload goes out at once, but node closes a `Connection: close` socket as
@@ -70,7 +68,7 @@ export function readUpload(ctx: Context, spec: UploadSpec): Promise<UploadReadin
   let parser: busboy.Busboy;
   try {
     // busboy cuts the part itself at `fileSize` (the `limit` event): one byte more than allowed means too large.
-    parser = busboy({ headers: ctx.req.headers, defParamCharset: 'utf8', fileHwm: FILE_HWM_BYTES, limits: { fields: 20, fieldSize: 4096, parts: 30, fileSize: spec.maxBytes + 1 } });
+    parser = busboy({ headers: ctx.req.headers, defParamCharset: 'utf8', limits: { fields: 20, fieldSize: 4096, parts: 30, fileSize: spec.maxBytes + 1 } });
   } catch {
     throw fail.noBoundary();
   }
