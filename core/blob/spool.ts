@@ -37,7 +37,7 @@ export interface SpooledBody {
  */
 export async function spool(source: Readable, maxBytes: number, dir: string = tmpdir()): Promise<SpooledBody> {
   const path = join(dir, `aerie-upload-${randomUUID()}`);
-  // A plain descriptor, not a FileHandle: the reader closes it itself (a FileHandle's own streams keep it referenced until they close it).
+  // A plain descriptor, not a FileHandle (whose own streams keep it referenced until they close it): only close() closes it.
   const fd = await openFile(path, 'wx+', 0o600);
   const writer = new SpoolWriter(fd, maxBytes);
   try {
@@ -64,7 +64,8 @@ export async function spool(source: Readable, maxBytes: number, dir: string = tm
 class SpoolWriter extends Writable {
   size = 0;
   readonly hash = createHash('sha256');
-  private writing?: () => void;
+  private writing = false;
+  private whenWritten?: () => void;
 
   constructor(private readonly fd: number, private readonly maxBytes: number) {
     super();
@@ -77,14 +78,12 @@ class SpoolWriter extends Writable {
       if (this.size > this.maxBytes) return done(new BlobTooLargeError(this.maxBytes));
       this.hash.update(buffer);
     }
-    const finish = (error?: Error | null) => {
-      const settled = this.writing;
-      this.writing = undefined;
+    this.writing = true;
+    this.append(buffers, (error) => {
+      this.writing = false;
       done(error);
-      settled?.();
-    };
-    this.writing = () => undefined;
-    this.append(buffers, finish);
+      this.whenWritten?.();
+    });
   }
 
   private append(buffers: Buffer[], done: (error?: Error | null) => void): void {
@@ -100,7 +99,7 @@ class SpoolWriter extends Writable {
 
   override _destroy(error: Error | null, done: (error?: Error | null) => void): void {
     if (!this.writing) return done(error);
-    this.writing = () => done(error);
+    this.whenWritten = () => done(error);
   }
 }
 
