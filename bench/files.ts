@@ -42,8 +42,8 @@
  * after a full collection, as a long-running server does after its first one. Without them, the
  * limits that start-up left (migrations, module loading) let the Aerie rounds run with no full
  * collection at all while the old generation piled up garbage (~150 MiB over all rounds, gone at the
- * first collection); with them, the Aerie rounds run several full collections each, which the GC
- * line and Aerie's CPU per MiB count.
+ * first collection); with them and plain `node`, the Aerie rounds ran dozens of full collections
+ * each (see "V8 flags" below), which the GC line and Aerie's CPU per MiB count.
  * `--no-gc-between-rounds` runs the first and last collections only, for that comparison.
  * Also printed: this process's garbage collections in the median rounds.
  * Targets (S3 driver): B ≥ 0.8 × A (MiB/s); RSS growth from before the first upload < 100 MB.
