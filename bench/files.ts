@@ -42,14 +42,19 @@
  * after a full collection, as a long-running server does after its first one. Without them, the
  * limits that start-up left (migrations, module loading) let the Aerie rounds run with no full
  * collection at all while the old generation piled up garbage (~150 MiB over all rounds, gone at the
- * first collection); with them, the Aerie rounds run several full collections each, which the GC
- * line and Aerie's CPU per MiB count.
+ * first collection); with them and plain `node`, the Aerie rounds ran dozens of full collections
+ * each (see "V8 flags" below), which the GC line and Aerie's CPU per MiB count.
  * `--no-gc-between-rounds` runs the first and last collections only, for that comparison.
  * Also printed: this process's garbage collections in the median rounds.
  * Targets (S3 driver): B ≥ 0.8 × A (MiB/s); RSS growth from before the first upload < 100 MB.
  *
- * Run: node --import tsx bench/files.ts (embedded PGlite), or against a PostgreSQL server:
- *   eval "$(bash .ci/pg-server.sh)"; node --import tsx bench/files.ts; bash .ci/pg-server.sh stop $PGTMP
+ * V8 flags: run it with those of Aerie's start command (`npm start`, docs/storage.md "Memory"), as
+ * the figures in docs/storage.md were: `--initial-old-space-size=192`. Without it, V8 sizes the old
+ * generation from what is live after a full collection (~82 MB) with ~25–35 MB of slack, which the
+ * Buffers in flight and the objects promoted during uploads use up at once: dozens of full collections
+ * per round. Raw and Aerie share the process, so both get the flags. The first line printed names them.
+ * Run: node --initial-old-space-size=192 --import tsx bench/files.ts (embedded PGlite), or against a PostgreSQL server:
+ *   eval "$(bash .ci/pg-server.sh)"; node --initial-old-space-size=192 --import tsx bench/files.ts; bash .ci/pg-server.sh stop $PGTMP
  * Options: `--files N`, `--mib N`, `--inflight N`, `--rounds N`, `--driver s3|file` (default: both, one after the other),
  * `--no-gc-between-rounds`.
  */
@@ -261,7 +266,8 @@ async function main(driver: 's3' | 'file'): Promise<void> {
   const row = (label: string, seconds: number) => `${label.padEnd(28)} ${seconds.toFixed(2).padStart(7)} s  ${(mib / seconds).toFixed(1).padStart(7)} MiB/s  ${(files / seconds).toFixed(1).padStart(6)} files/s`;
   const perMib = (cpu: number) => `${((cpu * 1000) / mib).toFixed(2)} ms`;
   const gcLine = ({ gc }: Round) => `${gc.full} full + ${gc.young} young GCs (${gc.ms.toFixed(0)} ms paused)`;
-  console.log(`\n${driver} driver: ${files} × ${size / 2 ** 20} MiB, ${inflight} in flight, raw PutObject to a local @20minutes/s3rver${driver === 's3' ? ' (Aerie stores on it too)' : ''}, median of ${rounds} alternating rounds`);
+  console.log(`\nnode flags: ${process.execArgv.filter((flag) => flag.startsWith('--') && flag !== '--import').join(' ') || '(none)'}`);
+  console.log(`${driver} driver: ${files} × ${size / 2 ** 20} MiB, ${inflight} in flight, raw PutObject to a local @20minutes/s3rver${driver === 's3' ? ' (Aerie stores on it too)' : ''}, median of ${rounds} alternating rounds`);
   console.log(`rounds (raw s / Aerie s): ${rawRuns.map((x, i) => `${x.seconds.toFixed(2)}/${aerieRuns[i]!.seconds.toFixed(2)}`).join(', ')}`);
   console.log(row('raw PutObject', rawMedian.seconds));
   console.log(row('POST /api/public/v1/files', aerieMedian.seconds));

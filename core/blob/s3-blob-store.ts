@@ -4,9 +4,10 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { create as contentDisposition } from 'content-disposition';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { setTimeout } from 'node:timers/promises';
 import { assertBlobKey, BlobTooLargeError, type BlobInfo, type BlobStore, type PresignOptions, type PutOptions } from './blob.types.ts';
 import { MeasuringStream } from './measure.ts';
-import { spool } from './spool.ts';
+import { spool, type SpooledBody } from './spool.ts';
 
 /** Where the S3 driver stores: `bucket`, optional `endpoint` (S3-compatible servers), `region`, `forcePathStyle`. */
 export interface S3BlobOptions {
@@ -25,6 +26,10 @@ export interface S3BlobOptions {
  * spooled to a temporary file first (it holds every file-box upload; larger ones go multipart).
  */
 const SINGLE_PUT_MAX_BYTES = 16 * 1024 * 1024;
+/** Attempts at most of a PutObject sent from a spool file, and the first retry's delay (ms; doubled at each retry). */
+const SPOOLED_PUT_ATTEMPTS = 3;
+const RETRY_BASE_MS = 100;
+type PutParams = { Bucket: string; Key: string; ContentType: string; StorageClass?: never };
 
 /**
  * The S3 `core.blob` driver (`@aws-sdk/client-s3`). A streamed body whose `maxBytes` is at most
@@ -64,7 +69,7 @@ export class S3BlobStore implements BlobStore {
       // Nothing reaches S3 before the body is complete and within the limit: a refused body leaves no object.
       const spooled = await spool(body, options.maxBytes, this.options.spoolDir);
       try {
-        await this.s3.send(signedWithHash(new PutObjectCommand({ ...params, Body: spooled.stream(), ContentLength: spooled.size }), spooled.sha256));
+        await this.putSpooled(params, spooled);
         return { key, size: spooled.size, sha256: spooled.sha256, contentType };
       } finally {
         await spooled.close();
@@ -82,6 +87,24 @@ export class S3BlobStore implements BlobStore {
     // The hash is known only once the body has streamed: callers keep it (their file records);
     // S3 objects are not rewritten to carry it.
     return { key, size: measure.size, sha256: measure.sha256(), contentType };
+  }
+
+  /**
+   * One PutObject of a spooled body, each attempt reading the spool file afresh: the SDK never
+   * retries a request whose body is a stream (the stream is consumed), so a failure S3 or the
+   * network says is worth retrying (5xx, 429, a reset connection) is retried here, at most
+   * {@link SPOOLED_PUT_ATTEMPTS} attempts in all, after {@link RETRY_BASE_MS} × 2ⁿ ms with jitter.
+   */
+  private async putSpooled(params: PutParams, spooled: SpooledBody): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.s3.send(signedWithHash(new PutObjectCommand({ ...params, Body: spooled.stream(), ContentLength: spooled.size }), spooled.sha256));
+        return;
+      } catch (err) {
+        if (attempt >= SPOOLED_PUT_ATTEMPTS || !retryable(err)) throw err;
+        await setTimeout(RETRY_BASE_MS * 2 ** (attempt - 1) * (0.5 + Math.random()));
+      }
+    }
   }
 
   async get(key: string): Promise<(BlobInfo & { body: Readable }) | undefined> {
@@ -120,6 +143,14 @@ export class S3BlobStore implements BlobStore {
     const disposition = contentDisposition(options.fileName, { type: options.disposition ?? 'attachment' });
     return getSignedUrl(this.s3, new GetObjectCommand({ Bucket: this.options.bucket, Key: key, ResponseContentDisposition: disposition }), { expiresIn: options.expiresInSeconds });
   }
+}
+
+/** Whether a failed S3 request may succeed when sent again: the SDK's `$retryable`, a 5xx or 429 answer, or no answer (a network error). */
+function retryable(err: unknown): boolean {
+  const { $retryable, $metadata, code } = err as { $retryable?: unknown; $metadata?: { httpStatusCode?: number }; code?: string };
+  const status = $metadata?.httpStatusCode;
+  if ($retryable || (status !== undefined && (status >= 500 || status === 429))) return true;
+  return status === undefined && typeof code === 'string' && ['ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNREFUSED'].includes(code);
 }
 
 /** `command` with `x-amz-content-sha256` set to `sha256` (hex), which SigV4 then signs instead of hashing the body again. */

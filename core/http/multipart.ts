@@ -4,8 +4,8 @@
  * is never held in memory whole.
  * @see docs/plugins.md "Routes are data"
  */
-import { Transform, pipeline, type TransformCallback } from 'node:stream';
 import busboy from 'busboy';
+import type { Readable } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Context } from 'koa';
@@ -53,21 +53,6 @@ function failures(spec: UploadSpec) {
   };
 }
 
-/** Passes at most `maxBytes`; one byte more fails the stream with `tooLarge(maxBytes)`. */
-class SizeLimit extends Transform {
-  private size = 0;
-
-  constructor(private readonly maxBytes: number, private readonly tooLarge: (maxBytes: number) => Error) {
-    super();
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    this.size += chunk.length;
-    if (this.size > this.maxBytes) return done(this.tooLarge(this.maxBytes));
-    done(null, chunk);
-  }
-}
-
 /**
  * Reads the body of `ctx` up to the part named `spec.field` (other parts are skipped) and answers it.
  * @throws AerieError 400 `MULTIPART_INVALID` (`field`) when the body is not multipart/form-data,
@@ -82,7 +67,8 @@ export function readUpload(ctx: Context, spec: UploadSpec): Promise<UploadReadin
   if (encoding && encoding !== 'identity') throw aerieError('UNSUPPORTED_MEDIA_TYPE', 'Send the body without Content-Encoding.');
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers: ctx.req.headers, defParamCharset: 'utf8', limits: { fields: 20, fieldSize: 4096, parts: 30 } });
+    // busboy cuts the part itself at `fileSize` (the `limit` event): one byte more than allowed means too large.
+    parser = busboy({ headers: ctx.req.headers, defParamCharset: 'utf8', limits: { fields: 20, fieldSize: 4096, parts: 30, fileSize: spec.maxBytes + 1 } });
   } catch {
     throw fail.noBoundary();
   }
@@ -100,16 +86,18 @@ export function readUpload(ctx: Context, spec: UploadSpec): Promise<UploadReadin
     ctx.req.resume();
   };
   return new Promise((resolve, reject) => {
-    let limited: SizeLimit | undefined;
+    let file: Readable | undefined;
     parser.on('file', (name, stream, info) => {
-      if (name !== spec.field || limited) return void stream.resume();
-      limited = new SizeLimit(spec.maxBytes, fail.tooLarge);
-      pipeline(stream, limited, () => {});
-      resolve({ file: { fileName: info.filename ?? 'file', contentType: info.mimeType || 'application/octet-stream', stream: limited }, discard });
+      if (name !== spec.field || file) return void stream.resume();
+      file = stream;
+      // An error before the handler listens (an interrupted body) must not crash the process; its reader still gets it.
+      stream.on('error', () => undefined);
+      stream.once('limit', () => stream.destroy(fail.tooLarge(spec.maxBytes)));
+      resolve({ file: { fileName: info.filename ?? 'file', contentType: info.mimeType || 'application/octet-stream', stream }, discard });
     });
     // The handler's stream fails instead of waiting for bytes that will not come.
     const failWith = (error: Error) => {
-      if (limited) limited.destroy(error);
+      if (file) file.destroy(error);
       else reject(error);
     };
     parser.on('error', () => {

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeSync, fstatSync, mkdtempSync, openSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { createHash, randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -149,7 +151,7 @@ describe('core.blob S3: uploads stream with bounded memory', () => {
 });
 
 describe('core.blob spool', () => {
-  it('reads the spooled body back once, from a file without a name, and closing frees it', async () => {
+  it('reads the spooled body back, from the start each time, from a file without a name, and closing frees it', async () => {
     const data = randomBytes(300_000);
     const spooled = await spool(Readable.from([data.subarray(0, 1000), data.subarray(1000)]), 300_000, spoolDir);
     expect(readdirSync(spoolDir)).toEqual([]);
@@ -157,7 +159,9 @@ describe('core.blob spool', () => {
     expect(spooled.size).toBe(300_000);
     expect(spooled.sha256).toBe(createHash('sha256').update(data).digest('hex'));
     expect((await read(spooled.stream())).equals(data)).toBe(true);
-    expect(() => spooled.stream()).toThrow('read once');
+    // Each reader starts from the beginning (a retry's), and none closes the file: close() does.
+    expect((await read(spooled.stream())).equals(data)).toBe(true);
+    expect(openSpoolFiles()).toBe(1);
     await spooled.close();
     expect(openSpoolFiles()).toBe(0);
     const unread = await spool(Readable.from([data]), 300_000, spoolDir);
@@ -193,5 +197,72 @@ describe('core.blob spool', () => {
     }
     rmSync(join(spoolDir, 'other'));
     expect(openSpoolFiles()).toBe(0);
+  });
+});
+
+describe('core.blob S3: a spooled PutObject that fails is sent again from the spool file', () => {
+  /**
+   * A proxy in front of the S3 server that answers the first `failures` PUTs 500 InternalError
+   * (their bodies read and dropped) and forwards everything else as it came, the signed Host
+   * header included. Answers its endpoint, the PUT bodies' sizes as they arrived, and `close()`.
+   */
+  async function failingProxy(failures: number) {
+    const puts: number[] = [];
+    const proxy = createServer((req, res) => {
+      if (req.method === 'PUT' && puts.length < failures) {
+        let size = 0;
+        req.on('data', (chunk: Buffer) => (size += chunk.length));
+        req.on('end', () => {
+          puts.push(size);
+          res.writeHead(500, { 'content-type': 'application/xml' }).end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>once</Message></Error>');
+        });
+        return;
+      }
+      const target = new URL(endpoint);
+      const forward = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      });
+      if (req.method === 'PUT') {
+        let size = 0;
+        req.on('data', (chunk: Buffer) => (size += chunk.length));
+        req.on('end', () => puts.push(size));
+      }
+      req.pipe(forward);
+    });
+    await new Promise<void>((ok) => proxy.listen(0, '127.0.0.1', ok));
+    return {
+      endpoint: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      puts,
+      close: () => new Promise((done) => proxy.close(done)),
+    };
+  }
+  const through = (proxyEndpoint: string) =>
+    new S3BlobStore({ bucket: BUCKET, endpoint: proxyEndpoint, forcePathStyle: true, region: 'us-east-1', spoolDir, client: { credentials: CREDENTIALS } });
+
+  it('a 500 on the first attempt: the whole body is sent again and stored, the spool file freed', async () => {
+    const proxy = await failingProxy(1);
+    try {
+      const data = randomBytes(3 * MIB);
+      const info = await through(proxy.endpoint).put('org/o1/files/retried.bin', Readable.from([data.subarray(0, MIB), data.subarray(MIB)]), { maxBytes: FILE_BOX_LIMIT });
+      expect(info).toMatchObject({ size: 3 * MIB, sha256: createHash('sha256').update(data).digest('hex') });
+      expect(proxy.puts).toEqual([3 * MIB, 3 * MIB]);
+      expect((await read((await store().get('org/o1/files/retried.bin'))!.body)).equals(data)).toBe(true);
+      expect(openSpoolFiles()).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('gives up after three attempts: nothing stored, the spool file freed', async () => {
+    const proxy = await failingProxy(3);
+    try {
+      await expect(through(proxy.endpoint).put('org/o1/files/failed.bin', Readable.from([randomBytes(MIB)]), { maxBytes: FILE_BOX_LIMIT })).rejects.toMatchObject({ $metadata: { httpStatusCode: 500 } });
+      expect(proxy.puts).toEqual([MIB, MIB, MIB]);
+      expect(await store().get('org/o1/files/failed.bin')).toBeUndefined();
+      expect(openSpoolFiles()).toBe(0);
+    } finally {
+      await proxy.close();
+    }
   });
 });
