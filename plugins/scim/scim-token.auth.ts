@@ -1,4 +1,4 @@
-import type { AuthScheme } from '../../core/index.ts';
+import { hasBadText, type AuthScheme } from '../../core/index.ts';
 import type { OrganizationsService } from '../orgs/api.ts';
 import type { ScimTokensService } from './tokens.service.ts';
 
@@ -20,9 +20,23 @@ export function scimTokenAuthScheme(tokens: ScimTokensService, organizations: Or
       if (!value?.startsWith('scim_') || !slug) return null;
       const token = await tokens.verify(value);
       if (!token) return null;
-      const org = await organizations.findBySlug(decodeURIComponent(slug));
+      // The raw path, read before the kernel checks parameters: a slug that does not decode, or holds
+      // NUL or a lone surrogate, names no organization (401, as another organization's path is).
+      const name = decodedSlug(slug);
+      if (name === null) return null;
+      const org = await organizations.findBySlug(name);
       if (!org || org.id !== token.orgId) return null;
       return { type: 'scimToken', id: token.id, orgId: token.orgId };
     },
   };
+}
+
+/** `slug` percent-decoded, or null when it is not UTF-8 or holds text no slug can. */
+function decodedSlug(slug: string): string | null {
+  try {
+    const name = decodeURIComponent(slug);
+    return hasBadText(name) ? null : name;
+  } catch {
+    return null;
+  }
 }

@@ -43,8 +43,13 @@ describe('fuzz: every route in /api/openapi.json refuses hostile input with a 4x
   let doc: Doc;
   let tables: string[];
   let apiKey: string;
-  /** The credentials a route takes: the organization's API key for the public API, else the owner's session. */
-  const authFor = (op: Doc['paths'][string][string]): Record<string, string> => (JSON.stringify(op.security ?? []).includes('"apiKey"') ? { 'x-api-key': apiKey } : { authorization: `Bearer ${token}` });
+  let scimToken: string;
+  /** The credentials a route takes: the organization's API key (public API), its SCIM token (SCIM), else the owner's session. */
+  const authFor = (op: Doc['paths'][string][string]): Record<string, string> => {
+    const schemes = JSON.stringify(op.security ?? []);
+    if (schemes.includes('"apiKey"')) return { 'x-api-key': apiKey };
+    return { authorization: `Bearer ${schemes.includes('"scimToken"') ? scimToken : token}` };
+  };
 
   beforeAll(async () => {
     aerie = await TestAerie.start({ env: { AERIE_PLATFORM_ADMINS: 'fuzz-owner@example.com' } });
@@ -55,6 +60,10 @@ describe('fuzz: every route in /api/openapi.json refuses hostile input with a 4x
     const key = await aerie.request('POST', '/api/org/acme/settings/keys/api-keys', { token, body: { name: 'fuzz' } });
     expect(key.status).toBe(201);
     apiKey = key.body.apiKey;
+    // SCIM routes take the organization's SCIM token.
+    const scim = await aerie.request('POST', '/api/org/acme/settings/scim/tokens', { token, body: { name: 'fuzz' } });
+    expect(scim.status, JSON.stringify(scim.body)).toBe(201);
+    scimToken = scim.body.value;
     // Seal what set-up appended, then keep the background sealer and checkpoints still, so the row
     // counts before and after each request move only because of that request.
     await aerie.kernel.auditSealer.stop();
@@ -175,7 +184,9 @@ describe('fuzz: every route in /api/openapi.json refuses hostile input with a 4x
         if (probe.invalid && (res.status < 400 || res.status >= 500)) failures.push(`expected 4xx: ${where}`);
         // Pages (tag `pages`) answer people with HTML, a 404 page included; every API answer uses the envelope.
         const page = op.tags?.includes('pages') && typeof res.body === 'string' && res.body.startsWith('<!doctype html>');
-        if (res.status >= 400 && !page && (typeof res.body !== 'object' || typeof res.body?.error !== 'string')) failures.push(`no envelope: ${where}`);
+        // SCIM answers RFC 7644's error body (section 3.12), which SCIM clients parse.
+        const scimError = path.startsWith('/scim/v2/') && Array.isArray(res.body?.schemas) && res.body.schemas.includes('urn:ietf:params:scim:api:messages:2.0:Error') && res.body.status === String(res.status);
+        if (res.status >= 400 && !page && !scimError && (typeof res.body !== 'object' || typeof res.body?.error !== 'string')) failures.push(`no envelope: ${where}`);
         if (res.status >= 400) {
           const after = await counts();
           const changed = Object.keys(after).filter((t) => after[t] !== before[t]);

@@ -210,4 +210,9 @@ describe('SCIM 2.0 provisioning of Users', () => {
     expect((await send('DELETE', `/Users/${id}`, undefined, globexToken, 'acme')).status).toBe(401);
     expect((await membership('nina@acme.test')).status).toBe('active');
   });
+
+  it.each([['a NUL', 'ac%00me'], ['bytes that are not UTF-8', '%FF%FE'], ['a lone surrogate', '%ED%A0%80x']])(
+    'answers a valid token on a slug with %s 401, as another organization (the database never sees it)', async (_what, slug) => {
+      expect((await send('GET', '/Users', undefined, token, slug)).status).toBe(401);
+    });
 });
