@@ -6,7 +6,8 @@ import { Readable } from 'node:stream';
  * recognises none), and the body to store: `stream` itself with what was read put back (`unshift`),
  * so no extra stream per upload carries the bytes (`fileTypeStream` adds one); or, when the whole
  * body was shorter than the sample and has ended, those bytes as a new stream.
- * @throws the stream's error when it fails before the sample is read.
+ * @throws the stream's error when it fails before the sample is read (or failed before this call; a
+ *   stream destroyed before this call without an error throws an Error saying so).
  */
 export async function sniffMediaType(stream: Readable, sampleBytes: number): Promise<{ mediaType: string | undefined; body: Readable }> {
   const { head, body } = await peek(stream, sampleBytes);
@@ -16,6 +17,9 @@ export async function sniffMediaType(stream: Readable, sampleBytes: number): Pro
 
 /** The first `bytes` bytes of `stream` (fewer when it ends sooner; more when a chunk reaches past them), and the whole body, unread. */
 function peek(stream: Readable, bytes: number): Promise<{ head: Buffer; body: Readable }> {
+  // A stream that failed or was destroyed before this call emits nothing more: answer its error now.
+  if (stream.errored) return Promise.reject(stream.errored);
+  if (stream.destroyed && !stream.readableEnded) return Promise.reject(new Error('the upload stream was closed before it was read'));
   // An ended stream never emits 'readable' again.
   if (stream.readableEnded) return Promise.resolve({ head: Buffer.alloc(0), body: Readable.from([]) });
   return new Promise((resolve, reject) => {

@@ -51,4 +51,15 @@ describe('files: sniffMediaType', () => {
     setImmediate(() => stream.destroy(new Error('interrupted')));
     await expect(sniffMediaType(stream, 4100)).rejects.toThrow('interrupted');
   });
+
+  it('fails at once, never waits, for a stream that failed or was destroyed before the call', async () => {
+    const failed = new PassThrough();
+    failed.on('error', () => undefined);
+    failed.destroy(new Error('reset before the handler read it'));
+    await new Promise((ok) => setImmediate(ok));
+    await expect(sniffMediaType(failed, 4100)).rejects.toThrow('reset before the handler read it');
+    const closed = new PassThrough();
+    closed.destroy();
+    await expect(sniffMediaType(closed, 4100)).rejects.toThrow(/closed before it was read/);
+  });
 });
