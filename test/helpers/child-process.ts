@@ -1,15 +1,26 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 
-/** A free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A TCP port free on 127.0.0.1 now, for a server that must be started on a known port. Picked below
+ * Linux's ephemeral range (32768–60999), where servers listening on port 0 get theirs: a port the
+ * kernel handed out could be taken by such a server between this check and the caller's listen,
+ * and then the caller's requests would reach that other server (a started process's `/healthz`
+ * answered by another test's Aerie).
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await canListen(port)) return port;
+    if (attempt >= 50) throw new Error('no free port found in 20000–31999');
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 

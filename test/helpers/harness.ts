@@ -8,6 +8,7 @@ import { PGLITE_EXTENSIONS } from '../../core/db/pglite-extensions.ts';
 import type { Clock } from '../../core/clock.ts';
 import { createTestDatabase } from './pg-databases.ts';
 import { latestCode } from './mail.ts';
+import { freePort } from './child-process.ts';
 
 /** An HTTP answer as a client sees it. */
 export interface TestResponse<T = any> {
@@ -122,13 +123,3 @@ export class TestAerie {
   }
 }
 
-/** A TCP port free on 127.0.0.1 right now. */
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    }).once('error', reject);
-  });
-}
