@@ -92,7 +92,12 @@ export function readUpload(ctx: Context, spec: UploadSpec): Promise<UploadReadin
       file = stream;
       // An error before the handler listens (an interrupted body) must not crash the process; its reader still gets it.
       stream.on('error', () => undefined);
-      stream.once('limit', () => stream.destroy(fail.tooLarge(spec.maxBytes)));
+      // Past the limit, read no further than the bounded discard: busboy alone would go on reading
+      // (and dropping) the rest of the part at wire speed, however long the client sends.
+      stream.once('limit', () => {
+        stream.destroy(fail.tooLarge(spec.maxBytes));
+        discard();
+      });
       resolve({ file: { fileName: info.filename ?? 'file', contentType: info.mimeType || 'application/octet-stream', stream }, discard });
     });
     // The handler's stream fails instead of waiting for bytes that will not come.
