@@ -7,7 +7,7 @@ import { hasBadText, isUuid } from '../validation.ts';
  * and size, and then turned into its RFC 8785 canonical form — the form the sealer will hash.
  * @see docs/audit.md "Limits of an event"
  */
-import { canonicalJson } from './chain/canonical-json.ts';
+import { canonicalJson, canonicalSizeProblem } from './chain/canonical-json.ts';
 import { AUDIT_ACTOR_TYPES, toAuditTimestamp } from './chain/audit-record.ts';
 
 /** Deepest nesting of objects and arrays in `businessData`, which itself counts as level 1. */
@@ -56,9 +56,8 @@ export function checkSealable(event: SealableEvent, maxBytes = AUDIT_MAX_BUSINES
   // Depth is bounded now, so the recursive serializers below cannot overflow the stack. A Date or
   // an undefined member is first normalized as JSON renders it; plain JSON data needs no round trip.
   const canonical = canonicalJson(shape.plain ? data : JSON.parse(JSON.stringify(data)));
-  // UTF-8 takes at most 3 bytes per UTF-16 code unit: short texts need no count.
-  if (canonical.length * 3 > maxBytes && Buffer.byteLength(canonical) > maxBytes) return fail('businessData', `must be at most ${maxBytes} bytes as canonical JSON`);
-  return { canonical };
+  const sizeRule = canonicalSizeProblem(canonical, maxBytes);
+  return sizeRule ? fail('businessData', sizeRule) : { canonical };
 }
 
 /**

@@ -31,3 +31,14 @@ export function canonicalJson(value: unknown): string {
   if (typeof text !== 'string') throw new TypeError('not canonicalizable JSON: the value is not JSON');
   return text;
 }
+
+/**
+ * The size rule of a canonical `businessData`, shared by the sealability check and the ingestion
+ * renderer: `must be at most {maxBytes} bytes as canonical JSON` when `canonical` takes more than
+ * `maxBytes` bytes as UTF-8, else null.
+ */
+export function canonicalSizeProblem(canonical: string, maxBytes: number): string | null {
+  // UTF-8 takes at most 3 bytes per UTF-16 code unit: short texts need no count.
+  if (canonical.length * 3 <= maxBytes || Buffer.byteLength(canonical) <= maxBytes) return null;
+  return `must be at most ${maxBytes} bytes as canonical JSON`;
+}

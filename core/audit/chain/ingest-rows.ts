@@ -6,7 +6,7 @@
  *
  * @see docs/audit.md ("Ingestion modes")
  */
-import { canonicalJson } from './canonical-json.ts';
+import { canonicalJson, canonicalSizeProblem } from './canonical-json.ts';
 import { payloadHashV2Unchecked } from './chain-hash-v2.ts';
 import type { AuditActorType } from './audit-record.ts';
 
@@ -60,10 +60,8 @@ export function renderIngestRows(rows: IngestRow[], canonical: string[] | null, 
   if (!canonical) {
     for (let i = 0; i < rows.length; i++) {
       texts[i] = canonicalJson(rows[i][7]);
-      // UTF-8 takes at most 3 bytes per UTF-16 code unit: short texts need no count.
-      if (texts[i].length * 3 > options.maxBytes && Buffer.byteLength(texts[i]) > options.maxBytes) {
-        return { problem: { index: i, field: 'businessData', rule: `must be at most ${options.maxBytes} bytes as canonical JSON` } };
-      }
+      const rule = canonicalSizeProblem(texts[i], options.maxBytes);
+      if (rule) return { problem: { index: i, field: 'businessData', rule } };
     }
   }
   let hashes = '';
