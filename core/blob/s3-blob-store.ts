@@ -1,4 +1,4 @@
-import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, type PutObjectCommandInput, type S3ClientConfig, type StorageClass } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { create as contentDisposition } from 'content-disposition';
@@ -29,7 +29,8 @@ const SINGLE_PUT_MAX_BYTES = 16 * 1024 * 1024;
 /** Attempts at most of a PutObject sent from a spool file, and the first retry's delay (ms; doubled at each retry). */
 const SPOOLED_PUT_ATTEMPTS = 3;
 const RETRY_BASE_MS = 100;
-type PutParams = { Bucket: string; Key: string; ContentType: string; StorageClass?: never };
+/** What every PutObject of `put` sends besides its body. */
+type PutParams = Omit<PutObjectCommandInput, 'Body' | 'ContentLength'>;
 
 /**
  * The S3 `core.blob` driver (`@aws-sdk/client-s3`). A streamed body whose `maxBytes` is at most
@@ -58,7 +59,7 @@ export class S3BlobStore implements BlobStore {
   async put(key: string, body: Readable | Buffer, options: PutOptions): Promise<BlobInfo & { sha256: string }> {
     assertBlobKey(key);
     const contentType = options.contentType ?? 'application/octet-stream';
-    const params = { Bucket: this.options.bucket, Key: key, ContentType: contentType, ...(options.storageClass ? { StorageClass: options.storageClass as never } : {}) };
+    const params: PutParams = { Bucket: this.options.bucket, Key: key, ContentType: contentType, ...(options.storageClass ? { StorageClass: options.storageClass as StorageClass } : {}) };
     if (Buffer.isBuffer(body)) {
       if (body.length > options.maxBytes) throw new BlobTooLargeError(options.maxBytes);
       const sha256 = createHash('sha256').update(body).digest('hex');

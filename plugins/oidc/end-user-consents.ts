@@ -59,8 +59,8 @@ export class EndUserConsents {
   /** Records a Deny (`org.end_user.consent_denied` `{endUserId, appGroupId, clientKey, scopes}`); nothing is granted or kept. */
   async deny(subject: ConsentSubject, scopes: readonly string[]): Promise<void> {
     const { orgId, appGroupId, clientKey, endUserId } = subject;
-    await this.db.transaction((trx) => this.audit.append(trx, {
+    await this.audit.append(this.db.knex, {
       orgId, appGroupId, eventType: 'org.end_user.consent_denied', businessData: { endUserId, appGroupId, clientKey, scopes: [...scopes] },
-    }));
+    });
   }
 }
