@@ -133,21 +133,6 @@ function canonicalPayloadV2(p: Omit<AuditPayloadV2, 'businessData'>, canonicalBu
 }
 
 /**
- * The version 2 payload hashes of many events, concatenated (64 hex characters each, in order) —
- * the worker pool's task for ingestion, posted back as one string.
- *
- * @param events - events of any organizations.
- * @returns `events.length × 64` lowercase hex characters.
- * @throws as {@link payloadHashV2} for the first event that cannot be hashed.
- * @see docs/audit.md
- */
-export function payloadHashesV2(events: readonly AuditEventV2[]): string {
-  let out = '';
-  for (const event of events) out += payloadHashV2(event);
-  return out;
-}
-
-/**
  * Writes the 80-byte version 2 link input into `link`: prevHash ‖ payloadHash ‖ uint64be(seq) ‖
  * int64be(sealedAt ms), and answers its SHA-256 as hex.
  */
@@ -201,7 +186,7 @@ export function chainHashV2(prevHash: string, payloadHashHex: string, seq: numbe
  *
  * @param prevHash - the head's chainHash (genesis for an empty chain).
  * @param firstSeq - the first record's `seq` (head `seq` + 1).
- * @param payloadHashes - concatenated payload hashes (64 hex characters each), as {@link payloadHashesV2} returns.
+ * @param payloadHashes - concatenated payload hashes (64 hex characters each), as `renderIngestRows` (`./ingest-rows.ts`) answers them.
  * @param sealedAt - the sealing transaction's time, `YYYY-MM-DDTHH:mm:ss.sssZ`.
  * @returns per record `{prevHash, chainHash}` in order.
  * @throws TypeError on malformed input.
