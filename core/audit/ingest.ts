@@ -86,8 +86,11 @@ export class AuditIngestor {
     const pooled = pool !== undefined && events.length >= poolThreshold;
     const fieldOf = (field: string, i: number) => `events[${i}].${field}`;
     // In the pool, businessData is canonicalized (and its size checked) by the worker.
-    const { rows: prepared, canonical } = prepareEvents(events.map((e) => ({ ...e, orgId })), this.clock.now(), options, fieldOf, !pooled);
-    const rows: IngestRow[] = prepared.map((p) => [p.id, p.org_id, p.event_type, p.occurred_at.toISOString(), p.actor_type, p.actor_id, p.app_group_id, p.business_data]);
+    const now = this.clock.now();
+    const { rows: prepared, canonical } = prepareEvents(events.map((e) => ({ ...e, orgId })), now, options, fieldOf, !pooled);
+    // Events without their own time share `now` (the same Date): its text is rendered once.
+    const nowText = now.toISOString();
+    const rows: IngestRow[] = prepared.map((p) => [p.id, p.org_id, p.event_type, p.occurred_at === now ? nowText : p.occurred_at.toISOString(), p.actor_type, p.actor_id, p.app_group_id, p.business_data]);
     const key = options.idempotencyKey;
     // Everything of the COPY rows that the head does not decide, rendered before taking its lock.
     const renderOptions = { maxBytes: options.maxBusinessDataBytes ?? AUDIT_MAX_BUSINESS_DATA_BYTES, copy: this.db.kind === 'pg', keepCanonical: this.db.kind !== 'pg' || key !== undefined };
@@ -199,17 +202,21 @@ interface SealedBatch {
   sealedAt: string;
 }
 
+/** Longest tail of a COPY row: seq (at most 16 digits below 2^53), two 64-hex hashes, sealedAt (24), 3 tabs and the newline. */
+const MAX_TAIL_BYTES = 16 + 64 + 64 + 24 + 4;
+
 /**
- * The batch in COPY's text format: each prefix (already UTF-8) completed with seq, prevHash,
- * chainHash and sealedAt (ASCII). Only these short tails are encoded under the head's lock.
+ * The batch in COPY's text format, in one buffer: each prefix (already UTF-8) completed with seq,
+ * prevHash, chainHash and sealedAt (ASCII). Only these short tails are encoded under the head's lock.
  */
 function copyBytes(b: SealedBatch): Buffer {
   const { copy, ends } = b.rendered;
-  const bytes = Buffer.from(copy!.buffer, copy!.byteOffset, copy!.byteLength);
-  const parts: Buffer[] = new Array(b.events.length * 2);
+  const prefixes = Buffer.from(copy!.buffer, copy!.byteOffset, copy!.byteLength);
+  const out = Buffer.allocUnsafe(prefixes.length + b.events.length * MAX_TAIL_BYTES);
+  let at = 0;
   for (let i = 0; i < b.events.length; i++) {
-    parts[2 * i] = bytes.subarray(i === 0 ? 0 : ends![i - 1], ends![i]);
-    parts[2 * i + 1] = Buffer.from(`${b.firstSeq + i}\t${b.links[i].prevHash}\t${b.links[i].chainHash}\t${b.sealedAt}\n`, 'latin1');
+    at += prefixes.copy(out, at, i === 0 ? 0 : ends![i - 1], ends![i]);
+    at += out.write(`${b.firstSeq + i}\t${b.links[i].prevHash}\t${b.links[i].chainHash}\t${b.sealedAt}\n`, at, 'latin1');
   }
-  return Buffer.concat(parts);
+  return out.subarray(0, at);
 }
