@@ -9,7 +9,10 @@
  * A. raw: the SDK's `PutObject` (S3Client, SigV4), each body the same in-memory buffer, no Aerie.
  *    It runs in this process: the SDK here is the application that stores the bytes. Its client is
  *    set as Aerie's is (`requestChecksumCalculation: 'WHEN_REQUIRED'`): both send the SigV4 SHA-256
- *    of the body and no CRC32 (the SDK's default adds one, ~0.26 ms of CPU per MiB).
+ *    of the body and no CRC32 (the SDK's default adds one, ~0.26 ms of CPU per MiB). Each PutObject
+ *    has a key of its own (`raw/{uuid}`), as each of Aerie's uploads is a new object: overwriting
+ *    the same 200 keys every round (as this bench did until 2026-11-27) made the S3 server truncate
+ *    the old files first, and raw rounds ~10 % slower than new objects are.
  * B. Aerie: the same uploads through the API (busboy → SHA-256 and size count → the blob driver;
  *    then the quota reservation, the row and the audit event in one transaction). Aerie
  *    runs in this process, as the raw SDK does; the HTTP client that sends it the files (undici, from
@@ -66,7 +69,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -183,7 +186,7 @@ async function main(driver: 's3' | 'file'): Promise<void> {
   // As Aerie's S3 client does: the SigV4 payload hash covers the body, no CRC32 where S3 does not require one.
   const s3 = new S3Client({ endpoint, region: 'us-east-1', forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED' });
   const raw = () => timed(files, inflight, async (i) => {
-    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `raw/${i}`, Body: payload, ContentLength: size, ContentType: 'application/octet-stream' }));
+    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: `raw/${randomUUID()}`, Body: payload, ContentLength: size, ContentType: 'application/octet-stream' }));
   });
 
   const aerie = await TestAerie.start({
