@@ -24,6 +24,8 @@ interface Probe {
   raw?: Buffer;
   /** True when every server must refuse it (4xx); false when it may be valid (then only "no 5xx"). */
   invalid: boolean;
+  /** True when a path parameter is the hostile part (a mangled `{slug}` may rightly stop at authentication). */
+  inPath?: boolean;
 }
 
 // Logging out would end the session the probe uses.
@@ -44,10 +46,17 @@ describe('fuzz: every route in /api/openapi.json refuses hostile input with a 4x
   let tables: string[];
   let apiKey: string;
   let scimToken: string;
-  /** The credentials a route takes: the organization's API key (public API), its SCIM token (SCIM), else the owner's session. */
+  /** A cookie session (as Aerie's own pages hold one): the cookie, an allowed Origin and the session's CSRF token. */
+  let cookieHeaders: Record<string, string>;
+  /**
+   * The credentials a route takes: the organization's API key (public API), its SCIM token (SCIM),
+   * a cookie session with its CSRF token (routes only a cookie session may call), else the owner's session.
+   */
   const authFor = (op: Doc['paths'][string][string]): Record<string, string> => {
     const schemes = JSON.stringify(op.security ?? []);
     if (schemes.includes('"apiKey"')) return { 'x-api-key': apiKey };
+    const requirements = (op.security ?? []) as Array<Record<string, unknown>>;
+    if (requirements.length > 0 && requirements.every((r) => 'cookieSession' in r)) return cookieHeaders;
     return { authorization: `Bearer ${schemes.includes('"scimToken"') ? scimToken : token}` };
   };
 
@@ -64,6 +73,12 @@ describe('fuzz: every route in /api/openapi.json refuses hostile input with a 4x
     const scim = await aerie.request('POST', '/api/org/acme/settings/scim/tokens', { token, body: { name: 'fuzz' } });
     expect(scim.status, JSON.stringify(scim.body)).toBe(201);
     scimToken = scim.body.value;
+    // Routes only a cookie session may call (hosted sign-in's "connect") check its CSRF token and Origin first.
+    const origin = aerie.kernel.config.webauthn.origins[0];
+    await aerie.request('POST', '/api/v1/users/registration/email', { body: { email: 'fuzz-cookie@example.com' } });
+    const cookie = await aerie.request('POST', '/api/v1/users/verification/email', { body: { email: 'fuzz-cookie@example.com', code: aerie.code('fuzz-cookie@example.com'), session: 'cookie' }, headers: { origin } });
+    expect(cookie.status, JSON.stringify(cookie.body)).toBe(200);
+    cookieHeaders = { cookie: cookie.headers.get('set-cookie')!.split(';')[0], origin, 'x-csrf-token': cookie.body.csrfToken };
     // Seal what set-up appended, then keep the background sealer and checkpoints still, so the row
     // counts before and after each request move only because of that request.
     await aerie.kernel.auditSealer.stop();
@@ -113,7 +128,7 @@ describe('fuzz: every route in /api/openapi.json refuses hostile input with a 4x
         { kind: `lone surrogate in {${p}}`, path: fill({ [p]: '%ED%A0%80x' }), invalid: false },
         { kind: `invalid UTF-8 in {${p}}`, path: fill({ [p]: '%FF%FE' }), invalid: false },
         { kind: `10 KB {${p}}`, path: fill({ [p]: 'a'.repeat(10_000) }), invalid: false },
-      ).map((probe) => ({ ...probe, json: base })));
+      ).map((probe) => ({ ...probe, json: base, inPath: true })));
     }
     for (const q of Object.keys(query.properties ?? {})) {
       out.push(fc.constantFrom(
@@ -172,6 +187,12 @@ describe('fuzz: every route in /api/openapi.json refuses hostile input with a 4x
       .filter((r) => !SKIP.has(`${r.method} ${r.path}`));
     let sent = 0;
     const failures: string[] = [];
+    /**
+     * Routes probed with their path intact, and those of them some such probe got past authentication
+     * on (an answer other than 401 and 403 `CSRF_FAILED`).
+     */
+    const reached = new Set<string>();
+    const probed = new Set<string>();
     for (const { method, path, op } of routes) {
       const arbitraries = probes(method.toLowerCase(), path, op);
       if (arbitraries.length === 0) continue;
@@ -179,6 +200,10 @@ describe('fuzz: every route in /api/openapi.json refuses hostile input with a 4x
         const before = await counts();
         const res = await send(method, probe, authFor(op));
         sent++;
+        if (!probe.inPath) {
+          probed.add(`${method} ${path}`);
+          if (res.status !== 401 && res.body?.error !== 'CSRF_FAILED') reached.add(`${method} ${path}`);
+        }
         const where = `${method} ${path} (${probe.kind}) → ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`;
         if (res.status >= 500) failures.push(where);
         if (probe.invalid && (res.status < 400 || res.status >= 500)) failures.push(`expected 4xx: ${where}`);
@@ -196,6 +221,8 @@ describe('fuzz: every route in /api/openapi.json refuses hostile input with a 4x
     }
     expect(failures).toEqual([]);
     expect(sent).toBeGreaterThan(200);
+    // Each route was probed with credentials it takes: a probe stopped at the door tests nothing.
+    expect([...probed].filter((r) => !reached.has(r))).toEqual([]);
   }, 300_000);
 
   it('answers every path parameter shaped like a UUID without being one with a 4xx, never a 5xx (each route, each parameter)', async () => {
