@@ -34,9 +34,9 @@ import { KernelSealService } from './seals/seal.service.ts';
 import { OutboxAuditService } from './audit/audit.service.ts';
 import { AuditSealer } from './audit/sealer.ts';
 import { KernelAuditHealth, type AuditHealthService } from './audit/audit-health.ts';
-import { createHashPool } from './audit/chain/hash-pool.ts';
+import { createHashPool, type HashPool } from './audit/chain/hash-pool.ts';
 import type { ChainHead } from './audit/chain/audit-record.ts';
-import { AuditIngestor } from './audit/ingest.ts';
+import { AuditIngestor, INGEST_POOL_MIN_EVENTS } from './audit/ingest.ts';
 import { AuditCheckpointer } from './audit/checkpointer.ts';
 import { loadOrCreateAuditKey } from './audit/platform-audit-key.ts';
 import { secureDataDir } from './data-dir.ts';
@@ -82,6 +82,8 @@ export class Kernel {
   private closed = false;
   /** The audit sealer of this process (tests call `drain()` to seal what is pending now). */
   auditSealer!: AuditSealer;
+  /** Batch ingestion (`core.audit.ingest`). */
+  auditIngestor!: AuditIngestor;
   /** Signs chain heads into `core.audit_checkpoints` (tests call `flush()` to sign waiting heads now). */
   auditCheckpointer!: AuditCheckpointer;
 
@@ -155,7 +157,14 @@ export class Kernel {
       const sealer = new AuditSealer(db, clock, logger.child({ component: 'audit-sealer' }), { pool: () => createHashPool({ maxThreads: 2 }), onSealed });
       // core.audit: events go to the outbox in the caller's transaction, and the sealer chains them;
       // batches with no transaction to join are sealed directly (ingest), on the same heads.
-      const ingestor = new AuditIngestor(db, clock, logger.child({ component: 'audit-ingest' }), { afterSealed: onSealed });
+      // With `audit.ingestThreads`, large batches are rendered in a pool of their own, started on first need.
+      let ingestPool: HashPool | undefined;
+      const ingestThreads = config.audit.ingestThreads;
+      const ingestor = new AuditIngestor(db, clock, logger.child({ component: 'audit-ingest' }), {
+        afterSealed: onSealed,
+        ...(ingestThreads > 0 ? { pool: () => (ingestPool ??= createHashPool({ maxThreads: ingestThreads })), poolThreshold: INGEST_POOL_MIN_EVENTS } : {}),
+      });
+      hooks.push(async () => { await ingestPool?.close(); ingestPool = undefined; });
       container.register(coreRefs.audit.id, { useValue: new OutboxAuditService(clock, ingestor) });
       container.register(coreRefs.auditHealth.id, { useValue: new KernelAuditHealth(db.knex, clock, sealer) });
       // core.auditLog: the chain's read side for the audit plugin; checkpoints are signed by the checkpointer.
@@ -212,6 +221,7 @@ export class Kernel {
       const app = createHttpApp(router, logger);
       const kernel = new Kernel(config, ordered, db, container, logger, table.map((r) => r.def), app);
       kernel.auditSealer = sealer;
+      kernel.auditIngestor = ingestor;
       kernel.auditCheckpointer = checkpointer;
       kernel.shutdownHooks.push(...hooks);
       const { buildOpenApi } = await import('./http/openapi.ts');

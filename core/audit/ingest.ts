@@ -28,9 +28,9 @@ import { advanceHeads } from './sealer-sql.ts';
 export interface AuditIngestorOptions {
   /**
    * A worker pool that renders batches of at least `poolThreshold` events (canonical form, size
-   * check, payload hashes, COPY rows). Not used by the kernel: on two cores the JSON round trip to
-   * the thread costs more CPU than it saves the main thread (bench/audit-ingest.ts prints both, `e`
-   * and `e'`); kept for machines with cores to spare.
+   * check, payload hashes, COPY rows). The kernel gives one only with `audit.ingestThreads` > 0: on
+   * two cores the JSON round trip to the thread costs more CPU than it saves the main thread
+   * (bench/audit-ingest.ts prints both, `e` and `e'`); it is for machines with cores to spare.
    */
   pool?: () => HashPool;
   /** Smallest batch hashed in the pool (default: none, with no pool). */
@@ -38,6 +38,9 @@ export interface AuditIngestorOptions {
   /** Called after each committed batch with the head it advanced (checkpoint signing, `core.audit.sealed`). */
   afterSealed?: (heads: Array<ChainHead & { sealedAt: string }>) => Promise<void>;
 }
+
+/** Smallest batch the kernel renders in the ingestion pool when `audit.ingestThreads` is set (smaller ones stay in-line). */
+export const INGEST_POOL_MIN_EVENTS = 100;
 
 const COLUMNS = 'id, org_id, seq, event_type, occurred_at, actor_type, actor_id, app_group_id, business_data, payload_hash, prev_hash, chain_hash, sealed_at, hash_version';
 /** COPY's column order: what is known before the head lock first, then what the lock decides. */
@@ -62,6 +65,9 @@ const INSERT_SEALED = `insert into core.audit_events (${COLUMNS})
  * @see docs/audit.md
  */
 export class AuditIngestor {
+  /** Batches rendered in the worker pool since start (a counter for diagnostics and tests). */
+  pooledBatches = 0;
+
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
@@ -94,6 +100,7 @@ export class AuditIngestor {
     const key = options.idempotencyKey;
     // Everything of the COPY rows that the head does not decide, rendered before taking its lock.
     const renderOptions = { maxBytes: options.maxBusinessDataBytes ?? AUDIT_MAX_BUSINESS_DATA_BYTES, copy: this.db.kind === 'pg', keepCanonical: this.db.kind !== 'pg' || key !== undefined };
+    if (pooled) this.pooledBatches++;
     const rendered = pooled ? await pool().renderIngest(JSON.stringify(rows), renderOptions) : renderIngestRows(rows, canonical, renderOptions);
     if ('problem' in rendered) {
       const field = fieldOf(rendered.problem.field, rendered.problem.index);

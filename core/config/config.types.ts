@@ -24,6 +24,12 @@ export interface AerieConfig {
   mail: { from: string; smtpUrl?: string };
   /** `format`: `json` (one object a line), `pretty` (readable), `auto` (pretty on a terminal, else json). */
   log: { level: string; format: 'auto' | 'json' | 'pretty' };
+  /**
+   * The audit chain: `ingestThreads` (0–64, default 0) — worker threads that render batch ingestion
+   * (canonical form, payload hashes, COPY rows) off the main thread, for batches of at least
+   * `INGEST_POOL_MIN_EVENTS` (100, core/audit/ingest.ts) events; 0 renders in-line, which measured best on two cores.
+   */
+  audit: { ingestThreads: number };
   /** Background jobs: `maintenanceIntervalSeconds`, how often expired jobs are found and retried (1–3600, default 60). */
   jobs: { maintenanceIntervalSeconds: number };
   /** Object storage: `file` under `<dataDir>/blobs` (default) or `s3` with `blob.s3.bucket` (and endpoint, region, path style). */

@@ -34,6 +34,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { key: 'mail.smtpUrl', env: 'AERIE_SMTP_URL', kind: 'string' },
   { key: 'log.level', env: 'AERIE_LOG_LEVEL', kind: 'string' },
   { key: 'log.format', env: 'AERIE_LOG_FORMAT', kind: 'string' },
+  { key: 'audit.ingestThreads', env: 'AERIE_AUDIT_INGEST_THREADS', kind: 'integer' },
   { key: 'jobs.maintenanceIntervalSeconds', env: 'AERIE_JOBS_MAINTENANCE_INTERVAL', kind: 'integer' },
   { key: 'blob.driver', env: 'AERIE_BLOB_DRIVER', kind: 'string' },
   { key: 'blob.s3.bucket', env: 'AERIE_S3_BUCKET', kind: 'string' },

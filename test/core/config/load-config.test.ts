@@ -54,6 +54,7 @@ describe('loadConfig: defaults', () => {
       webauthn: { rpId: 'localhost', rpName: 'Aerie', origins: ['http://localhost:3000'] },
       session: { idleTtlSeconds: 604800, absoluteTtlSeconds: 2592000 },
       log: { level: 'info' },
+      audit: { ingestThreads: 0 },
       roost: {},
     });
     expect(config.plugins.enabled).toBeUndefined();
@@ -157,6 +158,8 @@ describe('loadConfig: invalid values stop boot with one line naming the key', ()
     ['AERIE_DEFAULT_PLAN=Gold', () => loadConfig({ cwd, env: { AERIE_DEFAULT_PLAN: 'Gold' } }), ['billing.defaultPlan', 'AERIE_DEFAULT_PLAN']],
     ['AERIE_PLATFORM_ADMINS=not-an-email', () => loadConfig({ cwd, env: { AERIE_PLATFORM_ADMINS: 'not-an-email' } }), ['platformAdmins', 'AERIE_PLATFORM_ADMINS']],
     ['AERIE_SESSION_IDLE_TTL=10', () => loadConfig({ cwd, env: { AERIE_SESSION_IDLE_TTL: '10' } }), ['session.idleTtlSeconds', 'AERIE_SESSION_IDLE_TTL']],
+    ['AERIE_AUDIT_INGEST_THREADS=-1', () => loadConfig({ cwd, env: { AERIE_AUDIT_INGEST_THREADS: '-1' } }), ['audit.ingestThreads', 'AERIE_AUDIT_INGEST_THREADS']],
+    ['AERIE_AUDIT_INGEST_THREADS=65', () => loadConfig({ cwd, env: { AERIE_AUDIT_INGEST_THREADS: '65' } }), ['audit.ingestThreads', 'AERIE_AUDIT_INGEST_THREADS']],
     ['unknown key in the file', () => (writeConfigFile({ port: 3000, colour: 'blue' }), loadConfig({ cwd, env: {} })), ['colour']],
     ['unknown nested key in the file', () => (writeConfigFile({ billing: { currency: 'EUR' } }), loadConfig({ cwd, env: {} })), ['billing.currency']],
     ['wrong type in the file', () => (writeConfigFile({ port: '3000' }), loadConfig({ cwd, env: {} })), ['port']],
