@@ -165,7 +165,7 @@ export class Kernel {
         ...(ingestThreads > 0 ? { pool: () => (ingestPool ??= createHashPool({ maxThreads: ingestThreads })), poolThreshold: INGEST_POOL_MIN_EVENTS } : {}),
       });
       hooks.push(async () => { await ingestPool?.close(); ingestPool = undefined; });
-      container.register(coreRefs.audit.id, { useValue: new OutboxAuditService(clock, ingestor) });
+      container.register(coreRefs.audit.id, { useValue: new OutboxAuditService(clock, ingestor, () => sealer.wake()) });
       container.register(coreRefs.auditHealth.id, { useValue: new KernelAuditHealth(db.knex, clock, sealer) });
       // core.auditLog: the chain's read side for the audit plugin; checkpoints are signed by the checkpointer.
       container.register(coreRefs.auditLog.id, { useValue: new KernelAuditLog(db.knex, checkpointer, loadAuditKey) });

@@ -27,7 +27,13 @@ const INSERT_OUTBOX = `insert into core.audit_outbox (id, org_id, event_type, oc
  * @see docs/audit.md (human seal marker), docs/audit.md
  */
 export class OutboxAuditService implements AuditService {
-  constructor(private readonly clock: Clock, private readonly ingestor?: AuditIngestor) {}
+  /**
+   * @param clock - `occurredAt` of events without one.
+   * @param ingestor - batch ingestion (`ingest`).
+   * @param onAppended - called once appended rows are visible to the sealer: when the caller's
+   *   transaction commits, or at once for a write outside a transaction (the kernel wakes its sealer).
+   */
+  constructor(private readonly clock: Clock, private readonly ingestor?: AuditIngestor, private readonly onAppended?: () => void) {}
 
   /** Batch ingestion, sealed without the outbox: see `./ingest.ts`. @throws Error when the kernel gave no ingestor. */
   ingest(orgId: string, events: Array<Omit<AuditEventInput, 'orgId'>>, options?: IngestOptions): Promise<IngestResult> {
@@ -49,6 +55,12 @@ export class OutboxAuditService implements AuditService {
     // Keys are the outbox's column names: json_populate_recordset matches them by name.
     const { rows } = prepareEvents(events, this.clock.now(), options, fieldOf);
     await trx.raw(INSERT_OUTBOX, [JSON.stringify(rows)]);
+    if (this.onAppended) {
+      const committed = (trx as Knex.Transaction).isTransaction ? (trx as Knex.Transaction).executionPromise : undefined;
+      // A rolled-back transaction appended nothing: no wake.
+      if (committed) committed.then(this.onAppended, () => undefined);
+      else this.onAppended();
+    }
     return { ids: rows.map((r) => r.id) };
   }
 }

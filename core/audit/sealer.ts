@@ -33,8 +33,16 @@ interface Take {
 export interface SealerOptions {
   /** Outbox rows taken per transaction. Default 2000. */
   batchSize?: number;
-  /** Idle polling interval in milliseconds. Default 200. */
+  /** Polling interval in milliseconds while there is work (and after a {@link AuditSealer.wake}). Default 200. */
   intervalMs?: number;
+  /**
+   * Longest pause between polls while the outbox stays empty, in milliseconds: after each empty poll
+   * the pause doubles from `intervalMs` up to this. Default 2000. An append in this process wakes
+   * the sealer (`wake()`), so its events are sealed within ~`intervalMs` of their commit whatever
+   * the pause; only events appended by another process wait up to this long (that process's own
+   * sealer takes them sooner).
+   */
+  maxIdleMs?: number;
   /** An organization's batch at least this long is hashed in the worker pool; shorter ones in-line. Default 256. */
   poolThreshold?: number;
   /** Creates the worker pool (at `start()` when `warmPool`, else on first need). */
@@ -73,6 +81,11 @@ export interface SealerOptions {
  */
 export class AuditSealer {
   private timer?: NodeJS.Timeout;
+  /** When the pending poll is due (epoch ms), while one is scheduled. */
+  private dueAt = 0;
+  /** The pause before the next poll after an empty one (doubles up to `maxIdleMs`). */
+  private idleMs = 0;
+  private tick?: () => Promise<void>;
   private running?: Promise<number>;
   private pool?: HashPool;
   private stopped = false;
@@ -95,13 +108,44 @@ export class AuditSealer {
       });
     }
     const interval = this.options.intervalMs ?? 200;
-    const tick = async () => {
+    const maxIdle = Math.max(interval, this.options.maxIdleMs ?? 2000);
+    this.idleMs = interval;
+    this.tick = async () => {
+      this.timer = undefined;
       if (this.stopped) return;
-      await this.drain().catch(() => 0);
-      const backoff = Math.min(interval * 2 ** this.status.consecutiveFailures, MAX_BACKOFF_MS);
-      if (!this.stopped) this.timer = setTimeout(tick, backoff);
+      const sealed = await this.drain().catch(() => 0);
+      if (this.stopped) return;
+      let pause: number;
+      if (this.status.consecutiveFailures > 0) {
+        pause = Math.min(interval * 2 ** this.status.consecutiveFailures, MAX_BACKOFF_MS);
+      } else if (sealed > 0) {
+        pause = this.idleMs = interval;
+      } else {
+        pause = this.idleMs;
+        this.idleMs = Math.min(this.idleMs * 2, maxIdle);
+      }
+      this.schedule(pause);
     };
-    this.timer = setTimeout(tick, interval);
+    this.schedule(interval);
+  }
+
+  /**
+   * Something was appended to the outbox (or is about to be committed): poll within `intervalMs`
+   * instead of waiting out an idle pause, and start the idle back-off over. Not while sealing is
+   * failing (its own back-off stands) or after `stop()`.
+   */
+  wake(): void {
+    if (this.stopped || !this.tick || this.status.consecutiveFailures > 0) return;
+    const interval = this.options.intervalMs ?? 200;
+    this.idleMs = interval;
+    // A poll already running schedules the next one from the reset pause itself.
+    if (this.timer && this.dueAt > Date.now() + interval) this.schedule(interval);
+  }
+
+  private schedule(ms: number): void {
+    clearTimeout(this.timer);
+    this.dueAt = Date.now() + ms;
+    this.timer = setTimeout(() => void this.tick!(), ms);
   }
 
   /** This process's sealer state (a copy). @see {@link SealerState} */

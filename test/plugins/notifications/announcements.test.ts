@@ -4,6 +4,7 @@ import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
 import { addMembership } from '../apps/helpers.ts';
 import { inbox, membershipId, sendAnnouncement, uploadAttachment } from './helpers.ts';
+import { statementsDuring } from '../../helpers/statements.ts';
 
 const SEND = '/api/v1/notifications/org/send';
 
@@ -87,17 +88,7 @@ describe('notifications: announcements (POST /api/v1/notifications/org/send)', (
 
   it('fans out to 2,000 members in the same number of statements as to 3', async () => {
     const big = await signInWithOrg(aerie, 'owner@big.test', 'big');
-    const statements = async (send: () => Promise<unknown>) => {
-      const seen: string[] = [];
-      const listener = (q: { sql: string }) => void seen.push(q.sql);
-      aerie.kernel.db.knex.on('query', listener);
-      try {
-        await send();
-      } finally {
-        aerie.kernel.db.knex.off('query', listener);
-      }
-      return seen;
-    };
+    const statements = (send: () => Promise<unknown>) => statementsDuring(aerie.kernel.db.knex, send);
     const small = await statements(() => sendAnnouncement(aerie, acme));
     await aerie.sql(`insert into accounts.accounts (id, email, display_name, created_at, updated_at)
       select gen_random_uuid(), 'bulk' || i || '@big.test', 'Bulk ' || i, now(), now() from generate_series(1, 1999) as i`);
