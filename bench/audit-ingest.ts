@@ -173,8 +173,9 @@ try {
     }));
   };
   // Warm-up outside the timing, as a running service is warm: the first calls load pg-copy-streams
-  // and compile the path (a cold first run costs about twice the CPU per event). Ten batches into
-  // organizations of their own, then emptied again.
+  // and compile the ingestion path (in a fresh process, the first 50,000 events cost about twice the
+  // CPU per event of later runs; here phase a has already warmed what the two paths share). Ten
+  // batches into organizations of their own, then emptied again.
   const warmOrgs = Array.from({ length: 4 }, () => randomUUID());
   await Promise.all(warmOrgs.map(async (orgId, k) => { for (let i = k; i < 10; i += 4) await audit.ingest(orgId, batches[i].events); }));
   await emptyChain();
