@@ -86,6 +86,8 @@ export class AuditSealer {
   /** The pause before the next poll after an empty one (doubles up to `maxIdleMs`). */
   private idleMs = 0;
   private tick?: () => Promise<void>;
+  /** `intervalMs` with its default. */
+  private readonly interval: number;
   private running?: Promise<number>;
   private pool?: HashPool;
   private stopped = false;
@@ -97,7 +99,9 @@ export class AuditSealer {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly options: SealerOptions = {},
-  ) {}
+  ) {
+    this.interval = options.intervalMs ?? 200;
+  }
 
   /** Starts polling the outbox; warms the hash pool first when `warmPool` (see {@link SealerOptions}). */
   start(): void {
@@ -107,7 +111,7 @@ export class AuditSealer {
         if (!this.stopped) this.logger.warn({ err }, 'audit hash pool warm-up failed');
       });
     }
-    const interval = this.options.intervalMs ?? 200;
+    const interval = this.interval;
     const maxIdle = Math.max(interval, this.options.maxIdleMs ?? 2000);
     this.idleMs = interval;
     this.tick = async () => {
@@ -136,10 +140,9 @@ export class AuditSealer {
    */
   wake(): void {
     if (this.stopped || !this.tick || this.status.consecutiveFailures > 0) return;
-    const interval = this.options.intervalMs ?? 200;
-    this.idleMs = interval;
+    this.idleMs = this.interval;
     // A poll already running schedules the next one from the reset pause itself.
-    if (this.timer && this.dueAt > Date.now() + interval) this.schedule(interval);
+    if (this.timer && this.dueAt > Date.now() + this.interval) this.schedule(this.interval);
   }
 
   private schedule(ms: number): void {
