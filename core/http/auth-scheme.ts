@@ -31,6 +31,13 @@ export interface AuthScheme {
    * decides what such a credential may do. @see docs/plugins.md
    */
   orgCredential?: boolean;
+  /**
+   * A person's scheme accepted on every `org: true` route that accepts the named scheme: the cookie
+   * session (`'session'`) serves the organization routes the bearer session serves, so a browser
+   * signed in through Aerie's pages or an organization's identity provider reaches them (with the
+   * cookie session's CSRF rules on writes).
+   */
+  orgRoutesWith?: string;
   /** How OpenAPI describes it (a Security Scheme Object); default: HTTP bearer. */
   openapi?: Record<string, unknown>;
   /**

@@ -128,6 +128,8 @@ export function buildOpenApi(routes: RouteDef[], schemas: SchemaRegistry, info: 
     };
     if (def.scope) op['x-aerie-scope'] = def.scope;
     if (def.personOnly !== undefined) op['x-aerie-person-only'] = def.personOnly;
+    // Which routes an organization session reaches: every `org: true` route, and these.
+    if (def.org || def.orgSessions) op['x-aerie-org-sessions'] = true;
     if (def.body) op.requestBody = { required: true, content: { 'application/json': { schema: ref(schemaId(def.body)) } } };
     if (def.upload) {
       const file = { type: 'string', format: 'binary', maxLength: def.upload.maxBytes };

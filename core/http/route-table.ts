@@ -57,9 +57,12 @@ export function orderRoutes(routes: readonly OwnedRoute[]): OwnedRoute[] {
 }
 
 /**
- * Widens `auth` of every organization route (`org: true`, not public, not `personOnly`) with the
- * schemes that authenticate organization-bound credentials ({@link AuthScheme.orgCredential}, e.g.
- * `machineToken`), so accepting them is the norm and refusing them the route's explicit choice.
+ * Widens `auth` of every organization route (`org: true`, not public) with the schemes that say so:
+ * - schemes that authenticate organization-bound credentials ({@link AuthScheme.orgCredential}, e.g.
+ *   `machineToken`) on every such route that is not `personOnly`, so accepting them is the norm and
+ *   refusing them the route's explicit choice;
+ * - a person's scheme that rides along another ({@link AuthScheme.orgRoutesWith}, the cookie session
+ *   beside the bearer session) on every such route that accepts that other scheme.
  * Applied once at boot, before the router and the OpenAPI document are built, so both agree.
  * @param routes - the route table in registration order.
  * @param schemes - the registered auth schemes by name.
@@ -67,13 +70,18 @@ export function orderRoutes(routes: readonly OwnedRoute[]): OwnedRoute[] {
  * @see docs/plugins.md (routes and machine tokens), docs/api/keys.md
  */
 export function withOrgCredentials(routes: readonly OwnedRoute[], schemes: ReadonlyMap<string, AuthScheme>): OwnedRoute[] {
-  const extra = [...schemes.values()].filter((s) => s.orgCredential).map((s) => s.name);
-  if (extra.length === 0) return [...routes];
+  const credentials = [...schemes.values()].filter((s) => s.orgCredential).map((s) => s.name);
+  const riders = [...schemes.values()].filter((s) => s.orgRoutesWith !== undefined);
+  if (credentials.length === 0 && riders.length === 0) return [...routes];
   return routes.map((r) => {
     const { def } = r;
-    if (!def.org || def.personOnly !== undefined || def.auth === 'public') return r;
+    if (!def.org || def.auth === 'public') return r;
     const declared: readonly string[] = Array.isArray(def.auth) ? def.auth : [def.auth as string];
-    const added = extra.filter((name) => !declared.includes(name));
+    const wanted = [
+      ...riders.filter((s) => declared.includes(s.orgRoutesWith!)).map((s) => s.name),
+      ...(def.personOnly === undefined ? credentials : []),
+    ];
+    const added = wanted.filter((name) => !declared.includes(name));
     return added.length === 0 ? r : { ...r, def: { ...def, auth: [...declared, ...added] } };
   });
 }

@@ -28,6 +28,13 @@ export interface Principal {
   scopes?: string[];
   /** Session id for session principals. */
   sessionId?: string;
+  /**
+   * Set on an organization session (one an organization's identity provider opened): the session
+   * reaches that organization's `org: true` routes and the routes that declare `orgSessions`,
+   * nothing else (403 `PERMISSION_DENIED`, or 404 for another organization's routes).
+   * @see docs/api/federation.md "Organization sessions"
+   */
+  sessionOrgId?: string;
 }
 
 /**
@@ -190,6 +197,7 @@ export interface RouteDef {
   auth: AuthSpec;
   org?: boolean;
   platformAdmin?: boolean;
+  orgSessions?: boolean;
   scope?: string;
   personOnly?: string;
   appGroupCredentials?: boolean;
@@ -218,6 +226,13 @@ export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P,
   org?: O;
   /** Only platform admins (403 `PERMISSION_DENIED` otherwise). */
   platformAdmin?: boolean;
+  /**
+   * This route, though not `org: true`, serves organization sessions ({@link Principal.sessionOrgId})
+   * too: it shows or changes only what belongs to the session's organization (`/users/me` lists that
+   * organization alone; logout ends the session). Without it an organization session gets 403
+   * `PERMISSION_DENIED` here. Published as `x-aerie-org-sessions`. @see docs/api/federation.md
+   */
+  orgSessions?: boolean;
   /** Scope expression the caller must hold in the organization. */
   scope?: string;
   /**

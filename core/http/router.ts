@@ -43,8 +43,10 @@ export function toKoaPath(path: string): string {
 
 /**
  * Builds the koa router from route definitions, compiling every validator once.
- * Per request, in order: authenticate (401), platform-admin check (403), path parameters free of NUL
- * and lone surrogates (400), organization resolution (404), scope check (403 `PERMISSION_DENIED`
+ * Per request, in order: authenticate (401), platform-admin check (403), an organization session
+ * outside `org: true` and `orgSessions` routes (403), path parameters free of NUL
+ * and lone surrogates (400), organization resolution (404, also another organization than an
+ * organization session's), scope check (403 `PERMISSION_DENIED`
  * with `required`), params/query/body validation and the same text and finite-number checks (400),
  * the route's `guard`, the passkey seal (401 `STEPUP_REQUIRED`/`STEPUP_FAILED`), then the handler
  * inside a request scope.
@@ -83,6 +85,7 @@ export function buildRouter(deps: RouterDeps): Router {
       const req = authRequest(ctx);
       const principal = await authenticate(schemes, deps.authSchemes, req);
       if (def.platformAdmin && !principal?.platformAdmin) throw permissionDenied(undefined, 'Only platform administrators may do this.');
+      if (principal?.sessionOrgId && !def.org && !def.orgSessions) throw organizationSessionOutside();
       if (def.org && principal?.appGroupId && !def.appGroupCredentials) {
         throw unauthorized('This route needs an organization-wide credential; an app-group-scoped key cannot use it.');
       }
@@ -92,7 +95,8 @@ export function buildRouter(deps: RouterDeps): Router {
       let org: OrgContext | null = null;
       if (def.org) {
         org = await deps.orgResolver!(String(params.slug), principal);
-        if (!org) throw notFound('Organization not found.');
+        // An organization session never reaches another organization, whatever the resolver answers.
+        if (!org || (principal?.sessionOrgId && org.org.id !== principal.sessionOrgId)) throw notFound('Organization not found.');
       }
       if (def.scope) await checkScope(def.scope, principal, org, deps.grants);
       validateParams?.(params);
@@ -182,6 +186,11 @@ async function authenticate(names: string[], schemes: Map<string, AuthScheme>, r
     if (principal) return principal;
   }
   throw unauthorized();
+}
+
+/** 403 for an organization session on a route outside its organization (see {@link Principal.sessionOrgId}). */
+function organizationSessionOutside(): Error {
+  return permissionDenied(undefined, 'This session was opened through an organization\'s identity provider: it reaches that organization only. Sign in to Aerie itself for account-wide actions.', { reason: 'organization_session' });
 }
 
 async function checkScope(scope: string, principal: Principal | null, org: OrgContext | null, grants?: GrantsProvider): Promise<void> {

@@ -21,13 +21,33 @@ export class AccountsService implements AccountsServiceApi {
     return AccountModel.query(trx ?? this.db.knex).findById(id);
   }
 
-  /** The account with this email (case-insensitive), or `undefined`. */
+  /** The Aerie account with this email (case-insensitive), or `undefined`; never a federated account. */
   async findByEmail(email: string, trx?: Knex.Transaction): Promise<AccountModel | undefined> {
-    return AccountModel.query(trx ?? this.db.knex).findOne({ email: email.toLowerCase() });
+    return AccountModel.query(trx ?? this.db.knex).findOne({ email: email.toLowerCase() }).whereNull('federatedOrgId');
+  }
+
+  /** The account organization `orgId`'s IdP or SCIM made for this email, or `undefined`. */
+  async findFederated(orgId: string, email: string, trx?: Knex.Transaction): Promise<AccountModel | undefined> {
+    return AccountModel.query(trx ?? this.db.knex).findOne({ email: email.toLowerCase(), federatedOrgId: orgId });
   }
 
   /**
-   * Returns the account for a just-verified email, creating it (with `displayName`) when new.
+   * Returns organization `orgId`'s account for this email, creating it when new: federated to
+   * `orgId`, `emailVerifiedAt` null (the tenant vouched for the address, Aerie did not).
+   */
+  async ensureFederated(orgId: string, email: string, displayName: string | null, trx: Knex.Transaction): Promise<{ account: AccountModel; created: boolean }> {
+    const existing = await this.findFederated(orgId, email, trx);
+    if (existing) return { account: existing, created: false };
+    const now = this.clock.now();
+    const account = await AccountModel.query(trx).insertAndFetch({
+      id: randomUUID(), email: email.toLowerCase(), displayName, emailVerifiedAt: null, federatedOrgId: orgId, createdAt: now, updatedAt: now,
+    });
+    return { account, created: true };
+  }
+
+  /**
+   * Returns the Aerie account for an email Aerie itself just verified, creating it (with
+   * `displayName`) when new; never a federated account.
    * @returns the account and whether it was created now.
    */
   async ensureVerified(email: string, displayName: string | null, trx: Knex.Transaction): Promise<{ account: AccountModel; created: boolean }> {
@@ -38,7 +58,7 @@ export class AccountsService implements AccountsServiceApi {
       return { account: existing, created: false };
     }
     const account = await AccountModel.query(trx).insertAndFetch({
-      id: randomUUID(), email: email.toLowerCase(), displayName, emailVerifiedAt: now, createdAt: now, updatedAt: now,
+      id: randomUUID(), email: email.toLowerCase(), displayName, emailVerifiedAt: now, federatedOrgId: null, createdAt: now, updatedAt: now,
     });
     return { account, created: true };
   }
@@ -59,13 +79,14 @@ export class AccountsService implements AccountsServiceApi {
       email: a.email,
       displayName: a.displayName,
       emailVerified: a.emailVerifiedAt !== null,
-      platformAdmin: this.isPlatformAdmin(a.email),
+      platformAdmin: this.isPlatformAdmin(a),
+      ...(a.federatedOrgId ? { federatedOrgId: a.federatedOrgId } : {}),
       createdAt: new Date(a.createdAt).toISOString(),
     };
   }
 
-  /** Listed in `AERIE_PLATFORM_ADMINS` (case-insensitive). */
-  isPlatformAdmin(email: string): boolean {
-    return this.config.platformAdmins.includes(email.toLowerCase());
+  /** An Aerie account (never a federated one) listed in `AERIE_PLATFORM_ADMINS` (case-insensitive). */
+  isPlatformAdmin(account: Pick<AccountModel, 'email' | 'federatedOrgId'>): boolean {
+    return !account.federatedOrgId && this.config.platformAdmins.includes(account.email.toLowerCase());
   }
 }

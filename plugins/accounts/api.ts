@@ -16,6 +16,8 @@ export interface AccountDto {
   displayName: string | null;
   emailVerified: boolean;
   platformAdmin: boolean;
+  /** Only on an account an organization's IdP or SCIM made: that organization's id. */
+  federatedOrgId?: string;
   createdAt: string;
 }
 

@@ -59,6 +59,7 @@ export function cookieSessionAuthScheme(sessions: SessionsService, config: Aerie
   return {
     name: 'cookieSession',
     cookie: true,
+    orgRoutesWith: 'session',
     openapi: { type: 'apiKey', in: 'cookie', name, description: 'The session cookie set by sign-in on the pages Aerie serves (HttpOnly). Requests other than GET also need the `csrfToken` header and an allowed `Origin`.' },
     openapiOnWrites: { csrfToken: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: "The session's CSRF token, required with the session cookie on every request other than GET (403 `CSRF_FAILED` otherwise)." } },
     async authenticate(req) {
@@ -69,7 +70,7 @@ export function cookieSessionAuthScheme(sessions: SessionsService, config: Aerie
         const csrf = req.headers['x-csrf-token'];
         if (typeof csrf !== 'string' || csrf.length === 0 || !(await sessions.csrfMatches(token, csrf))) throw accountsErrors.csrfFailed('token');
       }
-      return sessions.authenticate(token);
+      return sessions.authenticate(token, 'cookie');
     },
   };
 }

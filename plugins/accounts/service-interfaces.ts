@@ -13,6 +13,12 @@ export interface AccountRecord {
   email: string;
   displayName: string | null;
   emailVerifiedAt: Date | null;
+  /**
+   * The organization whose identity provider or SCIM token made this account, or null for an Aerie
+   * account. A federated account is that organization's: it signs in only through it, into an
+   * organization session, and no Aerie-wide look-up by email finds it. @see docs/api/federation.md
+   */
+  federatedOrgId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -21,19 +27,31 @@ export interface AccountRecord {
 export interface AccountsService {
   /** The account with this id, or `undefined`. */
   findById(id: string, trx?: Knex.Transaction): Promise<AccountRecord | undefined>;
-  /** The account with this email (case-insensitive), or `undefined`. */
+  /**
+   * The Aerie account with this email (case-insensitive), or `undefined`. Accounts an organization's
+   * IdP or SCIM made ({@link AccountRecord.federatedOrgId}) are never answered: see {@link findFederated}.
+   */
   findByEmail(email: string, trx?: Knex.Transaction): Promise<AccountRecord | undefined>;
   /**
-   * Returns the account for a just-verified email, creating it (with `displayName`) when new.
+   * Returns the Aerie account for an email Aerie itself just verified (its emailed code, or an
+   * invitation link it mailed), creating it (with `displayName`) when new. Never a federated account.
    * @returns the account and whether it was created now.
    */
   ensureVerified(email: string, displayName: string | null, trx: Knex.Transaction): Promise<{ account: AccountRecord; created: boolean }>;
+  /** The account organization `orgId`'s IdP or SCIM made for this email (case-insensitive), or `undefined`. */
+  findFederated(orgId: string, email: string, trx?: Knex.Transaction): Promise<AccountRecord | undefined>;
+  /**
+   * Returns the account of organization `orgId`'s directory for this email, creating it when new:
+   * federated to `orgId`, its email not verified for Aerie-wide use (`emailVerifiedAt` null).
+   * @returns the account and whether it was created now.
+   */
+  ensureFederated(orgId: string, email: string, displayName: string | null, trx: Knex.Transaction): Promise<{ account: AccountRecord; created: boolean }>;
   /** Changes the display name. @throws 404 `NOT_FOUND` for an unknown account. */
   updateProfile(id: string, patch: { displayName: string }): Promise<AccountDto>;
   /** The client-facing shape of an account. */
   toDto(a: AccountRecord): AccountDto;
-  /** Listed in `AERIE_PLATFORM_ADMINS` (case-insensitive). */
-  isPlatformAdmin(email: string): boolean;
+  /** An Aerie account (not a federated one) whose email is listed in `AERIE_PLATFORM_ADMINS` (case-insensitive). */
+  isPlatformAdmin(account: Pick<AccountRecord, 'email' | 'federatedOrgId'>): boolean;
 }
 
 /**
@@ -43,19 +61,21 @@ export interface AccountsService {
 export interface SessionsService {
   /**
    * Opens a session; the token is returned once and only its hash is kept. With `csrf` (cookie
-   * sessions) a CSRF token is made as well, returned once and kept as SHA-256.
+   * sessions) a CSRF token is made as well, returned once and kept as SHA-256. With `orgId` it is an
+   * organization session: it reaches that organization only (docs/api/federation.md).
    */
-  create(accountId: string, meta: { userAgent?: string; ip?: string; csrf?: boolean }, trx: Knex.Transaction): Promise<{ token: string; expiresAt: Date; absoluteTtlSeconds: number; csrfToken?: string }>;
+  create(accountId: string, meta: { userAgent?: string; ip?: string; csrf?: boolean; orgId?: string }, trx: Knex.Transaction): Promise<{ token: string; expiresAt: Date; absoluteTtlSeconds: number; csrfToken?: string }>;
   /**
    * Whether `csrfToken` is the CSRF token of the session with this session token (constant-time;
    * false for bearer sessions, which have none). Reads only: a refused request changes nothing.
    */
   csrfMatches(token: string, csrfToken: string): Promise<boolean>;
   /**
-   * The principal for a live session token, or `null` (unknown, revoked or expired). Slides the idle
-   * expiry forward, never past the absolute one.
+   * The principal for a live session token presented as `kind`, or `null` (unknown, revoked or
+   * expired, or a session of the other kind). Slides the idle expiry forward, never past the absolute
+   * one. Organization sessions answer `sessionOrgId`.
    */
-  authenticate(token: string): Promise<Principal | null>;
+  authenticate(token: string, kind: 'bearer' | 'cookie'): Promise<Principal | null>;
   /** Ends a session (logout). Idempotent. */
   revoke(sessionId: string): Promise<void>;
   /**

@@ -16,7 +16,7 @@ export function sessionAuthScheme(sessions: SessionsService): AuthScheme {
       const header = req.headers.authorization;
       const match = typeof header === 'string' ? /^Bearer (\S+)$/i.exec(header) : null;
       if (!match || !SESSION_TOKEN.test(match[1])) return null;
-      return sessions.authenticate(match[1]);
+      return sessions.authenticate(match[1], 'bearer');
     },
   };
 }

@@ -24,10 +24,11 @@ export class SessionsService implements SessionsServiceApi {
 
   /**
    * Opens a session; the token is returned once and only its hash is kept. With `csrf` (cookie
-   * sessions) a CSRF token is made as well, returned once and kept as SHA-256.
+   * sessions) a CSRF token is made as well, returned once and kept as SHA-256. With `orgId` it is an
+   * organization session, reaching that organization only (docs/api/federation.md).
    */
   async create(
-    accountId: string, meta: { userAgent?: string; ip?: string; csrf?: boolean }, trx: Knex.Transaction,
+    accountId: string, meta: { userAgent?: string; ip?: string; csrf?: boolean; orgId?: string }, trx: Knex.Transaction,
   ): Promise<{ token: string; expiresAt: Date; absoluteTtlSeconds: number; csrfToken?: string }> {
     const token = this.crypto.randomToken(32);
     const csrfToken = meta.csrf ? this.crypto.randomToken(32) : undefined;
@@ -37,7 +38,7 @@ export class SessionsService implements SessionsServiceApi {
     await SessionModel.query(trx).insert({
       id: randomUUID(), accountId, tokenHash: this.crypto.sha256Hex(token), createdAt: now, lastSeenAt: now, expiresAt,
       absoluteExpiresAt: new Date(now.getTime() + absoluteTtlSeconds * 1000), userAgent: meta.userAgent?.slice(0, 400) ?? null, ip: meta.ip ?? null,
-      csrfTokenHash: csrfToken ? this.crypto.sha256Hex(csrfToken) : null,
+      csrfTokenHash: csrfToken ? this.crypto.sha256Hex(csrfToken) : null, orgId: meta.orgId ?? null,
     });
     return { token, expiresAt, absoluteTtlSeconds, ...(csrfToken ? { csrfToken } : {}) };
   }
@@ -52,22 +53,28 @@ export class SessionsService implements SessionsServiceApi {
   }
 
   /**
-   * The principal for a live session token, or `null` (unknown, revoked or expired). Slides the idle
-   * expiry forward, never past the absolute one.
+   * The principal for a live session token presented as `kind`, or `null` (unknown, revoked or
+   * expired, or a session of the other kind: a cookie session's token is no bearer token, and a
+   * bearer session's token is no cookie). Slides the idle expiry forward, never past the absolute one.
+   * An organization session, and any session of an account an organization's IdP made, answers
+   * `sessionOrgId` and is never a platform administrator.
    */
-  async authenticate(token: string): Promise<Principal | null> {
+  async authenticate(token: string, kind: 'bearer' | 'cookie'): Promise<Principal | null> {
     const now = this.clock.now();
     const session = await SessionModel.query(this.db.knex).findOne({ tokenHash: this.crypto.sha256Hex(token) }).whereNull('revokedAt');
     if (!session || session.expiresAt <= now || session.absoluteExpiresAt <= now) return null;
+    if ((session.csrfTokenHash !== null) !== (kind === 'cookie')) return null;
     const account = await AccountModel.query(this.db.knex).findById(session.accountId);
     if (!account) return null;
     if (now.getTime() - new Date(session.lastSeenAt).getTime() > TOUCH_INTERVAL_SECONDS * 1000) {
       const slid = Math.min(now.getTime() + this.own.session.idleTtlSeconds * 1000, new Date(session.absoluteExpiresAt).getTime());
       await SessionModel.query(this.db.knex).findById(session.id).patch({ lastSeenAt: now, expiresAt: new Date(slid) });
     }
+    const sessionOrgId = session.orgId ?? account.federatedOrgId ?? undefined;
     return {
       type: 'account', id: account.id, accountId: account.id, email: account.email, sessionId: session.id,
-      platformAdmin: this.config.platformAdmins.includes(account.email),
+      platformAdmin: !sessionOrgId && this.config.platformAdmins.includes(account.email),
+      ...(sessionOrgId ? { sessionOrgId } : {}),
     };
   }
 

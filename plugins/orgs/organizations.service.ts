@@ -78,6 +78,8 @@ export class OrganizationsService implements OrganizationsServiceApi {
     if (!org) return null;
     const ctxOrg = { id: org.id, slug: org.slug, name: org.name, type: org.type, planKey: org.planKey as PlanKey };
     if (principal.orgId) return principal.orgId === org.id ? { org: ctxOrg } : null;
+    // An organization session reaches its own organization only.
+    if (principal.sessionOrgId && principal.sessionOrgId !== org.id) return null;
     if (!principal.accountId) return null;
     const member = await MembershipModel.query(this.db.knex).findOne({ orgId: org.id, accountId: principal.accountId, status: 'active' });
     return member ? { org: ctxOrg, member: { id: member.id, role: member.role as MembershipRole } } : null;

@@ -7,6 +7,8 @@ export class AccountModel extends Model {
   email!: string;
   displayName!: string | null;
   emailVerifiedAt!: Date | null;
+  /** Set on an account an organization's IdP or SCIM made: it belongs to that organization's directory. */
+  federatedOrgId!: string | null;
   createdAt!: Date;
   updatedAt!: Date;
 }
@@ -41,4 +43,6 @@ export class SessionModel extends Model {
   ip!: string | null;
   /** SHA-256 of the CSRF token of a cookie session; null for bearer sessions. */
   csrfTokenHash!: string | null;
+  /** An organization session (opened through that organization's IdP) reaches this organization only. */
+  orgId!: string | null;
 }

@@ -63,7 +63,8 @@
 
   (async function start() {
     var me = await api('GET', '/api/v1/users/me?_t=' + Date.now());
-    var held = me.status === 200 ? me.body.account.email : null;
+    // An organization session (opened by an organization's identity provider) is no Aerie sign-in: sign in here.
+    var held = me.status === 200 && !me.body.organizationSession ? me.body.account.email : null;
     if (held && (!hint || held.toLowerCase() === hint.toLowerCase())) return forward();
     if (held && prompt === 'select_account') {
       $('held').textContent = held;

@@ -27,11 +27,12 @@ interface Deps {
 export function meRoutes({ config, clock, accounts, sessions, cache, contributors }: Deps): RouteDef[] {
   return [
     route({
-      method: 'GET', path: '/api/v1/users/me', auth: ['session', 'cookieSession'], query: meQuery,
+      method: 'GET', path: '/api/v1/users/me', auth: ['session', 'cookieSession'], query: meQuery, orgSessions: true,
       response: meResponse,
       summary: 'The signed-in account, its organizations and credentials', tags: ['accounts'],
       handler: async ({ principal, query }) => {
         const accountId = principal.accountId!;
+        if (principal.sessionOrgId) return organizationSessionMe(principal.sessionOrgId, accountId);
         const now = clock.now().getTime();
         let body = query._t === undefined ? cache.get(accountId, now) : undefined;
         const hit = body !== undefined;
@@ -52,7 +53,7 @@ export function meRoutes({ config, clock, accounts, sessions, cache, contributor
       handler: async ({ principal, body }) => ({ account: await accounts.updateProfile(principal.accountId!, { displayName: body.displayName.trim() }) }),
     }),
     route({
-      method: 'POST', path: '/api/auth/logout', auth: ['session', 'cookieSession'], summary: 'End this session', tags: ['accounts'],
+      method: 'POST', path: '/api/auth/logout', auth: ['session', 'cookieSession'], orgSessions: true, summary: 'End this session', tags: ['accounts'],
       response: { 204: null },
       handler: async ({ principal }) => {
         await sessions.revoke(principal.sessionId!);
@@ -60,4 +61,17 @@ export function meRoutes({ config, clock, accounts, sessions, cache, contributor
       },
     }),
   ];
+
+  /**
+   * `/me` for an organization session: the account and that one organization (when the membership
+   * is active), nothing account-wide (no passkeys, no seal, no other organization). Not cached.
+   */
+  async function organizationSessionMe(orgId: string, accountId: string) {
+    const account = await accounts.findById(accountId);
+    if (!account) throw accountsErrors.accountNotFound();
+    const contributed: Record<string, unknown> = {};
+    for (const contribute of contributors) Object.assign(contributed, await contribute(accountId));
+    const organizations = (contributed.organizations as Array<{ id: string }> | undefined ?? []).filter((o) => o.id === orgId);
+    return reply(200, { account: accounts.toDto(account), organizations, organizationSession: { orgId } }, { 'cache-control': 'private, no-store' });
+  }
 }

@@ -12,6 +12,7 @@ export const account = {
     displayName: NULLABLE_STRING,
     emailVerified: { type: 'boolean' },
     platformAdmin: { type: 'boolean' },
+    federatedOrgId: { type: 'string', format: 'uuid', description: 'Only on an account an organization\'s identity provider or SCIM token made: that organization. Such an account signs in only through it.' },
     createdAt: DATE_TIME,
   },
 } as const satisfies RouteSchema;
@@ -107,6 +108,10 @@ export const meResponse = {
     },
     credentialIds: { type: 'array', items: { type: 'string' } },
     personalSeal: { anyOf: [schemaRef(personalSeal), { type: 'null' }] },
+    organizationSession: {
+      type: 'object', additionalProperties: false, required: ['orgId'], properties: { orgId: { type: 'string', format: 'uuid' } },
+      description: 'Only for an organization session (opened through an organization\'s identity provider): the one organization it reaches; `organizations` lists that one alone and nothing account-wide is answered.',
+    },
   },
 } as const satisfies RouteSchema;
 
