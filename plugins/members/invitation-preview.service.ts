@@ -36,10 +36,10 @@ export class InvitationPreviewService {
     const row = (await this.db.knex('members.invitations').where({ tokenHash: this.crypto.sha256Hex(token) }).first()) as InvitationRow | undefined;
     if (!row) return undefined;
     const [org, role, account] = await Promise.all([
-      this.organizations.findById(row.orgId), this.roles.find(row.orgId, row.roleId), this.accounts.findByEmail(row.email),
+      this.organizations.findById(row.orgId), row.roleId ? this.roles.find(row.orgId, row.roleId) : undefined, this.accounts.findByEmail(row.email),
     ]);
     return {
-      organizationName: org?.name ?? '', roleName: role?.name ?? row.roleKey, email: row.email,
+      organizationName: org?.name ?? '', roleName: role?.name ?? row.roleKey ?? 'Member', email: row.email,
       status: effectiveStatus(row, this.clock.now()), expiresAt: new Date(row.expiresAt).toISOString(), hasAccount: !!account,
     };
   }

@@ -28,8 +28,9 @@ export interface InvitationRow {
   id: string;
   orgId: string;
   email: string;
-  roleId: string;
-  roleKey: string;
+  /** Null on an invitation SCIM provisioning sent: it proposes a plain membership, no role. */
+  roleId: string | null;
+  roleKey: string | null;
   reportingManagerId: string | null;
   boardChairman: boolean | null;
   boardSharePercent: string | number | null;
@@ -49,8 +50,9 @@ export interface InvitationRow {
 export interface InvitationDto {
   InvitationId: string;
   Email: string;
-  RoleId: string;
-  RoleKey: string;
+  /** Null on an invitation SCIM provisioning sent (a plain membership, no role). */
+  RoleId: string | null;
+  RoleKey: string | null;
   Status: InvitationStatus;
   ExpiresAt: string;
   ReportingManagerId: string | null;

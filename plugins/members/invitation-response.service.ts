@@ -128,12 +128,20 @@ export class InvitationResponseService {
     return { ok: true, value: row };
   }
 
-  /** Joins, assigns the proposed role, writes the profile and marks the invitation accepted. */
+  /**
+   * Joins (a new membership, a revoked one revived, or the `invited` one SCIM provisioning made
+   * activated), assigns the proposed role (none on a provisioning invitation), writes the profile
+   * and marks the invitation accepted.
+   */
   private async join(trx: Knex.Transaction, row: InvitationRow, accountId: string) {
     const existing = await this.memberships.findByAccount(row.orgId, accountId, trx);
-    if (existing && existing.status !== 'revoked') throw membersErrors.alreadyMember(existing.status);
+    if (existing && existing.status !== 'revoked' && existing.status !== 'invited') throw membersErrors.alreadyMember(existing.status);
     const member = await this.memberships.join(row.orgId, accountId, 'Member', trx);
-    const { assignment, membershipType } = await this.assignments.assign(trx, { orgId: row.orgId, membershipId: member.id, roleId: row.roleId, member });
+    const { assignments, membershipType } = row.roleId
+      ? await this.assignments.assign(trx, { orgId: row.orgId, membershipId: member.id, roleId: row.roleId, member })
+        .then(({ assignment, membershipType: type }) => ({ assignments: [assignment], membershipType: type }))
+      : await this.assignments.accessOf(row.orgId, [member.id], trx)
+        .then((access) => ({ assignments: access.get(member.id)?.Roles ?? [], membershipType: access.get(member.id)?.MembershipType ?? 'Member' as const }));
     const manager = row.reportingManagerId ? await this.memberships.findById(row.orgId, row.reportingManagerId, trx) : undefined;
     const now = this.clock.now();
     const profile = {
@@ -148,7 +156,7 @@ export class InvitationResponseService {
       for (const hook of this.managerHooks) await hook(changed, trx);
     }
     await trx('members.invitations').where({ id: row.id }).update({ status: 'accepted', respondedAt: now, membershipId: member.id, updatedAt: now });
-    const isDirector = isDirectorRoleKey(row.roleKey);
+    const isDirector = row.roleKey !== null && isDirectorRoleKey(row.roleKey);
     await this.audit.append(trx, {
       orgId: row.orgId, eventType: 'org.member.invitation_accepted', actor: { type: 'account', id: accountId },
       businessData: { invitationId: row.id, connectedIdId: member.id, accountId, roleId: row.roleId, roleKey: row.roleKey, membershipType },
@@ -162,7 +170,7 @@ export class InvitationResponseService {
       for (const hook of this.directorHooks) await hook(director, trx);
       await this.audit.append(trx, { orgId: row.orgId, eventType: 'org.member.director_accepted', actor: { type: 'account', id: accountId }, businessData: { ...director } });
     }
-    return { member, type: membershipType, roles: [assignment], director };
+    return { member, type: membershipType, roles: assignments, director };
   }
 
   private published(director: DirectorAccepted | undefined): void {

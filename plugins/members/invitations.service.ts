@@ -90,7 +90,8 @@ export class InvitationsService implements InvitationsServiceApi {
     const account = await this.accounts.findByEmail(email);
     if (account) {
       const existing = await this.memberships.findByAccount(org.id, account.id);
-      if (existing && existing.status !== 'revoked') throw membersErrors.alreadyMember(existing.status);
+      // An `invited` membership (SCIM provisioning) waits for this very acceptance.
+      if (existing && existing.status !== 'revoked' && existing.status !== 'invited') throw membersErrors.alreadyMember(existing.status);
     }
     const token = this.crypto.randomToken(INVITATION_TOKEN_BYTES);
     const now = this.clock.now();
@@ -136,7 +137,7 @@ export class InvitationsService implements InvitationsServiceApi {
       else q.where({ email: ref.Email!.trim().toLowerCase() }).orderBy('createdAt', 'desc');
       const found = (await q.first()) as InvitationRow | undefined;
       if (!found) throw membersErrors.invitationNotFound();
-      await this.assignments.assertMayGrant(org.id, found.roleId, inviter, trx);
+      if (found.roleId) await this.assignments.assertMayGrant(org.id, found.roleId, inviter, trx);
       const status = effectiveStatus(found, now);
       if (status !== 'pending' && status !== 'expired') throw membersErrors.invitationNotPending(status);
       const waited = (now.getTime() - new Date(found.lastSentAt).getTime()) / 1000;
@@ -152,9 +153,9 @@ export class InvitationsService implements InvitationsServiceApi {
       if ((err.nativeError?.code ?? err.code) === '23505') throw membersErrors.invitationPending('');
       throw err;
     });
-    const roleName = await this.roleName(org.id, row.roleId, row.roleKey);
+    const roleName = row.roleId ? await this.roleName(org.id, row.roleId, row.roleKey ?? '') : 'Member';
     await this.mail.send(invitationMail({
-      to: row.email, orgName: org.name, roleName, token, expiresAt: row.expiresAt, dashboardUrl: this.config.dashboardUrl, director: isDirectorRoleKey(row.roleKey),
+      to: row.email, orgName: org.name, roleName, token, expiresAt: row.expiresAt, dashboardUrl: this.config.dashboardUrl, director: row.roleKey !== null && isDirectorRoleKey(row.roleKey),
     }));
     return invitationDto(row, now);
   }
@@ -169,12 +170,50 @@ export class InvitationsService implements InvitationsServiceApi {
     await this.db.transaction(async (trx) => {
       const found = (await trx('members.invitations').where({ orgId, id: invitationId }).forUpdate().first()) as InvitationRow | undefined;
       if (!found) throw membersErrors.invitationNotFound();
-      await this.assignments.assertMayGrant(orgId, found.roleId, inviter, trx);
+      if (found.roleId) await this.assignments.assertMayGrant(orgId, found.roleId, inviter, trx);
       const status = effectiveStatus(found, now);
       if (status !== 'pending' && status !== 'expired') throw membersErrors.invitationNotPending(status);
       await trx('members.invitations').where({ id: found.id }).update({ status: 'cancelled', respondedAt: now, updatedAt: now });
       await this.audit.append(trx, { orgId, eventType: 'org.member.invitation_cancelled', businessData: { invitationId, email: found.email, previousStatus: status } });
     });
+  }
+
+  /**
+   * SCIM provisioning of an address an Aerie account already has: an invitation to join as a plain
+   * member (no role proposed), written in the caller's transaction; an open invitation to the address
+   * is kept instead (it joins the person as well). Audited `org.member.invited` (`via: 'scim'`).
+   * @returns the mail to send once the transaction commits (nothing to send when one was open)
+   * @see docs/api/scim.md "An address that has an Aerie account"
+   */
+  async inviteProvisioned(trx: Knex.Transaction, org: { id: string; name: string }, email: string, scimTokenId: string): Promise<() => Promise<void>> {
+    const now = this.clock.now();
+    const open = (await trx('members.invitations').where({ orgId: org.id, email, status: 'pending' }).forUpdate().first()) as InvitationRow | undefined;
+    if (open && effectiveStatus(open, now) === 'pending') return async () => {};
+    if (open) await this.markExpired(trx, open);
+    const token = this.crypto.randomToken(INVITATION_TOKEN_BYTES);
+    const [row] = (await trx('members.invitations').insert({
+      id: randomUUID(), orgId: org.id, email, roleId: null, roleKey: null, reportingManagerId: null, boardChairman: null, boardSharePercent: null,
+      status: 'pending', tokenHash: this.crypto.sha256Hex(token), expiresAt: this.expiry(now), invitedBy: null,
+      sendCount: 1, lastSentAt: now, createdAt: now, updatedAt: now,
+    }).returning('*')) as InvitationRow[];
+    await this.audit.append(trx, {
+      orgId: org.id, eventType: 'org.member.invited',
+      businessData: { invitationId: row!.id, email, roleId: null, roleKey: null, reportingManagerId: null, via: 'scim', scimTokenId },
+    });
+    return async () => {
+      await this.mail.send(invitationMail({ to: email, orgName: org.name, roleName: 'Member', token, expiresAt: row!.expiresAt, dashboardUrl: this.config.dashboardUrl, director: false }));
+    };
+  }
+
+  /** Cancels the open invitations to `email` in `orgId` (SCIM deleted the invited User), in `trx`. @returns how many. */
+  async cancelOpen(trx: Knex.Transaction, orgId: string, email: string): Promise<number> {
+    const rows = (await trx('members.invitations').where({ orgId, email, status: 'pending' }).forUpdate()) as InvitationRow[];
+    const now = this.clock.now();
+    for (const row of rows) {
+      await trx('members.invitations').where({ id: row.id }).update({ status: 'cancelled', respondedAt: now, updatedAt: now });
+      await this.audit.append(trx, { orgId, eventType: 'org.member.invitation_cancelled', businessData: { invitationId: row.id, email, previousStatus: effectiveStatus(row, now), via: 'scim' } });
+    }
+    return rows.length;
   }
 
   /** Invitations of `orgId`, newest first; `status` filters by effective state. */

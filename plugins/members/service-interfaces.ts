@@ -42,6 +42,14 @@ export interface InvitationsService {
   list(orgId: string, status?: string): Promise<InvitationDto[]>;
   /** Writes `expired` on a pending row past its expiry, with its audit event (inside `trx`). */
   markExpired(trx: Knex.Transaction, row: InvitationRow): Promise<void>;
+  /**
+   * SCIM provisioning of an address an Aerie account already has: an invitation to join as a plain
+   * member (no role), in the caller's transaction; an open invitation to the address is kept instead.
+   * @returns the mail to send once the transaction commits
+   */
+  inviteProvisioned(trx: Knex.Transaction, org: { id: string; name: string }, email: string, scimTokenId: string): Promise<() => Promise<void>>;
+  /** Cancels the open invitations to `email` in `orgId`, in `trx`. @returns how many. */
+  cancelOpen(trx: Knex.Transaction, orgId: string, email: string): Promise<number>;
 }
 
 /**

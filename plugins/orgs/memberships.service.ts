@@ -6,8 +6,12 @@ import type { MembershipsService as MembershipsServiceApi } from './service-inte
 
 /** A membership's role in its organization. @see docs/api/members.md */
 export type MembershipRole = 'Owner' | 'Admin' | 'Member';
-/** `active` members act; `suspended` and `revoked` ones are refused on their next request. */
-export type MembershipStatus = 'active' | 'suspended' | 'revoked';
+/**
+ * `active` members act; `suspended` and `revoked` ones are refused on their next request; `invited`
+ * (made by SCIM provisioning for an address that has an Aerie account) waits for the person to
+ * accept the invitation with their own account and acts only then.
+ */
+export type MembershipStatus = 'active' | 'suspended' | 'revoked' | 'invited';
 
 /** A row of `orgs.memberships` as other plugins see it (the spec's `connectedIdId` is `id`). */
 export interface MembershipDto {
@@ -65,18 +69,32 @@ export class MembershipsService implements MembershipsServiceApi {
   }
 
   /**
-   * Makes `accountId` an active member with `role`: inserts a membership, or re-activates a revoked
-   * one (same id). @throws Error when the account already has an active or suspended membership
-   * (callers check first and answer 409).
+   * Makes `accountId` an active member with `role`: inserts a membership, or activates a revoked or
+   * invited one (same id). @throws Error when the account already has an active or suspended
+   * membership (callers check first and answer 409).
    */
   async join(orgId: string, accountId: string, role: MembershipRole, trx: Knex.Transaction): Promise<MembershipDto> {
+    return this.enter(orgId, accountId, role, 'active', trx);
+  }
+
+  /**
+   * Records `accountId` as `invited` (SCIM provisioning of an Aerie account's address): inserts a
+   * membership, or turns a revoked one (same id) into it. It acts only once {@link join}ed.
+   * @throws Error when the account already has a membership that is not revoked (callers check first).
+   */
+  async invite(orgId: string, accountId: string, trx: Knex.Transaction): Promise<MembershipDto> {
+    return this.enter(orgId, accountId, 'Member', 'invited', trx);
+  }
+
+  private async enter(orgId: string, accountId: string, role: MembershipRole, status: 'active' | 'invited', trx: Knex.Transaction): Promise<MembershipDto> {
     const now = this.clock.now();
     const existing = await MembershipModel.query(trx).findOne({ orgId, accountId }).forUpdate();
     let row: MembershipModel;
     if (!existing) {
-      row = await MembershipModel.query(trx).insertAndFetch({ id: randomUUID(), orgId, accountId, role, status: 'active', createdAt: now, updatedAt: now });
-    } else if (existing.status === 'revoked') {
-      row = await existing.$query(trx).patchAndFetch({ role, status: 'active', updatedAt: now });
+      row = await MembershipModel.query(trx).insertAndFetch({ id: randomUUID(), orgId, accountId, role, status, createdAt: now, updatedAt: now });
+    } else if (existing.status === 'revoked' || (existing.status === 'invited' && status === 'active')) {
+      // An invited membership keeps the role it was given meanwhile (SCIM never sets Owner or Admin).
+      row = await existing.$query(trx).patchAndFetch({ role: existing.status === 'invited' ? existing.role : role, status, updatedAt: now });
     } else {
       throw new Error(`account ${accountId} already has a ${existing.status} membership in ${orgId}`);
     }

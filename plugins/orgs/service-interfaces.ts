@@ -126,11 +126,17 @@ export interface MembershipsService {
    */
   activeAccountsQuery(orgId: string, filter?: { ids?: readonly string[]; roles?: readonly MembershipRole[] }, trx?: Knex | Knex.Transaction): Knex.QueryBuilder;
   /**
-   * Makes `accountId` an active member with `role`: inserts a membership, or re-activates a revoked
-   * one (same id). @throws Error when the account already has an active or suspended membership
-   * (callers check first and answer 409).
+   * Makes `accountId` an active member with `role`: inserts a membership, or activates a revoked or
+   * invited one (same id). @throws Error when the account already has an active or suspended
+   * membership (callers check first and answer 409).
    */
   join(orgId: string, accountId: string, role: MembershipRole, trx: Knex.Transaction): Promise<MembershipDto>;
+  /**
+   * Records `accountId` as `invited` (SCIM provisioning of an address that has an Aerie account):
+   * inserts a membership, or turns a revoked one into it; it acts only once the person accepts.
+   * @throws Error when the account already has a membership that is not revoked (callers check first).
+   */
+  invite(orgId: string, accountId: string, trx: Knex.Transaction): Promise<MembershipDto>;
   /** Sets the status of a membership of `orgId`. @returns the updated membership, or `undefined` when not found. */
   setStatus(orgId: string, id: string, status: MembershipStatus, trx: Knex.Transaction): Promise<MembershipDto | undefined>;
   /** Sets the role of a membership of `orgId`. @returns the updated membership, or `undefined` when not found. */

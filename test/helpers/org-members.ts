@@ -60,7 +60,9 @@ export async function customRole(aerie: TestAerie, token: string, slug: string, 
 /** The token of the newest invitation mail to `email`. @throws Error when there is none. */
 export function invitationToken(aerie: TestAerie, email: string): string {
   const mails = mailsTo(aerie.dataDir, email).filter((m) => /^X-Aerie-Template: org-invitation$/m.test(m));
-  const match = /^Invitation token: ([A-Za-z0-9_-]+)$/m.exec(mails.at(-1) ?? '');
+  // Quoted-printable bodies wrap long lines with a soft break (`=` at the end of a line).
+  const body = (mails.at(-1) ?? '').replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+  const match = /^Invitation token: ([A-Za-z0-9_-]+)$/m.exec(body);
   if (!match) throw new Error(`no invitation mailed to ${email}`);
   return match[1];
 }

@@ -4,5 +4,5 @@ import type { RouteSchema } from '../../../core/index.ts';
 export const membersListQuery = {
   $id: 'members/members-list.query',
   type: 'object',
-  properties: { status: { enum: ['active', 'suspended', 'revoked'] } },
+  properties: { status: { enum: ['active', 'suspended', 'revoked', 'invited'] } },
 } as const satisfies RouteSchema;

@@ -3,7 +3,7 @@ import { accountSchema } from '../../accounts/api.ts';
 import { assignmentSchema, membershipTypeSchema } from '../../rbac/api.ts';
 
 const membershipRole = { enum: ['Owner', 'Admin', 'Member'] } as const;
-const membershipStatus = { enum: ['active', 'suspended', 'revoked'] } as const;
+const membershipStatus = { enum: ['active', 'suspended', 'revoked', 'invited'] } as const;
 
 /** Shared schema `members/Member`: a member of an organization with their roles. @see docs/api/members.md */
 export const member = {
@@ -38,8 +38,8 @@ export const invitation = {
   properties: {
     InvitationId: { type: 'string' },
     Email: { type: 'string' },
-    RoleId: { type: 'string' },
-    RoleKey: { type: 'string' },
+    RoleId: { type: ['string', 'null'], description: 'Null on an invitation SCIM provisioning sent: a plain membership, no role.' },
+    RoleKey: { type: ['string', 'null'] },
     Status: { enum: ['pending', 'accepted', 'declined', 'cancelled', 'expired'] },
     ExpiresAt: DATE_TIME,
     ReportingManagerId: NULLABLE_STRING,

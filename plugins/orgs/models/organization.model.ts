@@ -27,7 +27,7 @@ export class MembershipModel extends Model {
   orgId!: string;
   accountId!: string;
   role!: 'Owner' | 'Admin' | 'Member';
-  status!: 'active' | 'suspended' | 'revoked';
+  status!: 'active' | 'suspended' | 'revoked' | 'invited';
   createdAt!: Date;
   updatedAt!: Date;
 }
