@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import { coreRefs, inject, injectable, type AuditService, type Clock, type Database, isUuid } from '../../core/index.ts';
 import { accountsRefs, type AccountsService } from '../accounts/api.ts';
-import { membersRefs, type MembersService } from '../members/api.ts';
-import { orgsRefs, type MembershipsService } from '../orgs/api.ts';
+import { membersRefs, type InvitationsService, type MembersService } from '../members/api.ts';
+import { orgsRefs, type MembershipsService, type OrganizationsService } from '../orgs/api.ts';
 import { scimRefs } from './internal-refs.ts';
 import type { UserInput } from './user-input.ts';
 import { applyPatch } from './user-patch.ts';
@@ -22,8 +22,9 @@ const notFound = (id: string) => new ScimConflict(404, `No User ${id}.`);
 const SCIM_ACTOR = { role: 'Admin' };
 
 /**
- * Provisioning writes on Users: create (an account by email, verified by the identity provider, and
- * a membership of role Member), replace, patch, deactivate (`active: false` suspends; `true`
+ * Provisioning writes on Users: create (the organization's own account for a new address, or an
+ * invitation to an Aerie account's owner — see {@link ScimUsersWriter.create} — and a membership of
+ * role Member), replace, patch, deactivate (`active: false` suspends; `true`
  * re-activates) and delete (revokes). Membership changes go through the orgs and members plugins'
  * services, so their rules and audit events apply; the identity provider's attributes
  * (`externalId`, name, display name) live in `scim.user_attributes`. The Owner cannot be
@@ -39,27 +40,49 @@ export class ScimUsersWriter {
     @inject(accountsRefs.accounts.id) private readonly accounts: AccountsService,
     @inject(orgsRefs.memberships.id) private readonly memberships: MembershipsService,
     @inject(membersRefs.members.id) private readonly members: MembersService,
+    @inject(membersRefs.invitations.id) private readonly invitations: InvitationsService,
+    @inject(orgsRefs.organizations.id) private readonly orgs: OrganizationsService,
     @inject(scimRefs.users.id) private readonly users: ScimUsersService,
   ) {}
 
-  /** POST /Users. @throws ScimConflict 400 (no userName, a work email other than it), 409 `uniqueness` (already a member, or the externalId is taken). */
+  /**
+   * POST /Users. An address with no Aerie account gets the organization's own account (federated
+   * to it, signing in only through its IdP) and an active (or, with `active: false`, suspended)
+   * membership. An address an Aerie account has is never joined on the token's word: the membership
+   * is `invited` (the User answers `active: false`) and the person is mailed an invitation they
+   * accept with their own account.
+   * @throws ScimConflict 400 (no userName, a work email other than it), 409 `uniqueness` (already a member, or the externalId is taken).
+   */
   async create(orgId: string, slug: string, input: UserInput, tokenId: string): Promise<ScimUser> {
     if (!input.userName) throw new ScimConflict(400, 'userName (the email address) is required.', 'invalidValue');
     const email = input.userName.toLowerCase();
     if (input.email !== undefined && input.email.toLowerCase() !== email) throw new ScimConflict(400, WORK_EMAIL, 'invalidValue');
+    let mail = async () => {};
+    const org = await this.orgs.findById(orgId);
     const id = await this.db.transaction(async (trx) => {
-      const { account } = await this.accounts.ensureVerified(email, input.displayName ?? null, trx);
+      const own = await this.accounts.findFederated(orgId, email, trx);
+      const person = own ? undefined : await this.accounts.findByEmail(email, trx);
+      const account = own ?? person ?? (await this.accounts.ensureFederated(orgId, email, input.displayName ?? null, trx)).account;
       const existing = await this.memberships.findByAccount(orgId, account.id, trx);
       if (existing && existing.status !== 'revoked') throw new ScimConflict(409, `${email} is already a User of this organization.`, 'uniqueness');
-      const membership = await this.memberships.join(orgId, account.id, 'Member', trx);
-      if (input.active === false) await this.memberships.setStatus(orgId, membership.id, 'suspended', trx);
+      let membership: { id: string };
+      if (person) {
+        membership = await this.memberships.invite(orgId, account.id, trx);
+        mail = await this.invitations.inviteProvisioned(trx, { id: orgId, name: org?.name ?? slug }, email, tokenId);
+      } else {
+        membership = await this.memberships.join(orgId, account.id, 'Member', trx);
+        if (input.active === false) await this.memberships.setStatus(orgId, membership.id, 'suspended', trx);
+      }
       await this.writeAttributes(trx, orgId, membership.id, input, true);
       await this.audit.append(trx, {
         orgId, eventType: 'org.member.provisioned',
-        businessData: { connectedIdId: membership.id, accountId: account.id, active: input.active !== false, via: 'scim', scimTokenId: tokenId },
+        businessData: {
+          connectedIdId: membership.id, accountId: account.id, active: !person && input.active !== false, invited: !!person, via: 'scim', scimTokenId: tokenId,
+        },
       });
       return membership.id;
     });
+    await mail();
     return (await this.users.get(orgId, slug, id))!;
   }
 
@@ -106,12 +129,21 @@ export class ScimUsersWriter {
     return this.update(orgId, slug, id, input, 'patch', tokenId);
   }
 
-  /** DELETE: revokes the membership (role assignments dropped). @throws ScimConflict 404, 400 for the Owner. */
+  /**
+   * DELETE: revokes the membership (role assignments dropped); an `invited` one's open invitation is
+   * cancelled with it, so it can no longer be accepted. @throws ScimConflict 404, 400 for the Owner.
+   */
   async delete(orgId: string, id: string): Promise<void> {
     const target = isUuid(id) ? await this.memberships.findById(orgId, id) : undefined;
     if (!target || target.status === 'revoked') throw notFound(id);
     if (target.role === 'Owner') throw new ScimConflict(400, 'The organization Owner cannot be deleted by provisioning.', 'mutability');
-    await this.members.revoke(orgId, id, SCIM_ACTOR);
+    if (target.status !== 'invited') return void (await this.members.revoke(orgId, id, SCIM_ACTOR));
+    const account = await this.accounts.findById(target.accountId);
+    await this.db.transaction(async (trx) => {
+      await this.memberships.setStatus(orgId, id, 'revoked', trx);
+      if (account) await this.invitations.cancelOpen(trx, orgId, account.email);
+      await this.audit.append(trx, { orgId, eventType: 'org.member.revoked', businessData: { connectedIdId: id, accountId: target.accountId, via: 'scim' } });
+    });
   }
 
   /**

@@ -40,8 +40,9 @@ describe('SCIM 2.0 provisioning of Users', () => {
     expect(res.headers.get('location')).toBe(res.body.meta.location);
     expect(res.body).toMatchObject({ schemas: [USER], userName: 'nina@acme.test', externalId: '00u1', name: { givenName: 'Nina', familyName: 'Ng' }, displayName: 'Nina Ng', active: true });
     expect(await membership('nina@acme.test')).toEqual({ id: res.body.id, status: 'active', role: 'Member' });
-    const [acct] = await aerie.sql("select email_verified_at from accounts.accounts where email = 'nina@acme.test'");
-    expect(acct.email_verified_at).not.toBeNull();
+    // A new address: acme's own account, federated to it and not verified for Aerie at large.
+    const [acct] = await aerie.sql("select email_verified_at, federated_org_id from accounts.accounts where email = 'nina@acme.test'");
+    expect(acct).toEqual({ email_verified_at: null, federated_org_id: acme.id });
     const members = await aerie.request('GET', '/api/org/acme/members', { token: acme.owner });
     expect(JSON.stringify(members.body)).toContain('nina@acme.test');
     const [event] = await auditEvents(aerie, acme, 'org.member.provisioned');
