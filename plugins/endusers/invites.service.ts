@@ -92,7 +92,7 @@ export class EndUserInvites {
       const user = (await trx(END_USERS).where({ orgId: invite.orgId, id: invite.endUserId }).forUpdate().first(...END_USER_COLUMNS)) as EndUserRow;
       if (user.status === 'Suspended') throw endUsersErrors.statusConflict(user.status, 'verified');
       await trx(INVITES).where({ orgId: invite.orgId, id: invite.id }).update({ usedAt: now });
-      await trx(END_USERS).where({ orgId: invite.orgId, id: user.id }).update({ status: 'Active', emailVerifiedAt: user.emailVerifiedAt ?? now, updatedAt: now });
+      await trx(END_USERS).where({ orgId: invite.orgId, id: user.id }).update({ status: 'Active', emailVerifiedAt: user.emailVerifiedAt ?? now, emailProvenAt: now, updatedAt: now });
       await this.audit.append(trx, {
         orgId: invite.orgId, actor: { type: 'system', id: 'system' }, eventType: 'org.end_user.verified',
         businessData: { endUserId: user.id, email: user.email, previousStatus: user.status, inviteId: invite.id },

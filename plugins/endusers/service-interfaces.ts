@@ -151,6 +151,12 @@ export interface EndUserSubject {
   id: string;
   email: string;
   emailVerified: boolean;
+  /**
+   * Whether Aerie itself proved the address (an emailed code, an invite link it mailed, a sign-in
+   * with an Aerie account), not only the organization's social connection: only then may the
+   * address speak for an Aerie account.
+   */
+  emailProven: boolean;
   displayName: string | null;
   /** The end user's permissions for the app group (sorted, unique). */
   permissions: string[];

@@ -12,6 +12,9 @@ import type {
   EndUserSignInService as EndUserSignInApi, EndUserSubject, SignInContext, SignInFailure, SignInFailureReason, SignInMethod,
 } from './service-interfaces.ts';
 
+/** Sign-in methods in which Aerie itself proves the address (not a tenant's social connection, not a passkey alone). */
+const PROVING_METHODS: ReadonlySet<SignInMethod> = new Set(['email_code', 'aerie_account']);
+
 /** Permissions one end user may hold for one app group. */
 export const MAX_PERMISSIONS = 100;
 /** A permission: lower-case letters, digits and `:._-`, starting with a letter or digit, at most 100 characters. */
@@ -63,10 +66,13 @@ export class EndUserSignIn implements EndUserSignInApi {
     const row = (await this.db.knex(`${END_USERS} as u`)
       .join(`${ACCESS} as a`, (j) => j.on('a.endUserId', 'u.id').andOn('a.orgId', 'u.orgId'))
       .where({ 'u.orgId': orgId, 'u.id': endUserId, 'a.appGroupId': appGroupId, 'u.status': 'Active' })
-      .first('u.id', 'u.email', 'u.displayName', 'u.emailVerifiedAt', 'a.permissions')) as
-      { id: string; email: string; displayName: string | null; emailVerifiedAt: Date | null; permissions: string[] } | undefined;
+      .first('u.id', 'u.email', 'u.displayName', 'u.emailVerifiedAt', 'u.emailProvenAt', 'a.permissions')) as
+      { id: string; email: string; displayName: string | null; emailVerifiedAt: Date | null; emailProvenAt: Date | null; permissions: string[] } | undefined;
     if (!row) return undefined;
-    return { id: row.id, email: row.email, emailVerified: row.emailVerifiedAt !== null, displayName: row.displayName, permissions: row.permissions };
+    return {
+      id: row.id, email: row.email, emailVerified: row.emailVerifiedAt !== null, emailProven: row.emailProvenAt !== null, displayName: row.displayName,
+      permissions: row.permissions,
+    };
   }
 
   async signedIn(
@@ -74,8 +80,8 @@ export class EndUserSignIn implements EndUserSignInApi {
   ): Promise<EndUserSubject | undefined> {
     if (!isUuid(endUserId) || !isUuid(appGroupId)) return undefined;
     const refused = await this.db.transaction(async (trx): Promise<SignInFailureReason | undefined> => {
-      const row = (await trx(END_USERS).where({ orgId, id: endUserId }).forUpdate().first('status', 'emailVerifiedAt', 'emailNormalized')) as
-        { status: string; emailVerifiedAt: Date | null; emailNormalized: string } | undefined;
+      const row = (await trx(END_USERS).where({ orgId, id: endUserId }).forUpdate().first('status', 'emailVerifiedAt', 'emailProvenAt', 'emailNormalized')) as
+        { status: string; emailVerifiedAt: Date | null; emailProvenAt: Date | null; emailNormalized: string } | undefined;
       if (!row) return 'unknown_account';
       if (row.status === 'Suspended') return 'suspended';
       if (!(await trx(ACCESS).where({ orgId, endUserId, appGroupId }).first('endUserId'))) return 'access_denied';
@@ -85,6 +91,8 @@ export class EndUserSignIn implements EndUserSignInApi {
         await trx(END_USERS).where({ orgId, id: endUserId }).update({ status: 'Active', emailVerifiedAt: row.emailVerifiedAt ?? now, updatedAt: now });
         await this.audit.append(trx, { orgId, eventType: 'org.end_user.verified', businessData: { endUserId, via: method } });
       }
+      // Aerie proved the address itself: its emailed code, or the person's Aerie account.
+      if (!row.emailProvenAt && PROVING_METHODS.has(method)) await trx(END_USERS).where({ orgId, id: endUserId }).update({ emailProvenAt: now });
       await this.audit.append(trx, signedInEvent(orgId, { endUserId, appGroupId, clientKey, method, emailNormalized: row.emailNormalized }, context));
       return undefined;
     });

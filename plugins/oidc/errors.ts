@@ -37,6 +37,8 @@ export const oidcErrors = {
   aerieAccountOff: () => aerieError('AERIE_ACCOUNT_LOGIN_OFF', 'This application does not offer sign-in with an Aerie account.'),
   emailUnverified: () => aerieError('ACCOUNT_EMAIL_UNVERIFIED', 'Verify your email first: only verified accounts may sign in to applications.'),
   endUserRefused: () => permissionDenied(undefined, 'Your access to this application is suspended.'),
+  /** The owner gate: an end user whose address only a tenant's social connection vouched for speaks for no Aerie account. */
+  emailNotProven: () => aerieError('UNAUTHORIZED', 'The end user\'s address was not proven by Aerie (only by a social connection): sign in with an emailed code or an Aerie account first.', { reason: 'email_not_proven' }),
   sdkInvalid: (message: string, field: string) => validationFailed(message, field),
   socialUnsupported: (provider: string) => aerieError('SOCIAL_PROVIDER_UNSUPPORTED', `${provider} does not sign in over OpenID Connect; Aerie cannot offer it yet.`, { provider }),
   socialDiscovery: () => aerieError('SOCIAL_DISCOVERY_FAILED', "The issuer's OpenID discovery document could not be read.", { field: 'issuer' }),

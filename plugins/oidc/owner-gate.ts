@@ -3,6 +3,7 @@ import type { AccountsService } from '../accounts/api.ts';
 import type { AppGroupDto, AppGroupsService } from '../apps/api.ts';
 import type { OrganizationsService } from '../orgs/api.ts';
 import { verifyEndUserAccessToken } from './access-tokens.ts';
+import { oidcErrors } from './errors.ts';
 import type { ProviderDeps } from './provider-factory.ts';
 
 /** An account-owner's organization as the public API shows it. */
@@ -39,21 +40,31 @@ export class OwnerGate {
 
   /**
    * The end user of the key's organization that `bearer` (an end-user access token) proves, by email.
+   * The address must be one Aerie itself proved (an emailed code, an invite link, a sign-in with an
+   * Aerie account): an address only the organization's social connection vouched for speaks for no
+   * Aerie account.
    * @throws 401 `UNAUTHORIZED` for a missing, invalid or expired token, another organization's, or an
-   *   end user who may no longer sign in or whose email is not verified
+   *   end user who may no longer sign in or whose email Aerie has not proven
    */
   async person(keyOrgId: string, authorization: string | undefined): Promise<{ email: string }> {
     const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
     const org = await this.orgs.findById(keyOrgId);
     const live = token && org ? await verifyEndUserAccessToken(this.deps, org, token) : undefined;
-    if (!live || !live.subject.emailVerified) throw unauthorized('An end user\'s access token of this organization is required in Authorization: Bearer.');
+    if (!live) throw unauthorized('An end user\'s access token of this organization is required in Authorization: Bearer.');
+    if (!live.subject.emailProven) throw oidcErrors.emailNotProven();
     return { email: live.subject.email };
+  }
+
+  /** The Aerie account (one Aerie verified itself, never an organization's federated one) with this email. */
+  private async aerieAccount(email: string) {
+    const account = await this.accounts.findByEmail(email);
+    return account?.emailVerifiedAt && !account.federatedOrgId ? account : undefined;
   }
 
   /** Whether an Aerie account has the person's email, and the organizations it owns. */
   async status(keyOrgId: string, authorization: string | undefined): Promise<OwnerStatus> {
     const { email } = await this.person(keyOrgId, authorization);
-    const account = await this.accounts.findByEmail(email);
+    const account = await this.aerieAccount(email);
     const owned = await this.orgs.listForAccount(account?.id ?? NO_ACCOUNT, 'Owner');
     return {
       state: account ? 'owner_account_exists' : 'no_owner_account', email,
@@ -71,7 +82,7 @@ export class OwnerGate {
     const { email } = await this.person(keyOrgId, authorization);
     const partner = await this.orgs.findById(keyOrgId);
     if (!partner?.platformPartner) throw permissionDenied(undefined, 'Only a platform partner\'s API key may create app groups for owners.');
-    const account = await this.accounts.findByEmail(email);
+    const account = await this.aerieAccount(email);
     const owned = await this.orgs.listForAccount(account?.id ?? NO_ACCOUNT, 'Owner');
     if (!account || !isUuid(input.orgId) || !owned.some((o) => o.id === input.orgId)) throw permissionDenied('org.app_group.create', 'The signed-in person does not own this organization.');
     const { application: _first, ...group } = await this.appGroups.create(input.orgId, account.id, {

@@ -3,6 +3,8 @@ import * as oidc from 'openid-client';
 import { TestAerie } from '../../helpers/harness.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
 import { LocalOidcProvider } from '../../helpers/local-oidc-provider.ts';
+import { createKey } from '../../helpers/api-keys.ts';
+import { createOrg } from '../../helpers/orgs.ts';
 import { authorizationRequest, CookieJar, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld, createSpa } from './helpers.ts';
 
 /** Social sign-in on the hosted login against a local upstream OpenID provider (docs/api/signin.md "Social sign-in"). */
@@ -114,6 +116,27 @@ describe('oidc: social sign-in through an upstream OpenID provider', () => {
     expect(tokens.claims()!.sub).toBe(user.id);
     // A signup: the person's own first sign-in made the end user.
     expect((await auditEvents(aerie, world.org, 'org.end_user.created')).at(-1)!.businessData).toMatchObject({ endUserId: user.id, source: 'OpenID', via: 'self_signup' });
+  });
+
+  it('an address only the social connection vouched for speaks for no Aerie account: the owner gate refuses the token (401 email_not_proven)', async () => {
+    // boss@example.com has an Aerie account that owns an organization; the tenant's provider asserts that address.
+    await createOrg(aerie, await aerie.signIn('boss@example.com'), 'bossco');
+    idp.user = { email: 'boss@example.com', email_verified: true };
+    const { jar, callback, request } = await toCallback();
+    const back = await backToClient(jar, await jar.fetch(callback.href));
+    const tokens = await oidc.authorizationCodeGrant(rp, back, { pkceCodeVerifier: request.verifier, expectedState: request.state });
+    const [user] = await aerie.sql('select email_verified_at, email_proven_at from endusers.end_users where org_id = ? and email_normalized = ?', [world.org.id, 'boss@example.com']);
+    expect(user.email_verified_at).not.toBeNull();
+    expect(user.email_proven_at).toBeNull();
+    const key = (await createKey(aerie, world.org)).value;
+    for (const path of ['/api/public/v1/orgs/owner-status', '/api/public/v1/orgs/app-groups/create']) {
+      const res = await aerie.request('POST', path, {
+        headers: { 'x-api-key': key, authorization: `Bearer ${tokens.access_token}` }, body: path.endsWith('create') ? { orgId: world.org.id, name: 'Taken' } : {},
+      });
+      expect(res.status, path).toBe(401);
+      expect(res.body, path).toMatchObject({ error: 'UNAUTHORIZED', reason: 'email_not_proven' });
+    }
+    expect(await aerie.sql("select 1 from apps.app_groups where name = 'Taken'")).toEqual([]);
   });
 
   it.each([
