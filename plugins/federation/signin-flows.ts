@@ -17,6 +17,8 @@ export interface SigninFlow {
   nonce: string | null;
   codeVerifier: string | null;
   samlRequestId: string | null;
+  /** Set on a flow started to link the IdP identity to this account (docs/api/federation.md). */
+  linkAccountId: string | null;
   createdAt: Date;
 }
 
@@ -56,7 +58,7 @@ export class SigninFlows {
     await trx(TABLE).where({ id: row.id }).update({ consumedAt: now });
     return {
       id: row.id, orgId: row.orgId, connectionId: row.connectionId, protocol: row.protocol, state: row.state, nonce: row.nonce,
-      codeVerifier: row.codeVerifier, samlRequestId: row.samlRequestId, createdAt: new Date(row.createdAt),
+      codeVerifier: row.codeVerifier, samlRequestId: row.samlRequestId, linkAccountId: row.linkAccountId ?? null, createdAt: new Date(row.createdAt),
     };
   }
 }

@@ -37,8 +37,20 @@ export interface IdTokenForgery {
  * redirect back.
  */
 export class LocalOidcProvider {
-  /** Who the next interaction signs in. */
-  user: IdpUser = { email: 'nobody@example.test', email_verified: true };
+  #user: IdpUser = { email: 'nobody@example.test', email_verified: true };
+  /**
+   * Who the next interaction signs in (`sub` is the email). Another email than the last one drops the
+   * browser's session at the IdP, so the next sign-in is that person's own (`sub` included).
+   */
+  get user(): IdpUser {
+    return this.#user;
+  }
+
+  set user(next: IdpUser) {
+    if (next.email !== this.#user.email) this.jar.clear();
+    this.#user = next;
+  }
+
   /** While set, every ID token the token endpoint answers is forged this way. */
   forgeIdToken?: IdTokenForgery;
   private readonly jar = new Map<string, string>();

@@ -37,7 +37,7 @@ export function signinRoutes(signin: SigninService): RouteDef[] {
       summary: 'OpenID Connect callback: code exchanged, ID token validated, member signed in (303 to the dashboard)', tags: ['federation'],
       handler: ({ params, query, request }) => signin.finish({
         slug: params.slug, protocol: 'oidc', query: new URLSearchParams(query as Record<string, string>).toString(),
-        cookies: cookiesOf(request.headers.cookie), userAgent: userAgent(request.headers), ip: request.ip,
+        cookies: cookiesOf(request.headers.cookie), userAgent: userAgent(request.headers), ip: request.ip, accept: request.headers.accept,
       }),
     }),
     route({
@@ -45,7 +45,7 @@ export function signinRoutes(signin: SigninService): RouteDef[] {
       summary: 'SAML assertion consumer service (HTTP-POST): assertion validated, member signed in (303 to the dashboard)', tags: ['federation'],
       handler: ({ params, rawBody, request }) => signin.finish({
         slug: params.slug, protocol: 'saml', samlResponse: new URLSearchParams(rawBody.toString('utf8')).get('SAMLResponse') ?? undefined,
-        cookies: cookiesOf(request.headers.cookie), userAgent: userAgent(request.headers), ip: request.ip,
+        cookies: cookiesOf(request.headers.cookie), userAgent: userAgent(request.headers), ip: request.ip, accept: request.headers.accept,
       }),
     }),
   ];

@@ -4,7 +4,6 @@ import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
 import { hasOpenssl } from '../../helpers/tls-receiver.ts';
 import { LocalOidcProvider, type IdTokenForgery } from '../../helpers/local-oidc-provider.ts';
-import { addMembership } from '../apps/helpers.ts';
 
 const DASHBOARD = 'https://dashboard.example/home';
 
@@ -57,9 +56,11 @@ describe.skipIf(!hasOpenssl)('federation: OpenID Connect sign-in (/idp/{slug}/lo
     idp = await LocalOidcProvider.start(tls, [`${aerie.url}/idp/acme/callback`, `${aerie.url}/idp/globex/callback`]);
     acme = await signInWithOrg(aerie, 'owner@acme.test', 'acme');
     globex = await signInWithOrg(aerie, 'owner@globex.test', 'globex');
-    await addMembership(aerie, acme, 'member@acme.test', 'Member');
     await aerie.signIn('outsider@acme.test');
-    await configure(acme);
+    // acme's own members: accounts its IdP made (JIT), then JIT is switched off.
+    await configure(acme, { allow_jit: true });
+    for (const email of ['member@acme.test', 'suspended@acme.test']) expect((await signInAs({ email, email_verified: true })).status).toBe(303);
+    await configure(acme, { oidc_client_secret: '' });
     await configure(globex);
   });
   afterAll(async () => {
@@ -82,12 +83,12 @@ describe.skipIf(!hasOpenssl)('federation: OpenID Connect sign-in (/idp/{slug}/lo
     expect(JSON.stringify(row)).not.toContain(flowCookie(login).split('=')[1]);
   });
 
-  it('signs an active member in: 303 to the dashboard with a cookie session; the flow is single use; audited', async () => {
+  it('signs an active member in: 303 to the dashboard with an organization session and its CSRF token; the flow is single use; audited', async () => {
     idp.user = { email: 'Member@Acme.test', email_verified: true, name: 'Mem Ber' } as never;
     const { cookie, callback } = await toCallback('acme');
     const res = await get(callback, cookie);
     expect(res.status, await res.clone().text()).toBe(303);
-    expect(res.headers.get('location')).toBe(DASHBOARD);
+    expect(res.headers.get('location')).toMatch(new RegExp(`^${DASHBOARD}#csrf_token=[A-Za-z0-9_-]{43}$`));
     expect(res.headers.get('cache-control')).toBe('no-store');
     const session = res.headers.getSetCookie().find((c) => c.startsWith('aerie_session='))!;
     expect(session).toMatch(/^aerie_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=\d+; HttpOnly; SameSite=Lax$/);
@@ -96,8 +97,8 @@ describe.skipIf(!hasOpenssl)('federation: OpenID Connect sign-in (/idp/{slug}/lo
     const { account } = await jsonOf(me);
     expect(account.email).toBe('member@acme.test');
     expect((await sessions('member@acme.test')).some((s) => s.csrf_token_hash !== null)).toBe(true);
-    const [event] = await auditEvents(aerie, acme, 'org.idp_signin.succeeded');
-    expect(event!.businessData).toMatchObject({ protocol: 'oidc', accountId: account.id, joined: false, membershipId: expect.any(String) });
+    const event = (await auditEvents(aerie, acme, 'org.idp_signin.succeeded')).at(-1);
+    expect(event!.businessData).toMatchObject({ protocol: 'oidc', accountId: account.id, joined: false, membershipId: expect.any(String), via: 'directory' });
     expect(JSON.stringify(event)).not.toMatch(/idp-secret|code=/);
     // The same callback again (a replayed code and state): the flow is used.
     await refused(await get(callback, cookie), 'flow_used');
@@ -176,15 +177,14 @@ describe.skipIf(!hasOpenssl)('federation: OpenID Connect sign-in (/idp/{slug}/lo
     await refused(await signInAs({ email: 'member@acme.test', email_verified: false, xms_edov: true } as never), 'email_unverified');
   });
 
-  it('refuses a person who is not a member while just-in-time membership is off (account or not); nothing is created', async () => {
-    await refused(await signInAs({ email: 'outsider@acme.test', email_verified: true }), 'not_a_member');
+  it('refuses an Aerie account’s address (account_exists: never joined by an assertion), and a stranger while just-in-time membership is off; nothing is created', async () => {
+    await refused(await signInAs({ email: 'outsider@acme.test', email_verified: true }), 'account_exists');
     await refused(await signInAs({ email: 'stranger@acme.test', email_verified: true }), 'not_a_member');
     expect(await aerie.sql('select 1 from accounts.accounts where email = ?', ['stranger@acme.test'])).toEqual([]);
     expect(await aerie.sql('select 1 from orgs.memberships m join accounts.accounts a on a.id = m.account_id where a.email = ? and m.org_id = ?', ['outsider@acme.test', acme.id])).toEqual([]);
   });
 
   it('refuses a suspended member', async () => {
-    await addMembership(aerie, acme, 'suspended@acme.test', 'Member');
     await aerie.sql(`update orgs.memberships set status = 'suspended' where org_id = ? and account_id = (select id from accounts.accounts where email = ?)`, [acme.id, 'suspended@acme.test']);
     await refused(await signInAs({ email: 'suspended@acme.test', email_verified: true }), 'membership_inactive');
   });
@@ -202,10 +202,11 @@ describe.skipIf(!hasOpenssl)('federation: OpenID Connect sign-in (/idp/{slug}/lo
     await configure(acme, { allow_jit: true, oidc_client_secret: '' });
     const res = await signInAs({ email: 'newcomer@acme.test', email_verified: true });
     expect(res.status, await res.clone().text()).toBe(303);
-    const [m] = await aerie.sql(`select m.role, m.status, a.email_verified_at from orgs.memberships m join accounts.accounts a on a.id = m.account_id where a.email = ? and m.org_id = ?`, ['newcomer@acme.test', acme.id]);
-    expect(m).toMatchObject({ role: 'Member', status: 'active', email_verified_at: expect.anything() });
+    const [m] = await aerie.sql(`select m.role, m.status, a.email_verified_at, a.federated_org_id from orgs.memberships m join accounts.accounts a on a.id = m.account_id where a.email = ? and m.org_id = ?`, ['newcomer@acme.test', acme.id]);
+    // acme's own account: its IdP vouched for the address, Aerie did not verify it.
+    expect(m).toEqual({ role: 'Member', status: 'active', email_verified_at: null, federated_org_id: acme.id });
     const events = await auditEvents(aerie, acme, 'org.idp_signin.succeeded');
-    expect(events.at(-1)!.businessData).toMatchObject({ joined: true });
+    expect(events.at(-1)!.businessData).toMatchObject({ joined: true, via: 'jit' });
     // A suspended member is not revived by just-in-time membership.
     await refused(await signInAs({ email: 'suspended@acme.test', email_verified: true }), 'membership_inactive');
   });

@@ -4,7 +4,6 @@ import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
 import { hasOpenssl } from '../../helpers/tls-receiver.ts';
 import { SamlIdp, type AssertionInput } from '../../helpers/saml-idp.ts';
-import { addMembership } from '../apps/helpers.ts';
 
 const DASHBOARD = 'https://dashboard.example/home';
 
@@ -49,13 +48,15 @@ describe.skipIf(!hasOpenssl)('federation: SAML sign-in (/idp/{slug}/login, /idp/
     audience = `${aerie.url}/idp/acme/saml`;
     acme = await signInWithOrg(aerie, 'owner@acme.test', 'acme');
     globex = await signInWithOrg(aerie, 'owner@globex.test', 'globex');
-    await addMembership(aerie, acme, 'member@acme.test', 'Member');
     for (const org of [acme, globex]) {
       const res = await aerie.request('POST', `/api/org/${org.slug}/idp-connections`, {
-        token: org.owner, body: { provider: 'custom-saml', saml_sso_url: 'https://idp.example/sso', saml_entity_id: idp.entityId, saml_certificate: idp.certificate },
+        token: org.owner, body: { provider: 'custom-saml', saml_sso_url: 'https://idp.example/sso', saml_entity_id: idp.entityId, saml_certificate: idp.certificate, allow_jit: org === acme },
       });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
     }
+    // member@acme.test: acme's own account, made by its IdP (JIT).
+    const { cookie, requestId } = await login();
+    expect((await post(idp.signedResponse(answer(requestId)), cookie)).status).toBe(303);
   });
   afterAll(async () => {
     await aerie?.close();
@@ -72,12 +73,12 @@ describe.skipIf(!hasOpenssl)('federation: SAML sign-in (/idp/{slug}/login, /idp/
     const { cookie, requestId } = await login();
     const res = await post(idp.signedResponse(answer(requestId)), cookie);
     expect(res.status, await res.clone().text()).toBe(303);
-    expect(res.headers.get('location')).toBe(DASHBOARD);
+    expect(res.headers.get('location')).toMatch(new RegExp(`^${DASHBOARD}#csrf_token=`));
     const session = res.headers.getSetCookie().find((c) => c.startsWith('aerie_session='))!;
     const me = await fetch(`${aerie.url}/api/v1/users/me`, { headers: { cookie: session.split(';')[0]! } });
     expect((await jsonOf(me)).account.email).toBe('member@acme.test');
-    const [event] = await auditEvents(aerie, acme, 'org.idp_signin.succeeded');
-    expect(event!.businessData).toMatchObject({ protocol: 'saml', joined: false });
+    const event = (await auditEvents(aerie, acme, 'org.idp_signin.succeeded')).at(-1);
+    expect(event!.businessData).toMatchObject({ protocol: 'saml', joined: false, via: 'directory' });
   });
 
   it('refuses a tampered assertion (signed for one member, the email changed after signing)', async () => {
