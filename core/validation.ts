@@ -36,20 +36,47 @@ export function hasBadText(value: string): boolean {
 export const UNSAFE_NAME_CHARS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 /**
+ * Characters that show as nothing (or as a blank) and so let "Ad\u200Bmin" pass for "Admin": the
+ * default-ignorable code points and format characters (zero-width spaces and joiners, U+180E, word
+ * joiners, variation selectors, tag characters U+E0000–U+E007F, soft hyphen, …) and the blank
+ * fillers U+115F, U+1160, U+3164, U+FFA0 and U+2800.
+ */
+const INVISIBLE_NAME_CHARS = /[\p{Default_Ignorable_Code_Point}\p{Cf}\u115f\u1160\u2800\u3164\uffa0]/u;
+
+/** Scripts whose spelling needs zero-width (non-)joiners between letters (RFC 5892 CONTEXTJ, simplified). */
+const JOINING_SCRIPTS = ['Arabic', 'Syriac', 'Nko', 'Devanagari', 'Bengali', 'Gurmukhi', 'Gujarati', 'Oriya', 'Tamil', 'Telugu', 'Kannada', 'Malayalam', 'Sinhala']
+  .map((script) => `\\p{Script=${script}}`).join('');
+
+/**
+ * The invisible characters that writing needs, which a name may keep: a zero-width joiner between
+ * two pictographs (👩‍💻, after an optional skin tone and VS16), a variation selector after a
+ * pictograph or keycap base (❤️, 1️⃣), and a zero-width (non-)joiner after a letter of a script
+ * that spells with it (Persian نامه‌ها, Indic conjuncts), before another letter.
+ */
+const WRITING_JOINERS = new RegExp([
+  '(?<=\\p{Extended_Pictographic}[\\u{1F3FB}-\\u{1F3FF}]?\\uFE0F?)\\u200D(?=\\p{Extended_Pictographic})',
+  '(?<=[\\p{Extended_Pictographic}#*0-9])[\\uFE0E\\uFE0F]',
+  `(?<=[${JOINING_SCRIPTS}]\\p{M}*)[\\u200C\\u200D](?=\\p{L})`,
+].join('|'), 'gu');
+
+/**
  * A name shown to people (organization, role, key, display name, title): no character of
- * {@link UNSAFE_NAME_CHARS}. The JSON Schema format `display-name` checks it on every route.
- * @example isDisplayName('Acme Ltd') // true; isDisplayName('Acme\u202Edtl') // false
+ * {@link UNSAFE_NAME_CHARS}, and no invisible one (default-ignorable, format, blank fillers) but
+ * those writing needs (emoji sequences, joiners of scripts that spell with them). The JSON Schema format `display-name` checks it on every route.
+ * @example isDisplayName('Acme Ltd') // true; isDisplayName('Acme\u202Edtl') // false; isDisplayName('Ad\u200Bmin') // false
  */
 export function isDisplayName(value: string): boolean {
-  return !UNSAFE_NAME_CHARS.test(value);
+  if (UNSAFE_NAME_CHARS.test(value)) return false;
+  return !INVISIBLE_NAME_CHARS.test(value) || !INVISIBLE_NAME_CHARS.test(value.replace(WRITING_JOINERS, ''));
 }
 
 /**
- * A name as plain text for mail and pages: each unsafe character (stored before names were checked)
- * becomes U+FFFD, so it can neither break a line nor reorder what follows.
+ * A name as plain text for mail and pages: each unsafe or invisible character (stored before names
+ * were checked) becomes U+FFFD, so it can neither break a line, reorder what follows nor hide.
  */
 export function plainName(value: string): string {
-  return value.replace(new RegExp(UNSAFE_NAME_CHARS.source, 'g'), '\ufffd');
+  return value.replace(new RegExp(UNSAFE_NAME_CHARS.source, 'g'), '\ufffd')
+    .replace(new RegExp(`${WRITING_JOINERS.source}|(${INVISIBLE_NAME_CHARS.source})`, 'gu'), (match, invisible?: string) => (invisible ? '\ufffd' : match));
 }
 
 /**
