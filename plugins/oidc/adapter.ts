@@ -1,8 +1,17 @@
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import type { Clock, Database } from '../../core/index.ts';
+import { hasBadText, type Clock, type Database } from '../../core/index.ts';
 
 /** The table behind every organization's provider. */
 export const PAYLOADS = 'oidc.payloads';
+
+/**
+ * Whether `id` can name a row: a string of 1–512 characters that PostgreSQL can hold (no U+0000, no
+ * lone surrogate). Anything else a client sends (`refresh_token=%00`, `token=%00`) names no row: the
+ * provider answers it as an unknown token (`invalid_grant`, `{"active":false}`), never a 500.
+ */
+function usableId(id: unknown): id is string {
+  return typeof id === 'string' && id.length > 0 && id.length <= 512 && !hasBadText(id);
+}
 
 /** Where a provider's `Client` model comes from: the organization's applications (see client-metadata.ts). */
 export type ClientSource = (clientId: string) => Promise<AdapterPayload | undefined>;
@@ -41,12 +50,13 @@ export class OrgPayloadAdapter implements Adapter {
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
+    if (!usableId(id)) return undefined;
     if (this.model === 'Client') return this.clients(id);
-    if (typeof id !== 'string' || id.length === 0 || id.length > 512) return undefined;
     return this.read(this.db.knex(PAYLOADS).where({ orgId: this.orgId, model: this.model, id }));
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    if (!usableId(uid)) return undefined;
     return this.read(this.db.knex(PAYLOADS).where({ orgId: this.orgId, model: this.model, uid }));
   }
 
@@ -63,6 +73,7 @@ export class OrgPayloadAdapter implements Adapter {
    * @throws what `alreadyConsumed` makes, when the token was consumed (or removed) meanwhile
    */
   async consume(id: string): Promise<void> {
+    if (!usableId(id)) throw this.alreadyConsumed(this.model);
     const marked = await this.db.knex(PAYLOADS).where({ orgId: this.orgId, model: this.model, id }).whereNull('consumedAt').update({ consumedAt: this.clock.now() });
     if (marked > 0) return;
     const row = (await this.db.knex(PAYLOADS).where({ orgId: this.orgId, model: this.model, id }).first('grantId')) as { grantId: string | null } | undefined;
@@ -71,11 +82,13 @@ export class OrgPayloadAdapter implements Adapter {
   }
 
   async destroy(id: string): Promise<void> {
+    if (!usableId(id)) return;
     await this.db.knex(PAYLOADS).where({ orgId: this.orgId, model: this.model, id }).delete();
   }
 
   /** Removes every row of the grant, whatever the model (a revoked refresh-token family, a logout). */
   async revokeByGrantId(grantId: string): Promise<void> {
+    if (!usableId(grantId)) return;
     await this.db.knex(PAYLOADS).where({ orgId: this.orgId, grantId }).delete();
   }
 

@@ -225,6 +225,64 @@ describe('fuzz: every route in /api/openapi.json refuses hostile input with a 4x
     expect([...probed].filter((r) => !reached.has(r))).toEqual([]);
   }, 300_000);
 
+  it('refuses hostile form input on the OpenID provider\'s endpoints (token, introspection, revocation, userinfo) with an OAuth error, never a 5xx, writing nothing', async () => {
+    // The provider parses its own form bodies (application/x-www-form-urlencoded): the kernel's input checks never see them.
+    const group = await aerie.request('POST', '/api/org/acme/app-groups', { token, body: { name: 'Fuzz shop' } });
+    expect(group.status, JSON.stringify(group.body)).toBe(201);
+    const { id: appId, clientKey, clientSecret } = group.body.application as { id: string; clientKey: string; clientSecret: string };
+    // A usable client (it needs a redirect URI), so probes reach the provider's token lookups.
+    expect((await aerie.request('PUT', `/api/org/acme/applications/${appId}`, { token, body: { redirectUris: ['https://app.example/cb'] } })).status).toBe(200);
+    const basic = `Basic ${Buffer.from(`${clientKey}:${clientSecret}`).toString('base64')}`;
+    const endpoints: Array<[string, Record<string, string>]> = [
+      ['/oauth/token', { grant_type: 'refresh_token', refresh_token: 'x' }],
+      ['/oauth/token', { grant_type: 'authorization_code', code: 'x', redirect_uri: 'https://app.example/cb', code_verifier: 'v'.repeat(43) }],
+      ['/oauth/token', { grant_type: 'client_credentials', scope: 'openid' }],
+      ['/oauth/introspect', { token: 'x', token_type_hint: 'refresh_token' }],
+      ['/oauth/revoke', { token: 'x', token_type_hint: 'access_token' }],
+    ];
+    // Hostile values, percent-encoded as a form carries them.
+    const hostile = ['a%00b', '%00', '%ED%A0%80', '%FF%FE', 'x'.repeat(100_000), '%E2%80%AE', '1e309'];
+    const failures: string[] = [];
+    let sent = 0;
+    const issuer = `${aerie.url}/api/public/orgs/acme`;
+    // Every field with every value, with and without the client's credentials (a few hundred requests).
+    const cases = endpoints.flatMap(([path, form]) => Object.keys(form).flatMap((field) => hostile.flatMap((value) => [true, false].map((authenticated) => ({ path, form, field, value, authenticated })))));
+    for (const { path, form, field, value, authenticated } of cases) {
+      {
+        const body = Object.entries(form).map(([k, v]) => `${k}=${k === field ? value : encodeURIComponent(v)}`).join('&');
+        const before = await counts();
+        const res = await fetch(`${issuer}${path}`, {
+          method: 'POST', body,
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...(authenticated ? { authorization: basic } : {}) },
+        });
+        const text = await res.text();
+        sent++;
+        const where = `POST ${path} (${field}=${value.slice(0, 12)}, ${authenticated ? 'client' : 'no client'}) → ${res.status} ${text.slice(0, 160)}`;
+        if (res.status >= 500) failures.push(where);
+        if (res.status >= 400 && !/"error"/.test(text)) failures.push(`no OAuth error: ${where}`);
+        const after = await counts();
+        const changed = Object.keys(after).filter((t) => after[t] !== before[t] && t !== 'oidc.payloads');
+        if (changed.length) failures.push(`rows written (${changed.join(', ')}): ${where}`);
+      }
+    }
+    for (const value of hostile) {
+      const res = await fetch(`${issuer}/oauth/userinfo`, { headers: { authorization: `Bearer ${value}` } });
+      sent++;
+      if (res.status >= 500) failures.push(`GET /oauth/userinfo (${value.slice(0, 12)}) → ${res.status}`);
+    }
+    // A client id with NUL or broken text, in HTTP Basic and in the form (client_secret_post).
+    for (const clientId of ['a%00b', '%ED%A0%80', 'x'.repeat(600)]) {
+      for (const headers of [{ authorization: `Basic ${Buffer.from(`${clientId}:s`).toString('base64')}` }, {}]) {
+        const form = `grant_type=client_credentials${'authorization' in headers ? '' : `&client_id=${clientId}&client_secret=s`}`;
+        const res = await fetch(`${issuer}/oauth/token`, { method: 'POST', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } });
+        sent++;
+        if (res.status >= 500 || res.status < 400) failures.push(`POST /oauth/token (client id ${JSON.stringify(clientId.slice(0, 8))}) → ${res.status}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(sent).toBe(cases.length + hostile.length + 6);
+  }, 120_000);
+
   it('answers every path parameter shaped like a UUID without being one with a 4xx, never a 5xx (each route, each parameter)', async () => {
     // A loose id check (length, hex-or-dash) once let such a value reach a uuid column: a 500.
     const lookalikes = ['-'.repeat(36), 'zzzzzzzz-zzzz-4zzz-8zzz-zzzzzzzzzzzz', '00000000-0000-4000-8000-00000000000'];

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oidc from 'openid-client';
-import { OrgPayloadAdapter } from '../../../plugins/oidc/adapter.ts';
 import { TestAerie } from '../../helpers/harness.ts';
+import { OrgPayloadAdapter } from '../../../plugins/oidc/adapter.ts';
 import { authorizationRequest, browserSignIn, CookieJar, relyingParty, signInWorld, type SignInWorld } from './helpers.ts';
 
 describe('oidc: refresh, revocation, introspection, client credentials', () => {
@@ -52,6 +52,24 @@ describe('oidc: refresh, revocation, introspection, client credentials', () => {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${world.clientId}:${world.clientSecret}`).toString('base64')}` },
     body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }).toString(),
+  });
+
+  it.each([
+    ['a refresh token', '/oauth/token', { grant_type: 'refresh_token', refresh_token: 'a\u0000b' }, 400, { error: 'invalid_grant' }],
+    ['a code', '/oauth/token', { grant_type: 'authorization_code', code: '\u0000', redirect_uri: 'https://app.example/cb', code_verifier: 'v'.repeat(43) }, 400, { error: 'invalid_grant' }],
+    ['a lone surrogate refresh token', '/oauth/token', { grant_type: 'refresh_token', refresh_token: '\ud800' }, 400, { error: 'invalid_grant' }],
+    ['an introspected token', '/oauth/introspect', { token: '\u0000' }, 200, { active: false }],
+    ['an introspected refresh token', '/oauth/introspect', { token: 'x\u0000', token_type_hint: 'refresh_token' }, 200, { active: false }],
+    ['a revoked token', '/oauth/revoke', { token: '\u0000' }, 200, undefined],
+  ])('answers NUL or broken text in %s as an unknown token, never a 500', async (_label, path, form, status, body) => {
+    const res = await fetch(`${world.issuer}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${world.clientId}:${world.clientSecret}`).toString('base64')}` },
+      body: new URLSearchParams(form as Record<string, string>).toString(),
+    });
+    expect(res.status).toBe(status);
+    const text = await res.text();
+    if (body) expect(JSON.parse(text)).toMatchObject(body);
   });
 
   it('lets only one of two concurrent uses of a refresh token succeed, and revokes the family', async () => {
