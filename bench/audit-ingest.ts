@@ -108,7 +108,7 @@ try {
   const orgs = Array.from({ length: ORGS }, () => randomUUID());
   const audit = kernel.container.resolve<AuditService>(coreRefs.audit.id);
   const inputs = Array.from({ length: EVENTS }, (_, i) => ({
-    orgId: orgs[i % ORGS], eventType: i % 7 === 0 ? 'org.member.invited' : 'app.order.placed',
+    orgId: orgs[i % ORGS], eventType: i % 7 === 0 ? 'app.member.invited' : 'app.order.placed',
     businessData: { i, orderId: `ord_${i}`, amountMinor: (i * 37) % 100_000, currency: 'EUR', note: 'bench ✓' },
   }));
 
@@ -232,7 +232,7 @@ try {
   const t10 = performance.now();
   const fCpu = cpuSince(fCpu0, EVENTS);
   await agent.close();
-  const fSealed = Number((await knex('core.audit_events').where('eventType', 'in', ['org.member.invited', 'app.order.placed']).count({ n: '*' }))[0].n);
+  const fSealed = Number((await knex('core.audit_events').where('eventType', 'in', ['app.member.invited', 'app.order.placed']).count({ n: '*' }))[0].n);
   if (fSealed !== EVENTS) throw new Error(`HTTP ingest sealed ${fSealed} of ${EVENTS}`);
   const fRate = rate(EVENTS, t10 - t9);
   console.log(`f. POST /api/public/v1/audit/events (201 = sealed, 4 connections, 1,000-event bodies, one organization): ${fmt(fRate)} events/s (${Math.round(t10 - t9)} ms); ${cpuText(fCpu)} (this process is the HTTP client too); peak RSS ${rss()}`);

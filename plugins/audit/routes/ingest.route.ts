@@ -3,8 +3,13 @@ import { auditErrors } from '../errors.ts';
 import { ingestBody } from '../schemas/ingest.body.ts';
 import { ingestResponse } from '../schemas/responses.ts';
 
-/** Event-type prefixes only the platform itself writes. */
-export const RESERVED_PREFIXES = ['seal.', 'auth.'];
+/**
+ * The namespaces an API key writes: the application's own events (`app.`), the browsing events
+ * audit analytics reads (`behavior.`) and anything else the application names (`custom.`). Every
+ * other namespace (`org.`, `auth.`, `seal.`, `payment.`, `agent.`, `business.`, `appgroup.`, …) is
+ * Aerie's own: a key must not put words in the platform's mouth on the chain.
+ */
+export const KEY_NAMESPACES = ['app.', 'behavior.', 'custom.'];
 /** Largest `businessData` of one ingested event (canonical JSON bytes). */
 export const MAX_BUSINESS_DATA_BYTES = 16_384;
 /** How far an `occurredAt` may lie in the future or the past. */
@@ -36,7 +41,9 @@ export function ingestRoute(audit: AuditService, clock: Clock): RouteDef {
       const now = clock.now().getTime();
       const events = body.events.map((e, i) => {
         const at = `events[${i}]`;
-        if (RESERVED_PREFIXES.some((p) => e.eventType.startsWith(p))) throw auditErrors.invalid(`${at}.eventType`, `must not start with ${RESERVED_PREFIXES.join(' or ')}`);
+        if (!KEY_NAMESPACES.some((p) => e.eventType.startsWith(p))) {
+          throw auditErrors.invalid(`${at}.eventType`, `must start with ${KEY_NAMESPACES.join(', ')} (the other namespaces are Aerie's own events)`);
+        }
         const occurredAt = e.occurredAt ? new Date(e.occurredAt) : undefined;
         if (occurredAt && (occurredAt.getTime() > now + MAX_SKEW_MS || occurredAt.getTime() < now - MAX_AGE_MS)) {
           throw auditErrors.invalid(`${at}.occurredAt`, 'must be within the last 90 days and not in the future');

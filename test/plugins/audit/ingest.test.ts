@@ -47,6 +47,14 @@ describe('audit ingestion: POST /api/public/v1/audit/events with an organization
       [{ events: Array.from({ length: 1001 }, () => ({ eventType: 'app.x' })) }, 400],
       [{ events: [{ eventType: 'app.ok' }, { eventType: 'Not Valid' }] }, 400],
       [{ events: [{ eventType: 'seal.lifecycle.registered' }] }, 400],
+      // The platform's namespaces are Aerie's own: a key cannot write them.
+      [{ events: [{ eventType: 'org.member.invited' }] }, 400],
+      [{ events: [{ eventType: 'payment.charge.succeeded' }] }, 400],
+      [{ events: [{ eventType: 'app.ok' }, { eventType: 'agent.hired' }] }, 400],
+      [{ events: [{ eventType: 'business.meeting.closed' }] }, 400],
+      [{ events: [{ eventType: 'appgroup.created' }] }, 400],
+      [{ events: [{ eventType: 'auth.login.succeeded' }] }, 400],
+      [{ events: [{ eventType: 'application.x' }] }, 400],
       [{ events: [{ eventType: 'app.x', businessData: { _humanSeal: {} } }] }, 400],
       [{ events: [{ eventType: 'app.x', occurredAt: '2999-01-01T00:00:00.000Z' }] }, 400],
       [{ events: [{ eventType: 'app.x', extra: 1 }] }, 400],
@@ -56,6 +64,13 @@ describe('audit ingestion: POST /api/public/v1/audit/events with an organization
     expect((await post({ events: [{ eventType: 'app.x' }] }, {})).status).toBe(401);
     expect((await post({ events: [{ eventType: 'app.x' }] }, { 'x-api-key': 'ah_live_nope' })).status).toBe(401);
     expect(await chainLength()).toBe(before);
+  });
+
+  it('takes the namespaces keys write (app., behavior., custom.) and names the rule when refusing another', async () => {
+    expect((await post({ events: [{ eventType: 'app.order.placed' }, { eventType: 'behavior.page_view' }, { eventType: 'custom.crm.synced' }] })).status).toBe(201);
+    const refused = await post({ events: [{ eventType: 'app.ok' }, { eventType: 'org.role.created' }] });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ error: 'VALIDATION_FAILED', field: 'events[1].eventType', message: expect.stringContaining('app., behavior., custom.') });
   });
 
   it('refuses events that could not be sealed (2,000 and 5,000 levels deep, 33 levels, non-finite numbers) with 400 naming the field, and writes nothing', async () => {
