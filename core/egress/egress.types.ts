@@ -7,7 +7,11 @@ export type EgressFailureClass = 'blocked' | 'dns' | 'connection' | 'tls' | 'tim
 
 /** A refused or failed outbound request. `detail` is safe to show the organization (no secrets). */
 export class EgressError extends Error {
-  constructor(readonly failureClass: EgressFailureClass, readonly detail: string) {
+  /**
+   * @param detail - safe to answer a client: never what a name resolved to or which kind of address it is.
+   * @param addressKind - for `blocked`: why the address is refused (`loopback`, `private`, …), for logs and tests only.
+   */
+  constructor(readonly failureClass: EgressFailureClass, readonly detail: string, readonly addressKind?: string) {
     super(`${failureClass}: ${detail}`);
     this.name = 'EgressError';
   }

@@ -14,7 +14,8 @@ export const systemResolver: Resolver = async (hostname) =>
 /**
  * Resolves `hostname` once and answers the address to connect to, after checking every address it
  * resolved to (one refused address refuses the host: a name that mixes public and private answers is
- * a rebinding attempt). IP literals are checked as they are. @throws EgressError (`blocked`, `dns`)
+ * a rebinding attempt). IP literals are checked as they are. The refusal says only that the address
+ * is refused, never what it resolved to or why. @throws EgressError (`blocked`, `dns`)
  */
 export async function resolveChecked(hostname: string, resolve: Resolver, allowLoopback: boolean): Promise<string> {
   const bare = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
@@ -29,8 +30,9 @@ export async function resolveChecked(hostname: string, resolve: Resolver, allowL
     if (addresses.length === 0) throw new EgressError('dns', `${bare} does not resolve`);
   }
   for (const address of addresses) {
+    // Never how a name resolves (loopback, private, metadata): the answer would map the operator's network.
     const verdict = judgeAddress(address, allowLoopback);
-    if (!verdict.allowed) throw new EgressError('blocked', `${bare} resolves to a refused address (${verdict.reason})`);
+    if (!verdict.allowed) throw new EgressError('blocked', `the address of ${bare} is refused`, verdict.reason);
   }
   return addresses[0]!;
 }

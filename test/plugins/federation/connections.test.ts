@@ -122,6 +122,8 @@ describe.skipIf(!hasOpenssl)('federation: IdP connections (/api/org/{slug}/idp-c
     [{ provider: 'custom-saml', saml_sso_url: 'https://idp.example/sso', saml_entity_id: 'e', saml_certificate: 'bm90IGEgY2VydA==' }, 'IDP_CONFIG_INVALID', 'saml_certificate'],
     [{ provider: 'custom-saml', saml_sso_url: 'http://idp.example/sso', saml_entity_id: 'e', saml_certificate: 'x' }, 'IDP_CONFIG_INVALID', 'saml_sso_url'],
     [{ provider: 'custom-oidc', oidc_issuer: 'PLACEHOLDER', oidc_authorization_endpoint: 'https://idp.example/a', oidc_token_endpoint: 'https://169.254.169.254/token', oidc_client_id: 'x' }, 'IDP_CONFIG_INVALID', 'oidc_token_endpoint'],
+    [{ provider: 'named-okta', oidc_discovery_url: 'https://169.254.169.254/.well-known/openid-configuration', oidc_client_id: 'x' }, 'IDP_CONFIG_INVALID', 'oidc_discovery_url'],
+    [{ provider: 'custom-saml', saml_metadata_url: 'https://10.0.0.8/metadata' }, 'IDP_CONFIG_INVALID', 'saml_metadata_url'],
     [{ provider: 'named-unknown' }, 'VALIDATION_FAILED', 'provider'],
     [{ provider: 'custom-oidc', extra: 1 }, 'VALIDATION_FAILED', 'extra'],
   ])('refuses %j (%s) and saves nothing', async (body, error, field) => {
@@ -131,6 +133,8 @@ describe.skipIf(!hasOpenssl)('federation: IdP connections (/api/org/{slug}/idp-c
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(res.body.error).toBe(error);
     expect(res.body.field).toContain(field);
+    // A refused address is only refused: never what a name resolves to, or which kind of address it is.
+    expect(JSON.stringify(res.body)).not.toMatch(/resolves|loopback|private|link.local|metadata address/i);
     expect((await rows(acme)).length).toBe(before);
   });
 
