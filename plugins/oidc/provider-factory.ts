@@ -198,8 +198,12 @@ export async function buildProvider(deps: ProviderDeps, org: ProviderOrg, kid: s
   const provider = new OidcProvider(issuer, configuration);
   // Forwarded host and scheme are set by Aerie itself from the issuer (providers.ts, asIssuer).
   provider.proxy = true;
-  // A confidential client's secret is stored as a SHA-256 hash by the apps plugin; it compares.
-  provider.Client.prototype.compareClientSecret = async function compare(this: { clientId: string }, actual: string) {
+  // A confidential client's secret is stored as a SHA-256 hash by the apps plugin; it compares. oidc-provider
+  // takes client_secret_basic and client_secret_post for each other: Aerie takes only the method the
+  // client registered (a secret in the form of a Basic client is refused, and the other way round).
+  provider.Client.prototype.compareClientSecret = async function compare(this: { clientId: string; clientAuthMethod: string }, actual: string) {
+    const sentInForm = (OidcProvider.ctx as KoaContextWithOIDC | undefined)?.oidc?.params?.client_secret !== undefined;
+    if (sentInForm !== (this.clientAuthMethod === 'client_secret_post')) return false;
     return deps.applications.verifySecret(this.clientId, actual);
   };
   provider.use(afterProviderRoutes(deps, org));

@@ -272,7 +272,7 @@ describe('fuzz: every route in /api/openapi.json refuses hostile input with a 4x
     }
     // A client id with NUL or broken text, in HTTP Basic and in the form (client_secret_post).
     for (const clientId of ['a%00b', '%ED%A0%80', 'x'.repeat(600)]) {
-      for (const headers of [{ authorization: `Basic ${Buffer.from(`${clientId}:s`).toString('base64')}` }, {}]) {
+      for (const headers of [{ authorization: `Basic ${Buffer.from(`${clientId}:s`).toString('base64')}` }, {}] as Array<Record<string, string>>) {
         const form = `grant_type=client_credentials${'authorization' in headers ? '' : `&client_id=${clientId}&client_secret=s`}`;
         const res = await fetch(`${issuer}/oauth/token`, { method: 'POST', body: form, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers } });
         sent++;

@@ -4,6 +4,7 @@ import type { TestAerie } from '../../helpers/harness.ts';
 import { mailsTo } from '../../helpers/mail.ts';
 import { signInWithOrg, type TestOrg } from '../../helpers/orgs.ts';
 import { createGroup } from '../apps/helpers.ts';
+import { SEND_SIGN_IN_CODE_JOB } from '../../../plugins/endusers/sign-in-code-mail.ts';
 
 /** Where the relying party of these tests is sent back (nothing should listen there: the tests read the redirect, or the browser test answers it; not a port browsers refuse). */
 export const REDIRECT_URI = 'http://127.0.0.1:4999/callback';
@@ -73,14 +74,38 @@ export async function signInWorld(aerie: TestAerie, slug: string, email = `ada@$
 
 /** openid-client configured for the world's application through discovery (plain http: a test server). */
 export async function relyingParty(world: Pick<SignInWorld, 'issuer' | 'clientId' | 'clientSecret'>): Promise<oidc.Configuration> {
-  return oidc.discovery(new URL(world.issuer), world.clientId, world.clientSecret, undefined, { execute: [oidc.allowInsecureRequests] });
+  // The application registered client_secret_basic, the only method Aerie then takes (openid-client defaults to client_secret_post).
+  return oidc.discovery(new URL(world.issuer), world.clientId, world.clientSecret, world.clientSecret ? oidc.ClientSecretBasic(world.clientSecret) : oidc.None(), { execute: [oidc.allowInsecureRequests] });
 }
 
-/** The newest sign-in code mailed to `to`. */
+/** The newest sign-in code mailed to `to` so far (the mail goes out in a background job: see {@link awaitLoginCode}). */
 export function loginCode(aerie: TestAerie, to: string): string {
-  const match = /^Subject: Your sign-in code for .*: (\d{6})$/m.exec(mailsTo(aerie.dataDir, to).at(-1) ?? '');
+  const subject = /^Subject: Your sign-in code for .*: (\d{6})$/m;
+  const match = subject.exec(mailsTo(aerie.dataDir, to).filter((m) => subject.test(m)).at(-1) ?? '');
   if (!match) throw new Error(`no sign-in code mailed to ${to}`);
   return match[1];
+}
+
+/**
+ * Waits until no sign-in code mail is queued or being sent (jobs `endusers.send-sign-in-code.0` … `.7`
+ * created, retrying or active), polling every 50 ms.
+ * @throws Error after `timeoutMs` (default 20 s)
+ */
+export async function signInMailIdle(aerie: TestAerie, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const [{ n }] = await aerie.sql<{ n: number }>(
+      "select count(*)::int as n from core_jobs.job where name like ? and state in ('created', 'retry', 'active')", [`${SEND_SIGN_IN_CODE_JOB}._`]);
+    if (n === 0) return;
+    if (Date.now() > deadline) throw new Error(`${n} sign-in code mails still queued after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The newest sign-in code mailed to `to`, once the queued sign-in mail has gone out. */
+export async function awaitLoginCode(aerie: TestAerie, to: string): Promise<string> {
+  await signInMailIdle(aerie);
+  return loginCode(aerie, to);
 }
 
 /** An authorization request as the relying party builds it, with its PKCE verifier and state. */
@@ -108,7 +133,7 @@ export async function browserSignIn(aerie: TestAerie, jar: CookieJar, authorizeU
   const post = (path: string, body: unknown) => jar.fetch(`${loginPage.href}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const sent = await post('/email-code', { email });
   expect(sent.status, await sent.clone().text()).toBe(200);
-  const verified = await post('/email-code/verify', { email, code: loginCode(aerie, email) });
+  const verified = await post('/email-code/verify', { email, code: await awaitLoginCode(aerie, email) });
   expect(verified.status, await verified.clone().text()).toBe(200);
   let next = (await verified.json()).redirectTo as string;
   for (let hops = 0; hops < 5; hops++) {

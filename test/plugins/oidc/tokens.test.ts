@@ -20,7 +20,9 @@ describe('oidc: refresh, revocation, introspection, client credentials', () => {
     const callback = await browserSignIn(aerie, new CookieJar(), request.url, world.email);
     return oidc.authorizationCodeGrant(rp, callback, { pkceCodeVerifier: request.verifier, expectedState: request.state });
   }
-  const grantError = (promise: Promise<unknown>) => promise.then(() => 'granted', (err: { error?: string }) => err.error ?? String(err));
+  // An error body (ResponseBodyError), or a 401 with a WWW-Authenticate challenge (Basic client authentication refused).
+  const grantError = (promise: Promise<unknown>) => promise.then(() => 'granted', (err: { error?: string; cause?: Array<{ parameters?: { error?: string } }> }) =>
+    err.error ?? err.cause?.[0]?.parameters?.error ?? String(err));
 
   beforeAll(async () => {
     aerie = await TestAerie.start({ exactBaseUrl: true });
@@ -70,6 +72,20 @@ describe('oidc: refresh, revocation, introspection, client credentials', () => {
     expect(res.status).toBe(status);
     const text = await res.text();
     if (body) expect(JSON.parse(text)).toMatchObject(body);
+  });
+
+  it('takes only the client authentication method the client registered (client_secret_basic: a secret in the form is refused)', async () => {
+    const form = (extra: Record<string, string>) => new URLSearchParams({ token: 'x', ...extra }).toString();
+    const posted = await fetch(`${world.issuer}/oauth/introspect`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form({ client_id: world.clientId, client_secret: world.clientSecret }),
+    });
+    expect(posted.status).toBe(401);
+    expect(await posted.json()).toMatchObject({ error: 'invalid_client' });
+    const basic = await fetch(`${world.issuer}/oauth/introspect`, {
+      method: 'POST', body: form({}),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${world.clientId}:${world.clientSecret}`).toString('base64')}` },
+    });
+    expect(basic.status).toBe(200);
   });
 
   it('lets only one of two concurrent uses of a refresh token succeed, and revokes the family', async () => {
