@@ -9,10 +9,12 @@ export class Reply {
 
 /**
  * Builds a `Reply`. `body` may be a JSON value, a string or a Buffer (set `content-type` then).
+ * The reply holds a copy of `headers`: a shared constant passed here (a media type for every
+ * answer of a plugin) is never changed by what is later set on one reply.
  * @example return reply(201, dto, { location: `/api/org/${dto.slug}` });
  */
-export function reply(status: number, body?: unknown, headers: Record<string, string> = {}): Reply {
-  return new Reply(status, body, headers);
+export function reply(status: number, body?: unknown, headers: Readonly<Record<string, string>> = {}): Reply {
+  return new Reply(status, body, { ...headers });
 }
 
 /** A Node.js request handler a route hands its request to (`provider.callback()` of an oidc-provider, …). */

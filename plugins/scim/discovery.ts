@@ -13,14 +13,17 @@ export function userSchema(base: string) {
   return {
     schemas: [SCHEMA_URN], id: USER_SCHEMA_URN, name: 'User', description: 'A member of the organization',
     attributes: [
-      attr('userName', 'string', { required: true, uniqueness: 'server', mutability: 'immutable' }),
+      attr('userName', 'string', { required: true, uniqueness: 'server' }),
       attr('externalId', 'string', { caseExact: true }),
-      attr('name', 'complex', { subAttributes: [attr('givenName', 'string'), attr('familyName', 'string')] }),
+      attr('name', 'complex', {
+        subAttributes: ['formatted', 'familyName', 'givenName', 'middleName', 'honorificPrefix', 'honorificSuffix'].map((n) => attr(n, 'string')),
+      }),
       attr('displayName', 'string'),
       attr('active', 'boolean'),
       attr('emails', 'complex', {
         multiValued: true,
-        subAttributes: [attr('value', 'string'), attr('type', 'string', { canonicalValues: ['work'] }), attr('primary', 'boolean')],
+        // The one element is the account's address: provisioning sets it once, never changes it.
+        subAttributes: [attr('value', 'string', { mutability: 'immutable' }), attr('type', 'string', { canonicalValues: ['work'] }), attr('primary', 'boolean')],
       }),
     ],
     meta: { resourceType: 'Schema', location: `${base}/Schemas/${USER_SCHEMA_URN}` },

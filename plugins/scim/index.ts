@@ -10,6 +10,7 @@ import { scimUserWriteRoutes } from './routes/scim-users-write.route.ts';
 import { scimGroupRoutes } from './routes/scim-groups.route.ts';
 import { ScimGroupsService } from './groups.service.ts';
 import { ScimGroupsWriter } from './groups-writer.service.ts';
+import { withScimErrors } from './scim-guard.ts';
 import { tokenRoutes } from './routes/tokens.route.ts';
 
 export default definePlugin({
@@ -27,6 +28,8 @@ export default definePlugin({
   },
   init({ tokens, users, writer, groups, groupsWriter, organizations, config }, ctx) {
     ctx.authScheme(scimTokenAuthScheme(tokens, organizations));
-    ctx.routes(...tokenRoutes(tokens), ...scimRoutes(users, config.baseUrl), ...scimUserWriteRoutes(writer), ...scimGroupRoutes(groups, groupsWriter));
+    ctx.routes(...tokenRoutes(tokens));
+    // Every SCIM answer, errors included, is a SCIM body (RFC 7644 §3.12), never Aerie's envelope.
+    ctx.routes(...withScimErrors([...scimRoutes(users, config.baseUrl), ...scimUserWriteRoutes(writer), ...scimGroupRoutes(groups, groupsWriter)], ctx.logger));
   },
 });

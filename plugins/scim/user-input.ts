@@ -1,17 +1,19 @@
 import { isDisplayName } from '../../core/index.ts';
 
+/** The `name` sub-attributes of RFC 7643 §4.1.1, all kept (`formatted` is `name.formatted`). */
+export const NAME_PARTS = ['formatted', 'familyName', 'givenName', 'middleName', 'honorificPrefix', 'honorificSuffix'] as const;
+export type NamePart = (typeof NAME_PARTS)[number];
+
 /** The User attributes Aerie keeps, as a request sets them (`null` clears). */
-export interface UserInput {
+export interface UserInput extends Partial<Record<NamePart, string | null>> {
+  /** The SCIM identifier, kept as sent (any string; an email address or not). */
   userName?: string;
   externalId?: string | null;
   displayName?: string | null;
-  givenName?: string | null;
-  familyName?: string | null;
   active?: boolean;
   /**
-   * The work email the request names (the `emails` element of type "work", or without a type the
-   * primary one). Aerie
-   * keeps one email, the account's, which is the userName: the writer refuses any other.
+   * The email the request names: the `emails` element of type "work", else the primary one. It is
+   * the account's address: a new User's account is found or made by it, and it never changes.
    */
   email?: string;
 }
@@ -26,9 +28,13 @@ export interface InputProblem {
 export const problem = (scimType: InputProblem['scimType'], detail: string): InputProblem => ({ status: 400, scimType, detail });
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
 
-/** Attribute paths Aerie keeps → the input member; other well-formed paths are accepted and not kept. */
+/** Whether `value` is shaped like an email address (a `userName` may be one, or not). */
+export const isEmailAddress = (value: string): boolean => value.length <= 254 && EMAIL.test(value);
+
+/** Attribute paths Aerie keeps (lower-cased) → the input member; other well-formed paths are accepted and not kept. */
 export const PATHS: Record<string, keyof UserInput> = {
-  username: 'userName', externalid: 'externalId', displayname: 'displayName', 'name.givenname': 'givenName', 'name.familyname': 'familyName', active: 'active',
+  username: 'userName', externalid: 'externalId', displayname: 'displayName', active: 'active',
+  ...Object.fromEntries(NAME_PARTS.map((part) => [`name.${part.toLowerCase()}`, part])),
 };
 
 function text(name: string, value: unknown, max = 256): string | null | InputProblem {
@@ -54,13 +60,14 @@ export function setMember(input: UserInput, member: keyof UserInput, value: unkn
     return undefined;
   }
   if (member === 'email') {
-    if (typeof value !== 'string' || value.length > 254 || !EMAIL.test(value)) return problem('invalidValue', 'The work email is an email address.');
+    if (typeof value !== 'string' || !isEmailAddress(value)) return problem('invalidValue', 'The work email is an email address.');
     input.email = value;
     return undefined;
   }
   if (member === 'userName') {
-    if (typeof value !== 'string' || value.length > 254 || !EMAIL.test(value)) return problem('invalidValue', 'userName is the member\'s email address.');
-    input.userName = value;
+    const t = text('userName', value);
+    if (typeof t !== 'string') return t ?? problem('invalidValue', 'userName is required: a non-empty string.');
+    input.userName = t;
     return undefined;
   }
   const t = text(member, value);
@@ -71,7 +78,8 @@ export function setMember(input: UserInput, member: keyof UserInput, value: unkn
 
 /**
  * Reads a full User resource (POST, PUT). Unknown attributes are accepted and not kept (identity
- * providers send many); a kept attribute of the wrong type is refused.
+ * providers send many), `name` sub-attributes are read in any case; a kept attribute of the wrong
+ * type is refused. Whether `userName` is present is the writer's rule (it is required).
  */
 export function readUser(body: unknown): UserInput | InputProblem {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return problem('invalidSyntax', 'The body is a SCIM User object.');
@@ -80,8 +88,8 @@ export function readUser(body: unknown): UserInput | InputProblem {
   const entries: Array<[string, unknown]> = [['userName', b.userName], ['externalId', b.externalId], ['displayName', b.displayName], ['active', b.active]];
   if (b.name !== undefined) {
     if (b.name !== null && (typeof b.name !== 'object' || Array.isArray(b.name))) return problem('invalidValue', 'name is an object.');
-    const n = (b.name ?? {}) as Record<string, unknown>;
-    entries.push(['name.givenName', n.givenName ?? null], ['name.familyName', n.familyName ?? null]);
+    const given = lowerKeys(b.name ?? {});
+    for (const part of NAME_PARTS) entries.push([`name.${part}`, given[part.toLowerCase()] ?? null]);
   }
   for (const [path, value] of entries) {
     if (value === undefined) continue;
@@ -96,24 +104,31 @@ export function readUser(body: unknown): UserInput | InputProblem {
   return input;
 }
 
+/** An object's members by lower-cased key (SCIM attribute names are case-insensitive: Entra ID sends `Primary`). */
+export function lowerKeys(value: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
 /**
- * The work email in an `emails` value (an array of elements, or one element): the value of the
- * element of type "work" (or, without a type, the primary one); other elements are not kept. Two different
- * work emails are refused (Aerie keeps one).
+ * The account's address in an `emails` value (an array of elements, or one element): the value of
+ * the element of type "work", else of the primary one (of any type or none); other elements are not
+ * kept. Two different work emails (or, without one, two primary ones) are refused.
  */
 export function workEmail(emails: unknown): string | undefined | InputProblem {
   const list = Array.isArray(emails) ? emails : [emails];
-  const found = new Set<string>();
+  const work = new Set<string>();
+  const primary = new Set<string>();
   for (const e of list) {
     if (!e || typeof e !== 'object' || Array.isArray(e)) return problem('invalidValue', 'emails is an array of { value, type, primary }.');
-    const { value, type, primary } = e as Record<string, unknown>;
-    const work = typeof type === 'string' ? type.toLowerCase() === 'work' : type === undefined && bool(primary ?? false) === true;
-    if (!work) continue;
+    const { value, type, primary: isPrimary } = lowerKeys(e);
+    const isWork = typeof type === 'string' && type.toLowerCase() === 'work';
+    if (!isWork && bool(isPrimary ?? false) !== true) continue;
     const one: UserInput = {};
     const failed = setMember(one, 'email', value);
     if (failed) return failed;
-    found.add(one.email!.toLowerCase());
+    (isWork ? work : primary).add(one.email!);
   }
-  if (found.size > 1) return problem('invalidValue', 'A User has one work email, its userName.');
+  const found = work.size > 0 ? work : primary;
+  if (new Set([...found].map((e) => e.toLowerCase())).size > 1) return problem('invalidValue', 'A User has one work email, the address of its account.');
   return [...found][0];
 }

@@ -2,7 +2,7 @@ import { ScimFilterError } from './filter/ast.ts';
 import { matchesElement, type ElementSubs } from './filter/match-element.ts';
 import { parseFilter } from './filter/parse-filter.ts';
 import { patchTargets, readPatchOp, splitPath } from './patch-op.ts';
-import { bool, PATHS, problem, setMember, workEmail, type InputProblem, type UserInput } from './user-input.ts';
+import { bool, NAME_PARTS, PATHS, problem, setMember, workEmail, type InputProblem, type UserInput } from './user-input.ts';
 import { USER_SCHEMA_URN } from './user-schema.ts';
 
 export const ENTERPRISE_USER_URN = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
@@ -11,7 +11,6 @@ export const ENTERPRISE_USER_URN = 'urn:ietf:params:scim:schemas:extension:enter
 const NOT_KEPT = new Set(['nickname', 'profileurl', 'title', 'usertype', 'preferredlanguage', 'locale', 'timezone', 'password']);
 /** The multi-valued ones among them (they take value filters: `phoneNumbers[type eq "work"].value`). */
 const NOT_KEPT_MULTI = new Set(['phonenumbers', 'ims', 'photos', 'addresses', 'entitlements', 'roles', 'x509certificates']);
-const NAME_NOT_KEPT = new Set(['formatted', 'middlename', 'honorificprefix', 'honorificsuffix']);
 /** RFC 7643 §4.3, none of them kept. */
 const ENTERPRISE = new Set(['employeenumber', 'costcenter', 'organization', 'division', 'department', 'manager']);
 const EMAIL_SUBS: ElementSubs = {
@@ -19,15 +18,15 @@ const EMAIL_SUBS: ElementSubs = {
 };
 
 type Kind = 'add' | 'replace' | 'remove';
-/** What the operations are applied to: the User's id and its one email (its userName). */
-interface Current { id: string; userName: string }
+/** What the operations are applied to: the User's id and its one email (the account's address). */
+interface Current { id: string; email: string }
 
 /** A sub-attribute of the work email element set by add/replace. */
 function emailSub(input: UserInput, sub: string, value: unknown): InputProblem | undefined {
   switch (sub) {
     case 'value': return setMember(input, 'email', value);
-    case 'type': return typeof value === 'string' && value.toLowerCase() === 'work' ? undefined : problem('mutability', 'The work email is the userName: its type stays "work".');
-    case 'primary': return bool(value) === true ? undefined : problem('mutability', 'The work email is the userName: it stays primary.');
+    case 'type': return typeof value === 'string' && value.toLowerCase() === 'work' ? undefined : problem('mutability', "The work email is the account's address: its type stays \"work\".");
+    case 'primary': return bool(value) === true ? undefined : problem('mutability', "The work email is the account's address: it stays primary.");
     case 'display': return undefined;
     default: return problem('invalidPath', `emails has no sub-attribute ${sub}.`);
   }
@@ -35,21 +34,21 @@ function emailSub(input: UserInput, sub: string, value: unknown): InputProblem |
 
 /**
  * `emails`, `emails.value`, `emails[filter]`, `emails[filter].value`: the filter is evaluated on
- * the User's one element `{ value: <userName>, type: "work", primary: true }`. When it matches,
- * add/replace set the work email (the writer refuses one other than the userName) and remove is
+ * the User's one element `{ value: <account email>, type: "work", primary: true }`. When it matches,
+ * add/replace set the work email (the writer refuses one other than the account's) and remove is
  * refused; when it matches nothing, add/replace would create another email (RFC 7644 §3.5.2.3, as
  * Entra ID expects), which Aerie does not keep, and remove has nothing to remove.
  */
 function emailsPath(input: UserInput, kind: Kind, filter: string | undefined, sub: string | undefined, value: unknown, current: Current): InputProblem | undefined {
   if (filter !== undefined) {
     try {
-      if (!matchesElement(parseFilter(filter), { value: current.userName, type: 'work', primary: true }, 'emails', EMAIL_SUBS)) return undefined;
+      if (!matchesElement(parseFilter(filter), { value: current.email, type: 'work', primary: true }, 'emails', EMAIL_SUBS)) return undefined;
     } catch (err) {
       if (err instanceof ScimFilterError) return problem('invalidPath', err.detail);
       throw err;
     }
   }
-  if (kind === 'remove') return sub === 'display' ? undefined : problem('mutability', 'The work email is the userName and cannot be removed.');
+  if (kind === 'remove') return sub === 'display' ? undefined : problem('mutability', "The work email is the account's address and cannot be removed.");
   if (sub !== undefined) return emailSub(input, sub, value);
   if (filter === undefined) {
     const email = workEmail(value);
@@ -59,7 +58,7 @@ function emailsPath(input: UserInput, kind: Kind, filter: string | undefined, su
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) return problem('invalidValue', 'emails[…] takes an object { value, type, primary }.');
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
-    const failed = emailSub(input, key.toLowerCase(), v);
+    const failed = emailSub(input, key.toLowerCase(), v); // keys in any case (`Primary`)
     if (failed) return failed;
   }
   return undefined;
@@ -95,8 +94,7 @@ function applyPath(input: UserInput, kind: Kind, rawPath: string, value: unknown
   if (NOT_KEPT.has(attr) && !sub) return undefined;
   if (attr === 'name' && !sub) {
     if (kind === 'remove' || value === null) {
-      input.givenName = null;
-      input.familyName = null;
+      for (const part of NAME_PARTS) input[part] = null;
       return undefined;
     }
     if (typeof value !== 'object' || Array.isArray(value)) return problem('invalidValue', 'name is an object.');
@@ -106,7 +104,6 @@ function applyPath(input: UserInput, kind: Kind, rawPath: string, value: unknown
     }
     return undefined;
   }
-  if (attr === 'name' && NAME_NOT_KEPT.has(sub!)) return undefined;
   const member = PATHS[sub ? `${attr}.${sub}` : attr];
   if (!member) return problem('invalidPath', `No attribute ${rawPath} in the User schema.`);
   const v = kind === 'remove' ? null : value;
@@ -118,15 +115,16 @@ function applyPath(input: UserInput, kind: Kind, rawPath: string, value: unknown
  * Applies PATCH operations (RFC 7644 §3.5.2) to a User: `add`, `replace`, `remove` in any case,
  * with a path or without one (an object whose keys are paths: `name.givenName`, URN-qualified and
  * enterprise-extension keys included).
- * - kept: `userName` (only "changed" to itself, checked by the writer), `externalId`,
- *   `displayName`, `name.givenName`, `name.familyName`, `active` (also `"True"`/`"False"`), and the
- *   work email — `emails[type eq "work"].value` and the other `emails` forms — which is the userName;
+ * - kept: `userName` (unique in the organization, checked by the writer), `externalId`,
+ *   `displayName`, `name` and its six sub-attributes, `active` (also `"True"`/`"False"`), and the
+ *   work email — `emails[type eq "work"].value` and the other `emails` forms — which is the
+ *   account's address (only "changed" to itself, checked by the writer);
  * - accepted and not kept: the other attributes of the core User schema and the enterprise
  *   extension (`title`, `phoneNumbers[type eq "work"].value`, `…:enterprise:2.0:User:department`),
  *   as identity providers send many;
  * - refused: any other path (400 `invalidPath`), `id` (unless unchanged), `meta`, `groups`
  *   (400 `mutability`), removing the work email (400 `mutability`).
- * @param current - the User's id and userName, which the `emails[…]` filters are evaluated on
+ * @param current - the User's id and email, which the `emails[…]` filters are evaluated on
  * @returns the members the operations set, or the refusal
  * @see docs/api/scim.md "Provisioning"
  */

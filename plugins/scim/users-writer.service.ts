@@ -1,22 +1,18 @@
-import type { Knex } from 'knex';
 import { coreRefs, inject, injectable, type AuditService, type Clock, type Database, isUuid } from '../../core/index.ts';
 import { accountsRefs, type AccountsService } from '../accounts/api.ts';
 import { membersRefs, type InvitationsService, type MembersService } from '../members/api.ts';
 import { orgsRefs, type MembershipsService, type OrganizationsService } from '../orgs/api.ts';
 import { scimRefs } from './internal-refs.ts';
-import type { UserInput } from './user-input.ts';
+import { ScimConflict, writeUserAttributes } from './user-attributes.ts';
+import { isEmailAddress, type UserInput } from './user-input.ts';
 import { applyPatch } from './user-patch.ts';
 import type { ScimUser, ScimUsersService } from './users.service.ts';
 
-/** A refusal the routes answer as a SCIM error. */
-export class ScimConflict extends Error {
-  constructor(readonly status: 400 | 403 | 404 | 409, readonly detail: string, readonly scimType?: string) {
-    super(detail);
-  }
-}
+export { ScimConflict } from './user-attributes.ts';
 
-/** Aerie keeps one email per User, the account's, and it is the userName. */
-const WORK_EMAIL = 'The work email (emails[type eq "work"].value) is the userName: it cannot differ from it.';
+/** Aerie keeps one email per User, the account's address, which provisioning never changes. */
+const WORK_EMAIL = "The work email (emails[type eq \"work\"].value) is the address of the User's account: provisioning cannot change it.";
+const USER_NAME_REQUIRED = 'userName is required.';
 const notFound = (id: string) => new ScimConflict(404, `No User ${id}.`);
 /** SCIM's actor (the token) as Aerie's members rules see it: an administrator, never the Owner. */
 const SCIM_ACTOR = { role: 'Admin' };
@@ -27,7 +23,7 @@ const SCIM_ACTOR = { role: 'Admin' };
  * role Member), replace, patch, deactivate (`active: false` suspends; `true`
  * re-activates) and delete (revokes). Membership changes go through the orgs and members plugins'
  * services, so their rules and audit events apply; the identity provider's attributes
- * (`externalId`, name, display name) live in `scim.user_attributes`. The Owner cannot be
+ * (`userName`, `externalId`, name, display name) live in `scim.user_attributes`. The Owner cannot be
  * deactivated or deleted by provisioning.
  * @see docs/api/scim.md "Provisioning"
  */
@@ -46,17 +42,23 @@ export class ScimUsersWriter {
   ) {}
 
   /**
-   * POST /Users. An address with no Aerie account gets the organization's own account (federated
-   * to it, signing in only through its IdP) and an active (or, with `active: false`, suspended)
-   * membership. An address an Aerie account has is never joined on the token's word: the membership
-   * is `invited` (the User answers `active: false`) and the person is mailed an invitation they
-   * accept with their own account.
-   * @throws ScimConflict 400 (no userName, a work email other than it), 409 `uniqueness` (already a member, or the externalId is taken).
+   * POST /Users. The account's address is the work email (else the primary one), else the
+   * `userName` when it is an email address; `userName` is kept as sent. An address with no Aerie
+   * account gets the organization's own account (federated to it, signing in only through its IdP)
+   * and an active (or, with `active: false`, suspended) membership. An address an Aerie account has
+   * is never joined on the token's word: the membership is `invited` (the User answers `active:
+   * false`) and the person is mailed an invitation they accept with their own account.
+   * @throws ScimConflict 400 `invalidValue` (no userName; neither an email in `emails` nor a userName
+   *   that is one), 409 `uniqueness` (already a member, or the userName or externalId is taken).
    */
   async create(orgId: string, slug: string, input: UserInput, tokenId: string): Promise<ScimUser> {
-    if (!input.userName) throw new ScimConflict(400, 'userName (the email address) is required.', 'invalidValue');
-    const email = input.userName.toLowerCase();
-    if (input.email !== undefined && input.email.toLowerCase() !== email) throw new ScimConflict(400, WORK_EMAIL, 'invalidValue');
+    if (!input.userName) throw new ScimConflict(400, USER_NAME_REQUIRED, 'invalidValue');
+    const address = input.email ?? (isEmailAddress(input.userName) ? input.userName : undefined);
+    if (!address) {
+      throw new ScimConflict(400, `userName ${JSON.stringify(input.userName)} is not an email address and emails names no work or primary email: `
+        + "one of them is the address of the User's account.", 'invalidValue');
+    }
+    const email = address.toLowerCase();
     let mail = async () => {};
     const org = await this.orgs.findById(orgId);
     const id = await this.db.transaction(async (trx) => {
@@ -73,7 +75,7 @@ export class ScimUsersWriter {
         membership = await this.memberships.join(orgId, account.id, 'Member', trx);
         if (input.active === false) await this.memberships.setStatus(orgId, membership.id, 'suspended', trx);
       }
-      await this.writeAttributes(trx, orgId, membership.id, input, true);
+      await writeUserAttributes(trx, this.users, this.clock.now(), orgId, membership.id, input, true);
       await this.audit.append(trx, {
         orgId, eventType: 'org.member.provisioned',
         businessData: {
@@ -87,21 +89,21 @@ export class ScimUsersWriter {
   }
 
   /**
-   * PUT (every kept attribute replaced: absent ones cleared) or PATCH (only those set).
-   * @throws ScimConflict 404, 400 `mutability` (a new userName or work email; deactivating the Owner), 409 `uniqueness` (externalId).
+   * PUT (every kept attribute replaced: absent ones cleared; `userName` required) or PATCH (only
+   * those set). `userName` may change (unique in the organization); the work email may not.
+   * @throws ScimConflict 404, 400 `invalidValue` (PUT without userName), 400 `mutability` (a new
+   *   work email; deactivating the Owner), 409 `uniqueness` (userName, externalId).
    */
   async update(orgId: string, slug: string, id: string, input: UserInput, mode: 'replace' | 'patch', tokenId: string): Promise<ScimUser> {
     const target = isUuid(id) ? await this.memberships.findById(orgId, id) : undefined;
     if (!target || target.status === 'revoked') throw notFound(id);
+    if (mode === 'replace' && !input.userName) throw new ScimConflict(400, USER_NAME_REQUIRED, 'invalidValue');
     const current = (await this.users.get(orgId, slug, id))!;
-    if (input.userName !== undefined && input.userName.toLowerCase() !== current.userName.toLowerCase()) {
-      throw new ScimConflict(400, 'userName is the member\'s email address and cannot change here.', 'mutability');
-    }
-    if (input.email !== undefined && input.email.toLowerCase() !== current.userName.toLowerCase()) throw new ScimConflict(400, WORK_EMAIL, 'mutability');
+    if (input.email !== undefined && input.email.toLowerCase() !== current.emails[0]!.value.toLowerCase()) throw new ScimConflict(400, WORK_EMAIL, 'mutability');
     if (input.active === false && target.role === 'Owner') throw new ScimConflict(400, 'The organization Owner cannot be deactivated by provisioning.', 'mutability');
     const wantsActive = input.active ?? target.status === 'active';
     await this.db.transaction(async (trx) => {
-      const changed = await this.writeAttributes(trx, orgId, id, input, mode === 'replace');
+      const changed = await writeUserAttributes(trx, this.users, this.clock.now(), orgId, id, input, mode === 'replace');
       if (changed.length > 0) {
         // Names of what changed, never values (they may be personal data the chain keeps for years).
         await this.audit.append(trx, { orgId, eventType: 'org.scim_user.updated', businessData: { connectedIdId: id, accountId: target.accountId, changed, scimTokenId: tokenId } });
@@ -124,7 +126,7 @@ export class ScimUsersWriter {
   async patch(orgId: string, slug: string, id: string, body: unknown, tokenId: string): Promise<ScimUser> {
     const current = await this.users.get(orgId, slug, id);
     if (!current) throw notFound(id);
-    const input = applyPatch(body, current);
+    const input = applyPatch(body, { id: current.id, email: current.emails[0]!.value });
     if ('scimType' in input) throw new ScimConflict(input.status, input.detail, input.scimType);
     return this.update(orgId, slug, id, input, 'patch', tokenId);
   }
@@ -144,28 +146,5 @@ export class ScimUsersWriter {
       if (account) await this.invitations.cancelOpen(trx, orgId, account.email);
       await this.audit.append(trx, { orgId, eventType: 'org.member.revoked', businessData: { connectedIdId: id, accountId: target.accountId, via: 'scim' } });
     });
-  }
-
-  /**
-   * Upserts what the identity provider set; `replace` clears what the input leaves out.
-   * @returns the attributes whose stored value changed (`externalId`, `displayName`, `givenName`, `familyName`)
-   */
-  private async writeAttributes(trx: Knex.Transaction, orgId: string, membershipId: string, input: UserInput, replace: boolean): Promise<string[]> {
-    const pick = (v: string | null | undefined) => (replace ? (v ?? null) : v);
-    const values = { externalId: pick(input.externalId), displayName: pick(input.displayName), givenName: pick(input.givenName), familyName: pick(input.familyName) };
-    const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
-    if (input.externalId) {
-      const taken = await trx('scim.user_attributes').where({ orgId, externalId: input.externalId }).whereNot({ membershipId }).first('membershipId');
-      if (taken) throw new ScimConflict(409, `externalId ${input.externalId} belongs to another User.`, 'uniqueness');
-    }
-    const before = (await trx('scim.user_attributes').where({ orgId, membershipId }).forUpdate().first('externalId', 'displayName', 'givenName', 'familyName')) as
-      Record<string, string | null> | undefined;
-    const changed = Object.entries(set).filter(([key, value]) => (before?.[key] ?? null) !== value).map(([key]) => key);
-    // Nothing changed, nothing written: the User's lastModified and version (ETag) stay.
-    if (before && changed.length === 0) return changed;
-    const now = this.clock.now();
-    await trx('scim.user_attributes').insert({ membershipId, orgId, externalId: null, displayName: null, givenName: null, familyName: null, ...set, updatedAt: now })
-      .onConflict('membershipId').merge({ ...set, updatedAt: now });
-    return changed;
   }
 }

@@ -11,8 +11,9 @@ export interface SqlCondition {
  * Compiles a parsed SCIM filter into one parameterised SQL condition over `schema`'s expressions.
  * Strings compare case-insensitively unless the attribute is `caseExact`; `co`, `sw`, `ew` become
  * `LIKE` with the value's `%`, `_` and `\` escaped; `gt ge lt le` order strings, numbers and
- * date-times; booleans take `eq`/`ne` only. Comparisons stay plain (`lower(email) = ?`) so indexes
- * serve them; `not (…)` counts an unknown (SQL NULL) inner result as false, so it is the exact
+ * date-times (years 0001–9999); booleans take `eq`/`ne` only. Comparisons stay plain
+ * (`lower(email) = ?`) so indexes serve them, and `eq` on an attribute with an `eqSql` uses that
+ * index-friendly form; `not (…)` counts an unknown (SQL NULL) inner result as false, so it is the exact
  * complement (an absent attribute is "not equal"). A value filter
  * (`emails[type eq "work"].value eq "x"`) tests one and the same array element.
  * @throws ScimFilterError (`invalidFilter`) for an unknown attribute, an operator the type does not
@@ -42,7 +43,13 @@ function compileNode(node: FilterNode, schema: ResourceSchema, b: unknown[]): st
         const test = node.kind === 'present' ? present(element.sql, element.type) : compare(element.sql, element.type, element.caseExact, node.op, node.value, b);
         return anyElement(target.attr, test);
       }
-      return node.kind === 'present' ? present(target.sql, target.type) : compare(target.sql, target.type, target.caseExact, node.op, node.value, b);
+      if (node.kind === 'present') return present(target.sql, target.type);
+      if (node.op === 'eq' && target.eqSql && !target.caseExact && typeof node.value === 'string') {
+        const v = node.value.toLowerCase();
+        b.push(...Array<string>(target.eqSql.split('?').length - 1).fill(v));
+        return `(${target.eqSql})`;
+      }
+      return compare(target.sql, target.type, target.caseExact, node.op, node.value, b);
     }
     case 'valuePath': {
       const target = resolve(node.path, schema);
@@ -93,9 +100,9 @@ function elementExpr(attr: Extract<Attribute, { type: 'multi' }>, name: string, 
   return { sql, type: def.type, caseExact: def.caseExact ?? false };
 }
 
-type Resolved = { kind: 'scalar'; sql: string; type: ScalarType; caseExact: boolean } | { kind: 'multi'; attr: Extract<Attribute, { type: 'multi' }> };
+type Resolved = { kind: 'scalar'; sql: string; type: ScalarType; caseExact: boolean; eqSql?: string } | { kind: 'multi'; attr: Extract<Attribute, { type: 'multi' }> };
 
-function resolve(path: AttrPath, schema: ResourceSchema): Resolved & { sql: string; type: ScalarType; caseExact: boolean } {
+function resolve(path: AttrPath, schema: ResourceSchema): Resolved & { sql: string; type: ScalarType; caseExact: boolean; eqSql?: string } {
   let attributes = schema.attributes;
   if (path.urn && path.urn.toLowerCase() !== schema.coreUrn.toLowerCase()) {
     const ext = Object.entries(schema.extensions ?? {}).find(([urn]) => urn.toLowerCase() === path.urn!.toLowerCase());
@@ -111,10 +118,10 @@ function resolve(path: AttrPath, schema: ResourceSchema): Resolved & { sql: stri
     const subKey = Object.keys(attr.sub).find((k) => k.toLowerCase() === path.sub!.toLowerCase());
     if (!subKey) throw new ScimFilterError(`Unknown attribute ${key}.${path.sub}.`);
     const sub = attr.sub[subKey]!;
-    return { kind: 'scalar', sql: sub.sql, type: sub.type, caseExact: sub.caseExact ?? false };
+    return { kind: 'scalar', sql: sub.sql, type: sub.type, caseExact: sub.caseExact ?? false, eqSql: sub.eqSql };
   }
   if (path.sub) throw new ScimFilterError(`${key} has no sub-attribute ${path.sub}.`);
-  return { kind: 'scalar', sql: attr.sql, type: attr.type, caseExact: attr.caseExact ?? false };
+  return { kind: 'scalar', sql: attr.sql, type: attr.type, caseExact: attr.caseExact ?? false, eqSql: attr.eqSql };
 }
 
 function present(expr: string, type: ScalarType): string {
@@ -152,8 +159,11 @@ function compare(expr: string, type: ScalarType, caseExact: boolean, op: Compare
       return op === 'eq' ? `(${expr} = ?)` : `((${expr} = ?) IS NOT TRUE)`;
     }
     case 'dateTime': {
-      if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) throw new ScimFilterError(`Compare a date-time attribute with an ISO 8601 string, not ${JSON.stringify(value)}.`);
-      return ordered(expr, op, new Date(value).toISOString(), '::timestamptz', b);
+      const iso = typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? new Date(value).toISOString() : undefined;
+      if (!iso) throw new ScimFilterError(`Compare a date-time attribute with an ISO 8601 string, not ${JSON.stringify(value)}.`);
+      // PostgreSQL has no year 0 and reads no signed six-digit years: the years 0001 to 9999 only.
+      if (!/^\d{4}-/.test(iso) || iso.startsWith('0000')) throw new ScimFilterError(`A date-time in a filter lies between the years 0001 and 9999, not ${JSON.stringify(value)}.`);
+      return ordered(expr, op, iso, '::timestamptz', b);
     }
     case 'integer':
     case 'decimal': {

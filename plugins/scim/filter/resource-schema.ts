@@ -9,6 +9,12 @@ export interface ScalarAttribute {
   type: ScalarType;
   sql: string;
   caseExact?: boolean;
+  /**
+   * For a string that is not `caseExact`: a condition equivalent to `lower(sql) = ?` that indexes
+   * serve (an `IN (…)` over indexed lookups), used for `eq`; every `?` in it is bound to the
+   * lower-cased value.
+   */
+  eqSql?: string;
 }
 
 /** A single-valued complex attribute (`name`): its sub-attributes. */

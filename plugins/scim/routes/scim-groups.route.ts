@@ -14,19 +14,10 @@ import { paging } from './scim.route.ts';
 const common = { auth: 'scimToken' as const, org: true as const, tags: ['scim'] };
 const isProblem = (x: unknown): x is InputProblem => typeof x === 'object' && x !== null && 'scimType' in x && !(x instanceof ScimFilterError);
 
-/** Runs a read or write, answering SCIM errors for refusals and bad filters. */
+/** Runs a read or write and answers its result with this answer's own headers; refusals are thrown (see `withScimErrors`). */
 async function answer(run: () => Promise<unknown>, status: number, headers?: (body: any) => Record<string, string>) {
-  try {
-    const body = await run();
-    if (status === 204) return scimReply(204, undefined);
-    const reply = scimReply(status, body);
-    Object.assign(reply.headers, headers?.(body) ?? {});
-    return reply;
-  } catch (err) {
-    if (err instanceof ScimConflict) return scimError(err.status, err.detail, err.scimType);
-    if (err instanceof ScimFilterError) return scimError(400, err.detail, err.scimType);
-    throw err;
-  }
+  const body = await run();
+  return status === 204 ? scimReply(204, undefined) : scimReply(status, body, headers?.(body));
 }
 
 /**

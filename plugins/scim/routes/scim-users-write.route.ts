@@ -2,29 +2,22 @@ import { route, type RouteDef } from '../../../core/index.ts';
 import { scimError, scimReply } from '../scim-reply.ts';
 import { idParams, scimResource, slugParams } from '../schemas/scim.schemas.ts';
 import { readUser, type InputProblem, type UserInput } from '../user-input.ts';
-import { ScimConflict, type ScimUsersWriter } from '../users-writer.service.ts';
+import type { ScimUsersWriter } from '../users-writer.service.ts';
 
 const common = { auth: 'scimToken' as const, org: true as const, tags: ['scim'] };
 const isProblem = (x: UserInput | InputProblem): x is InputProblem => 'scimType' in x;
 
-/** Runs a write, answering SCIM errors for refusals. */
+/** Runs a write and answers its result with this answer's own headers (a 201's `location`); refusals are thrown (see `withScimErrors`). */
 async function answer(run: () => Promise<unknown>, status: number, headers?: (body: any) => Record<string, string>) {
-  try {
-    const body = await run();
-    if (status === 204) return scimReply(204, undefined);
-    const reply = scimReply(status, body);
-    Object.assign(reply.headers, headers?.(body) ?? {});
-    return reply;
-  } catch (err) {
-    if (err instanceof ScimConflict) return scimError(err.status, err.detail, err.scimType);
-    throw err;
-  }
+  const body = await run();
+  return status === 204 ? scimReply(204, undefined) : scimReply(status, body, headers?.(body));
 }
 
 /**
  * Provisioning writes on `/scim/v2/{slug}/Users` (RFC 7644 §3.3, §3.5): POST, PUT, PATCH, DELETE.
  * Bodies are read by SCIM's rules (unknown attributes accepted and not kept), so refusals are SCIM
- * error bodies. @see docs/api/scim.md "Provisioning"
+ * error bodies (the writer's `ScimConflict`, answered by `withScimErrors`).
+ * @see docs/api/scim.md "Provisioning"
  */
 export function scimUserWriteRoutes(writer: ScimUsersWriter): RouteDef[] {
   return [

@@ -125,6 +125,21 @@ describe('SCIM filters compiled to SQL (run on PostgreSQL)', () => {
     expect(res.rows.map((r) => r.id)).toEqual(expected);
   });
 
+  it("uses an attribute's index-friendly eqSql for eq (every ? bound to the lower-cased value), the exact complement under not", async () => {
+    const eqSql = 'u.id IN (SELECT id FROM u WHERE lower(user_name) = ? UNION ALL SELECT id FROM u WHERE lower(display_name) = ?)';
+    const indexed: ResourceSchema = { ...schema, attributes: { ...schema.attributes, userName: { type: 'string', sql: 'u.user_name', eqSql } } };
+    const ids = async (filter: string) => {
+      const { sql, bindings } = compileFilter(parseFilter(filter), indexed);
+      let i = 0;
+      return { sql, bindings, ids: (await pg.query<{ id: string }>(`select id from u where ${sql.replace(/\?/g, () => `$${++i}`)} order by id`, bindings as never[])).rows.map((r) => r.id) };
+    };
+    expect(await ids('userName eq "ALICE@example.com"')).toEqual({ sql: `(${eqSql})`, bindings: ['alice@example.com', 'alice@example.com'], ids: ['u1'] });
+    expect((await ids('userName eq "alice a"')).ids).toEqual(['u1']); // whatever the form says equality is
+    expect((await ids('not (userName eq "alice@example.com")')).ids).toEqual(['u2', 'u3', 'u4']);
+    expect((await ids('userName ne "alice@example.com"')).sql).not.toContain('IN (SELECT'); // other operators use sql
+    expect((await ids('emails[type eq "work"] and userName eq "dave_x@example.com"')).ids).toEqual(['u4']);
+  });
+
   it('binds values, never splices them into the SQL', () => {
     const { sql, bindings } = compileFilter(parseFilter(`userName eq "x' or 1=1 --" and displayName co "\\"); drop table u; --"`), schema);
     expect(sql).not.toContain('1=1');
@@ -152,6 +167,8 @@ describe('SCIM filters refused (400 invalidFilter)', () => {
     ['urn:example:other:2.0:User:userName eq "a"', /Unknown schema/], ['active eq "yes"', /true or false/], ['active gt true', /eq or ne/],
     ['userName eq 5', /with a string/], ['meta.created gt "yesterday"', /ISO 8601/], ['meta.created co "2026"', /strings only/],
     [`${ENTERPRISE}:employeeNumber eq "7"`, /with a number/], ['userName gt null', /not a comparison/],
+    // PostgreSQL has no year 0 and reads no six-digit years: refused here, never a database error.
+    ['meta.created gt "0000-01-01T00:00:00Z"', /years 0001 and 9999/], ['meta.created lt "+010000-01-01T00:00:00Z"', /years 0001 and 9999/],
   ];
   it.each(unknown)('compile %j', (filter, message) => {
     expect(() => compileFilter(parseFilter(filter), schema)).toThrow(ScimFilterError);

@@ -38,7 +38,9 @@ describe('SCIM 2.0 provisioning of Users', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.headers.get('content-type')).toMatch(/^application\/scim\+json/);
     expect(res.headers.get('location')).toBe(res.body.meta.location);
-    expect(res.body).toMatchObject({ schemas: [USER], userName: 'nina@acme.test', externalId: '00u1', name: { givenName: 'Nina', familyName: 'Ng' }, displayName: 'Nina Ng', active: true });
+    // userName comes back as sent; the account's address (the work email) is lower-cased.
+    expect(res.body).toMatchObject({ schemas: [USER], userName: 'Nina@Acme.test', externalId: '00u1', name: { givenName: 'Nina', familyName: 'Ng' }, displayName: 'Nina Ng', active: true });
+    expect(res.body.emails).toEqual([{ value: 'nina@acme.test', type: 'work', primary: true }]);
     expect(await membership('nina@acme.test')).toEqual({ id: res.body.id, status: 'active', role: 'Member' });
     // A new address: acme's own account, federated to it and not verified for Aerie at large.
     const [acct] = await aerie.sql("select email_verified_at, federated_org_id from accounts.accounts where email = 'nina@acme.test'");
@@ -68,16 +70,28 @@ describe('SCIM 2.0 provisioning of Users', () => {
     }
   });
 
-  it('replaces a User (PUT): kept attributes absent from the body are cleared; userName cannot change', async () => {
+  it('replaces a User (PUT): kept attributes absent from the body are cleared; userName is required and may change, the work email may not', async () => {
     const { id } = await membership('nina@acme.test');
     const res = await send('PUT', `/Users/${id}`, { schemas: [USER], userName: 'nina@acme.test', displayName: 'Nina N.', active: true });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ displayName: 'Nina N.', active: true });
+    expect(res.body).toMatchObject({ userName: 'nina@acme.test', displayName: 'Nina N.', active: true });
     expect(res.body.name).toBeUndefined();
     expect(res.body.externalId).toBeUndefined();
-    const moved = await send('PUT', `/Users/${id}`, { schemas: [USER], userName: 'nina2@acme.test' });
+    const before = (await send('GET', `/Users/${id}`)).body;
+    const noName = await send('PUT', `/Users/${id}`, { schemas: [USER], displayName: 'Changed' });
+    expect(noName.status).toBe(400);
+    expect(noName.body).toEqual({ schemas: [ERROR], status: '400', scimType: 'invalidValue', detail: 'userName is required.' });
+    const moved = await send('PUT', `/Users/${id}`, { schemas: [USER], userName: 'nina@acme.test', emails: [{ value: 'nina2@acme.test', type: 'work', primary: true }] });
     expect(moved.status).toBe(400);
     expect(moved.body.scimType).toBe('mutability');
+    expect((await send('GET', `/Users/${id}`)).body).toEqual(before);
+    // userName is the SCIM identifier: it changes (the account's address stays), and the old one finds nobody.
+    const renamed = await send('PUT', `/Users/${id}`, { schemas: [USER], userName: 'Nina.Ng', displayName: 'Nina N.', active: true });
+    expect(renamed.body).toMatchObject({ userName: 'Nina.Ng', emails: [{ value: 'nina@acme.test', type: 'work', primary: true }] });
+    expect((await send('GET', `/Users?filter=${encodeURIComponent('userName eq "nina.ng"')}`)).body.Resources.map((u: any) => u.id)).toEqual([id]);
+    expect((await send('GET', `/Users?filter=${encodeURIComponent('userName eq "nina@acme.test"')}`)).body.totalResults).toBe(0);
+    expect((await aerie.sql('select user_name from scim.user_attributes where membership_id = ?', [id]))[0].user_name).toBe('Nina.Ng');
+    expect((await send('PUT', `/Users/${id}`, { schemas: [USER], userName: 'nina@acme.test', displayName: 'Nina N.', active: true })).status).toBe(200);
   });
 
   it('patches the way Entra ID does: "Replace" with "False" suspends, pathless dotted keys re-activate and rename', async () => {
@@ -96,15 +110,16 @@ describe('SCIM 2.0 provisioning of Users', () => {
     expect(add.body).toMatchObject({ externalId: '00u9' });
     expect(add.body.name).toBeUndefined();
     const types = (await auditEvents(aerie, acme)).filter((e) => e.businessData.connectedIdId === id).map((e) => e.eventType);
-    // A PATCH writes the User's whole resulting state, so the first one also stores the attributes the IdP had left to their defaults.
-    expect(types).toEqual(['org.member.provisioned', 'org.scim_user.updated', 'org.member.suspended', 'org.scim_user.updated', 'org.member.reactivated', 'org.scim_user.updated']);
-    for (const body of [{ Operations: [{ op: 'move', path: 'active', value: true }] }, { Operations: [] }, { Operations: [{ op: 'replace', path: 'userName', value: 'zz@acme.test' }] }, { Operations: [{ op: 'remove' }] }, { Operations: [{ op: 'replace', path: 'a b', value: 1 }] }]) {
+    // The PUTs that changed something (two renames of the userName included), then "False", the pathless PATCH, the add.
+    expect(types).toEqual(['org.member.provisioned', 'org.scim_user.updated', 'org.scim_user.updated', 'org.scim_user.updated',
+      'org.member.suspended', 'org.scim_user.updated', 'org.member.reactivated', 'org.scim_user.updated']);
+    for (const body of [{ Operations: [{ op: 'move', path: 'active', value: true }] }, { Operations: [] }, { Operations: [{ op: 'remove', path: 'userName' }] }, { Operations: [{ op: 'remove' }] }, { Operations: [{ op: 'replace', path: 'a b', value: 1 }] }]) {
       const res = await send('PATCH', `/Users/${id}`, { schemas: [PATCH_OP], ...body });
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
   });
 
-  it('keeps the work email as the userName: emails[type eq "work"].value (Entra ID) set to the same address is accepted, to another refused with mutability', async () => {
+  it("keeps the work email as the account's address: emails[type eq \"work\"].value (Entra ID) set to the same address is accepted, to another refused with mutability", async () => {
     const { id } = await membership('nina@acme.test');
     const patch = (...Operations: unknown[]) => send('PATCH', `/Users/${id}`, { schemas: [PATCH_OP], Operations });
     const before = (await send('GET', `/Users/${id}`)).body;
@@ -143,11 +158,15 @@ describe('SCIM 2.0 provisioning of Users', () => {
     expect((await auditEvents(aerie, acme)).length).toBe(eventsBefore);
   });
 
-  it('refuses a POST whose work email is not its userName (400 invalidValue), writing nothing', async () => {
-    const res = await send('POST', '/Users', { schemas: [USER], userName: 'upn@acme.test', emails: [{ value: 'mail@acme.test', type: 'work', primary: true }] });
-    expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ status: '400', scimType: 'invalidValue', detail: expect.stringMatching(/work email/) });
-    expect(await membership('upn@acme.test')).toBeUndefined();
+  it("takes the account's address from the work email when one is sent, keeping userName as sent (a UPN); two work emails are refused", async () => {
+    const res = await send('POST', '/Users', { schemas: [USER], userName: 'Upn.User@acme.onmicrosoft.test', emails: [{ value: 'Mail.User@acme.test', type: 'work', primary: true }] });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body).toMatchObject({ userName: 'Upn.User@acme.onmicrosoft.test', emails: [{ value: 'mail.user@acme.test', type: 'work', primary: true }] });
+    expect(await membership('mail.user@acme.test')).toEqual({ id: res.body.id, status: 'active', role: 'Member' });
+    expect(await aerie.sql("select id from accounts.accounts where lower(email) like 'upn.user@%'")).toEqual([]);
+    const two = await send('POST', '/Users', { schemas: [USER], userName: 'two', emails: [{ value: 'a@acme.test', type: 'work' }, { value: 'b@acme.test', type: 'Work' }] });
+    expect(two.body).toMatchObject({ status: '400', scimType: 'invalidValue', detail: expect.stringMatching(/one work email/) });
+    expect(await aerie.sql("select id from accounts.accounts where email in ('a@acme.test', 'b@acme.test')")).toEqual([]);
   });
 
   it('answers a PATCH path it does not know with 400 invalidPath and a read-only one with mutability; the standard attributes it does not keep are accepted', async () => {
@@ -179,7 +198,7 @@ describe('SCIM 2.0 provisioning of Users', () => {
       { op: 'Add', path: 'title', value: 'Engineer' }, { op: 'Add', path: 'preferredLanguage', value: 'en-US' },
       { op: 'Add', path: 'phoneNumbers[type eq "work"].value', value: '+47 555 0100' }, { op: 'Add', path: 'addresses[type eq "work"].locality', value: 'Oslo' },
       { op: 'Add', path: `${ENTERPRISE}:employeeNumber`, value: '42' }, { op: 'Replace', path: `${ENTERPRISE}:manager`, value: 'mgr-1' },
-      { op: 'Replace', path: 'name.middleName', value: 'Q' }, { op: 'replace', path: 'id', value: id },
+      { op: 'Replace', path: 'nickName', value: 'Q' }, { op: 'replace', path: 'id', value: id },
     );
     expect(kept.status, JSON.stringify(kept.body)).toBe(200);
     expect(kept.body).toEqual(before);

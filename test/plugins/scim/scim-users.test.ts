@@ -19,6 +19,7 @@ describe('SCIM 2.0: tokens, discovery and Users (read)', () => {
     acme = await signInWithOrg(aerie, 'owner@acme.test', 'acme');
     globex = await signInWithOrg(aerie, 'owner@globex.test', 'globex');
     await addMembership(aerie, acme, 'alice@acme.test', 'Admin');
+    await aerie.sql("update accounts.accounts set display_name = 'Alice Archer' where email = 'alice@acme.test'");
     await addMembership(aerie, acme, 'bob@acme.test', 'Member');
     await addMembership(aerie, acme, 'carol@acme.test', 'Member');
     await aerie.sql("update orgs.memberships set status = 'suspended' where account_id = (select id from accounts.accounts where email = 'bob@acme.test')");
@@ -66,8 +67,10 @@ describe('SCIM 2.0: tokens, discovery and Users (read)', () => {
     expect(res.body).toMatchObject({ schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'], totalResults: 3, startIndex: 1, itemsPerPage: 3 });
     expect(res.body.Resources.map((u: any) => [u.userName.toLowerCase(), u.active])).toEqual([['owner@acme.test', true], ['alice@acme.test', true], ['bob@acme.test', false]]);
     const alice = res.body.Resources[1];
+    // Never provisioned: userName is the account's email, name comes from the display name.
     expect(alice).toEqual({
-      schemas: [USER], id: expect.stringMatching(/^[0-9a-f-]{36}$/), userName: expect.stringMatching(/^alice@acme\.test$/i), active: true,
+      schemas: [USER], id: expect.stringMatching(/^[0-9a-f-]{36}$/), userName: 'alice@acme.test', active: true,
+      name: { formatted: 'Alice Archer', familyName: 'Archer', givenName: 'Alice' }, displayName: 'Alice Archer',
       emails: [{ value: alice.userName, type: 'work', primary: true }],
       meta: { resourceType: 'User', created: expect.any(String), lastModified: expect.any(String), location: expect.stringMatching(new RegExp(`/scim/v2/acme/Users/${alice.id}$`)), version: expect.stringMatching(/^W\/"/) },
     });
@@ -83,7 +86,7 @@ describe('SCIM 2.0: tokens, discovery and Users (read)', () => {
     const only = await scim(`/Users?filter=${encodeURIComponent('userName eq "alice@acme.test"')}&attributes=userName,${USER}:active`);
     expect(only.body.Resources).toEqual([{ schemas: [USER], id: expect.any(String), userName: expect.stringMatching(/^alice@/i), active: true }]);
     const without = await scim(`/Users/${only.body.Resources[0].id}?excludedAttributes=emails,meta`);
-    expect(Object.keys(without.body).sort()).toEqual(['active', 'id', 'schemas', 'userName']);
+    expect(Object.keys(without.body).sort()).toEqual(['active', 'displayName', 'id', 'name', 'schemas', 'userName']);
     expect((await scim('/Users?attributes=a&attributes=b')).status).toBe(400);
   });
 
@@ -95,6 +98,7 @@ describe('SCIM 2.0: tokens, discovery and Users (read)', () => {
     ['userName eq "carol@acme.test"', []], // revoked: not a User
     ['userName eq "gina@globex.test"', []], // another organization's member
     ['meta.created gt "2000-01-01T00:00:00Z" and not (active eq true)', ['bob@acme.test']],
+    ['meta.created ge "0001-01-01T00:00:00Z"', ['owner@acme.test', 'alice@acme.test', 'bob@acme.test']],
   ])('filters %s', async (filter, expected) => {
     const res = await scim(`/Users?filter=${encodeURIComponent(filter)}`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -104,6 +108,8 @@ describe('SCIM 2.0: tokens, discovery and Users (read)', () => {
 
   it.each([
     ['userName eq', 'invalidFilter'], ['nickName eq "x"', 'invalidFilter'], ['active eq "yes"', 'invalidFilter'],
+    // PostgreSQL knows no year 0 and no six-digit years: refused before any SQL runs, never a 500.
+    ['meta.created gt "0000-01-01T00:00:00Z"', 'invalidFilter'], ['meta.lastModified lt "+010000-01-01T00:00:00Z"', 'invalidFilter'],
     [`${'('.repeat(5000)}userName eq "a"${')'.repeat(5000)}`, 'invalidFilter'],
   ])('refuses the filter %s with a SCIM 400', async (filter, scimType) => {
     const res = await scim(`/Users?filter=${encodeURIComponent(filter)}`);
