@@ -38,6 +38,12 @@ export interface AuthScheme {
    * cookie session's CSRF rules on writes).
    */
   orgRoutesWith?: string;
+  /**
+   * True for a credential of its own kind that its routes take alone (the SCIM token on
+   * `/scim/v2/…`): organization credentials ({@link orgCredential}) never join a route that lists
+   * it, so neither the router nor the OpenAPI document offers them there.
+   */
+  dedicated?: boolean;
   /** How OpenAPI describes it (a Security Scheme Object); default: HTTP bearer. */
   openapi?: Record<string, unknown>;
   /**

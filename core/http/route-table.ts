@@ -59,8 +59,9 @@ export function orderRoutes(routes: readonly OwnedRoute[]): OwnedRoute[] {
 /**
  * Widens `auth` of every organization route (`org: true`, not public) with the schemes that say so:
  * - schemes that authenticate organization-bound credentials ({@link AuthScheme.orgCredential}, e.g.
- *   `machineToken`) on every such route that is not `personOnly`, so accepting them is the norm and
- *   refusing them the route's explicit choice;
+ *   `machineToken`) on every such route that is not `personOnly` and takes no
+ *   {@link AuthScheme.dedicated} credential (SCIM), so accepting them is the norm and refusing them
+ *   the route's explicit choice;
  * - a person's scheme that rides along another ({@link AuthScheme.orgRoutesWith}, the cookie session
  *   beside the bearer session) on every such route that accepts that other scheme.
  * Applied once at boot, before the router and the OpenAPI document are built, so both agree.
@@ -77,9 +78,10 @@ export function withOrgCredentials(routes: readonly OwnedRoute[], schemes: Reado
     const { def } = r;
     if (!def.org || def.auth === 'public') return r;
     const declared: readonly string[] = Array.isArray(def.auth) ? def.auth : [def.auth as string];
+    const dedicated = declared.some((name) => schemes.get(name)?.dedicated);
     const wanted = [
       ...riders.filter((s) => declared.includes(s.orgRoutesWith!)).map((s) => s.name),
-      ...(def.personOnly === undefined ? credentials : []),
+      ...(def.personOnly === undefined && !dedicated ? credentials : []),
     ];
     const added = wanted.filter((name) => !declared.includes(name));
     return added.length === 0 ? r : { ...r, def: { ...def, auth: [...declared, ...added] } };

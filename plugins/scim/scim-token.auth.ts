@@ -17,6 +17,8 @@ const REFUSED = 'A SCIM token of the organization in the path is required: Autho
 export function scimTokenAuthScheme(tokens: ScimTokensService, organizations: OrganizationsService): AuthScheme {
   return {
     name: 'scimToken',
+    // SCIM routes take the SCIM token alone: a machine token is never offered there.
+    dedicated: true,
     openapi: { type: 'http', scheme: 'bearer', description: "`Authorization: Bearer scim_…`: a SCIM token of the organization named in the path (`/scim/v2/{slug}/…`)." },
     async authenticate(req) {
       const slug = SCIM_PATH.exec(req.path)?.[1];

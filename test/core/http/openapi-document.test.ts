@@ -75,6 +75,15 @@ describe('GET /api/openapi.json', () => {
     expect(schemes.csrfToken).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-CSRF-Token' });
   });
 
+  it('offers SCIM routes the SCIM token alone (a machine token is answered 401 there), and organization routes the cookie session beside the bearer one', () => {
+    const scim = ops.filter(({ key }) => key.includes('/scim/v2/'));
+    expect(scim.length).toBeGreaterThan(10);
+    for (const { key, op } of scim) expect((op.security ?? []).flatMap((r: object) => Object.keys(r)), key).toEqual(['scimToken']);
+    const members = ops.find(({ key }) => key === 'GET /api/org/{slug}/members')!;
+    expect(members.op.security.flatMap((r: object) => Object.keys(r))).toEqual(expect.arrayContaining(['session', 'cookieSession', 'machineToken']));
+    expect(members.op['x-aerie-org-sessions']).toBe(true);
+  });
+
   it('resolves every $ref', () => {
     const refs: string[] = [];
     const walk = (node: unknown): void => {

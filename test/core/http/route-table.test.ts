@@ -94,4 +94,16 @@ describe('route table', () => {
     expect(table.map((r) => r.def.auth)).toEqual([['session', 'machineToken'], 'session', 'public', 'session', ['session', 'machineToken']]);
     expect(withOrgCredentials([def({ org: true })], new Map([scheme('session')]))[0].def.auth).toBe('session');
   });
+
+  it('keeps organization credentials off routes that take a dedicated credential (SCIM), and adds a rider beside the scheme it rides with, person-only routes too', () => {
+    const schemes = new Map<string, AuthScheme>([
+      ['session', { name: 'session', authenticate: async () => null }],
+      ['cookieSession', { name: 'cookieSession', orgRoutesWith: 'session', authenticate: async () => null }],
+      ['machineToken', { name: 'machineToken', orgCredential: true, authenticate: async () => null }],
+      ['scimToken', { name: 'scimToken', dedicated: true, authenticate: async () => null }],
+    ]);
+    const def = (extra: Record<string, unknown>) => ({ pluginId: 'p', def: { method: 'GET', path: '/api/org/{slug}/x', auth: 'session', org: true, handler: () => 1, ...extra } }) as OwnedRoute;
+    const table = withOrgCredentials([def({ auth: 'scimToken' }), def({}), def({ personOnly: 'a seal' }), def({ auth: 'apiKey' })], schemes);
+    expect(table.map((r) => r.def.auth)).toEqual(['scimToken', ['session', 'cookieSession', 'machineToken'], ['session', 'cookieSession'], ['apiKey', 'machineToken']]);
+  });
 });
