@@ -49,6 +49,7 @@ export const kernelErrorCodes = {
   seal_binding_mismatch: { status: 403, description: 'the sealed content changed since signing (`mismatchedKeys`)' },
   NOT_FOUND: { status: 404, description: "no route, an unknown resource, or another organization's resource" },
   METHOD_NOT_ALLOWED: { status: 405, description: 'the path exists with other methods (`Allow`)' },
+  REQUEST_TIMEOUT: { status: 408, description: 'the request\'s headers did not arrive within `http.headersTimeoutSeconds`, or the whole request within `http.requestTimeoutSeconds`' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, description: 'an `Idempotency-Key` already used, within 24 hours, for a request with other content' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'the body is larger than `limitBytes` (1 MiB for JSON; an upload route sets its own)' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'a body that is not application/json, or with a Content-Encoding' },
@@ -57,6 +58,7 @@ export const kernelErrorCodes = {
   INTERNAL_ERROR: { status: 500, description: 'an unexpected failure; `requestId` names it in the logs' },
   NOT_IMPLEMENTED: { status: 501, description: 'a method no route serves (TRACE, CONNECT, …)' },
   NOT_READY: { status: 503, description: 'the database is not reachable' },
+  TOO_MANY_CONNECTIONS: { status: 503, description: 'the client address already holds `http.maxConnectionsPerAddress` open connections (`Retry-After`)' },
   ...Object.fromEntries(Object.entries(SEAL_BINDING_REFUSALS).map(([code, description]) => [code, { status: 400, description }])) as
     { [K in keyof typeof SEAL_BINDING_REFUSALS]: { status: 400; description: string } },
 } as const satisfies ErrorCodeTable;

@@ -15,6 +15,12 @@ export class AerieError extends Error {
   readonly expose: boolean;
   /** Response headers to send with the error (e.g. `Retry-After`). */
   readonly headers: Record<string, string> = {};
+  /**
+   * The answer's body instead of Aerie's envelope, for a route family whose protocol fixes its own
+   * error format (SCIM's RFC 7644 §3.12 body); set it with the protocol's `Content-Type` in
+   * {@link headers}. The status and `code` stay the error's.
+   */
+  protocolBody?: unknown;
 
   /**
    * @param status HTTP status (400–599), the one the registry gives `code` (see {@link aerieError}).

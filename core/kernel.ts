@@ -3,7 +3,7 @@ import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type Koa from 'koa';
 import type { PGlite } from '@electric-sql/pglite';
 import type { Logger } from 'pino';
@@ -30,6 +30,7 @@ import { withOrgCredentials } from './http/route-table.ts';
 import { createHttpApp } from './http/app.ts';
 import { kernelRoutes } from './http/kernel-routes.ts';
 import { answerClientError } from './http/client-error.ts';
+import { limitConnectionsPerAddress } from './http/connection-limits.ts';
 import { KernelSealService } from './seals/seal.service.ts';
 import { OutboxAuditService } from './audit/audit.service.ts';
 import { AuditSealer } from './audit/sealer.ts';
@@ -238,18 +239,27 @@ export class Kernel {
   /** Starts serving HTTP; `port` 0 picks a free one. Resolves with the bound port. */
   listen(port = this.config.port, host = this.config.host): Promise<{ port: number; url: string }> {
     return new Promise((resolveListen, reject) => {
-      const server = this.app.listen(port, host, () => {
-        const addr = server.address();
-        const bound = typeof addr === 'object' && addr ? addr.port : port;
-        resolveListen({ port: bound, url: `http://127.0.0.1:${bound}` });
-      });
+      const { headersTimeoutSeconds, requestTimeoutSeconds, maxConnectionsPerAddress } = this.config.http;
+      // A slow client (one header line a minute, a body a byte at a time) is answered 408 once its
+      // headers or its whole request are late; the limits are checked every second.
+      const server = createServer({
+        headersTimeout: headersTimeoutSeconds * 1000, requestTimeout: Math.max(requestTimeoutSeconds, headersTimeoutSeconds) * 1000,
+        connectionsCheckingInterval: 1000,
+      }, this.app.callback());
       server.once('error', reject);
       server.on('clientError', answerClientError);
       // Idle keep-alive connections stay open longer than clients (undici: 4 s) and load balancers
       // (commonly 60 s) keep them, so a client never sends on a connection the server is closing at
-      // that moment (ECONNRESET on a busy machine).
+      // that moment (ECONNRESET on a busy machine). Idle time between requests is not counted in
+      // the headers time-out.
       server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-      server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
+      // Behind a trusted proxy every connection comes from the proxy: the proxy caps its clients.
+      if (!this.app.proxy) limitConnectionsPerAddress(server, maxConnectionsPerAddress);
+      server.listen(port, host, () => {
+        const addr = server.address();
+        const bound = typeof addr === 'object' && addr ? addr.port : port;
+        resolveListen({ port: bound, url: `http://127.0.0.1:${bound}` });
+      });
       this.server = server;
     });
   }

@@ -30,6 +30,13 @@ export interface AerieConfig {
    * `INGEST_POOL_MIN_EVENTS` (100, core/audit/ingest.ts) events; 0 renders in-line, which measured best on two cores.
    */
   audit: { ingestThreads: number };
+  /**
+   * The HTTP server's limits: `headersTimeoutSeconds` (1–120, default 10) to receive a request's
+   * headers, `requestTimeoutSeconds` (5–3600, default 120) to receive a whole request (headers and
+   * body), both answered 408; `maxConnectionsPerAddress` (0–100,000, default 256; 0 = none) open
+   * connections from one client address, the next refused with 503 (not applied behind a trusted proxy).
+   */
+  http: { headersTimeoutSeconds: number; requestTimeoutSeconds: number; maxConnectionsPerAddress: number };
   /** Background jobs: `maintenanceIntervalSeconds`, how often expired jobs are found and retried (1–3600, default 60). */
   jobs: { maintenanceIntervalSeconds: number };
   /** Object storage: `file` under `<dataDir>/blobs` (default) or `s3` with `blob.s3.bucket` (and endpoint, region, path style). */

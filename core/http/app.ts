@@ -52,7 +52,7 @@ function renderError(ctx: Koa.Context, err: unknown, logger: Logger): void {
   if (err instanceof AerieError && err.expose) {
     ctx.status = err.status;
     for (const [name, value] of Object.entries(err.headers)) ctx.set(name, value);
-    ctx.body = { error: err.code, message: err.message, ...err.fields };
+    ctx.body = err.protocolBody ?? { error: err.code, message: err.message, ...err.fields };
     return;
   }
   const status = (err as { status?: number }).status;

@@ -1,6 +1,6 @@
 import { hasBadText, type AuthScheme } from '../../core/index.ts';
 import type { OrganizationsService } from '../orgs/api.ts';
-import { scimUnauthorized } from './scim-reply.ts';
+import { scimErrors } from './errors.ts';
 import type { ScimTokensService } from './tokens.service.ts';
 
 const SCIM_PATH = /^\/scim\/v2\/([^/]+)(?:\/|$)/;
@@ -11,7 +11,7 @@ const REFUSED = 'A SCIM token of the organization in the path is required: Autho
  * `scimToken`: `Authorization: Bearer scim_…` on `/scim/v2/{slug}/…` only, and only for the
  * token's own organization — another organization's path is 401, like a wrong token. On a SCIM
  * path every refusal (no token, an unknown, revoked or other organization's token, a session) is
- * thrown as the SCIM 401 body ({@link scimUnauthorized}), so SCIM clients parse it.
+ * thrown as the SCIM 401 body (`scimErrors.unauthorized`), so SCIM clients parse it.
  * @see docs/api/scim.md "Authentication"
  */
 export function scimTokenAuthScheme(tokens: ScimTokensService, organizations: OrganizationsService): AuthScheme {
@@ -26,12 +26,12 @@ export function scimTokenAuthScheme(tokens: ScimTokensService, organizations: Or
       const header = req.headers.authorization;
       const value = typeof header === 'string' && /^bearer /i.test(header) ? header.slice(7).trim() : undefined;
       const token = value?.startsWith('scim_') ? await tokens.verify(value) : undefined;
-      if (!token) throw scimUnauthorized(REFUSED);
+      if (!token) throw scimErrors.unauthorized(REFUSED);
       // The raw path, read before the kernel checks parameters: a slug that does not decode, or holds
       // NUL or a lone surrogate, names no organization (401, as another organization's path is).
       const name = decodedSlug(slug);
       const org = name === null ? undefined : await organizations.findBySlug(name);
-      if (!org || org.id !== token.orgId) throw scimUnauthorized(REFUSED);
+      if (!org || org.id !== token.orgId) throw scimErrors.unauthorized(REFUSED);
       return { type: 'scimToken', id: token.id, orgId: token.orgId };
     },
   };
