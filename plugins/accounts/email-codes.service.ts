@@ -2,37 +2,45 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { coreRefs, inject, injectable, type Clock, type CryptoService, type Database, type Mailer, type RateLimiter, type RateLimitService } from '../../core/index.ts';
 import { EmailCodeModel } from './models/account.model.ts';
+import { CodeMissModel } from './models/code-miss.model.ts';
 import { accountsErrors } from './errors.ts';
+import { HOUR_MS, requesterNetwork, secondsUntil } from './code-window.ts';
 
 /** A code is valid this long (seconds). */
 export const CODE_TTL_SECONDS = 600;
-/** Wrong codes allowed per address and IP address within {@link WRONG_CODE_WINDOW_SECONDS}; a new code from that IP starts again. */
+/** Wrong tries one code allows; a 6th try with it is refused (429 `TOO_MANY_ATTEMPTS`), a new code starts again. */
 export const CODE_MAX_ATTEMPTS = 5;
-/** Wrong codes allowed per address from all IP addresses together within {@link WRONG_CODE_WINDOW_SECONDS}. */
+/**
+ * Wrong codes everyone together may make for one address per {@link WRONG_CODE_WINDOW_SECONDS};
+ * beyond, each requester may still make one wrong code per window for it (so no stranger can take
+ * the owner's try, and guessing stays bounded: docs/api/accounts.md "Why these numbers").
+ */
 export const WRONG_CODES_PER_ADDRESS = 25;
-/** The window of the wrong-code limits (seconds). */
-export const WRONG_CODE_WINDOW_SECONDS = 600;
-/** Codes one requester (IP address) may ask for one address per hour. */
+/** The window of the wrong-code counts (seconds): a rolling hour. */
+export const WRONG_CODE_WINDOW_SECONDS = HOUR_MS / 1000;
+/** Codes one requester (IPv4 address, IPv6 /64) may ask for one address per rolling hour. */
 export const CODES_PER_HOUR = 5;
-/** Codes all requesters together may ask for one address per hour (bounds the mail to an inbox). */
+/** Codes everyone together may ask for one address per rolling hour; beyond, only a requester with none in the hour gets one. */
 export const CODES_PER_ADDRESS_PER_HOUR = 20;
-/** Codes one IP address may ask for, for any addresses, per 10 minutes. */
+/** Codes one requester may ask for, for any addresses, per 10 minutes. */
 export const CODE_SENDS_PER_IP = { points: 30, durationSeconds: 600 };
-/** Verification requests one IP address may make, right or wrong, per 10 minutes. */
+/** Verification requests one requester may make, right or wrong, per 10 minutes. */
 export const VERIFICATIONS_PER_IP = { points: 60, durationSeconds: 600 };
+
+/** What a checked code was: right (the code is spent), or wrong (counted; tries left for the caller). */
+export type CodeCheck = { ok: true; displayName: string | null } | { ok: false; attemptsRemaining: number };
 
 /**
  * One-time 6-digit email codes for registration and sign-in: valid 10 minutes, stored as SHA-256
- * of `email:code`. Limits are per address **and requester** (IP address), so a stranger can neither
- * use up the owner's codes nor cancel them: a new code supersedes only the same requester's earlier
- * codes, and any live code of the address signs in. See docs/api/accounts.md "Limits".
+ * of `email:code`, each **bound to its requester** (the IPv4 address or IPv6 /64 that asked): only
+ * that requester's newest code is checked, so a stranger can neither guess at the owner's code nor
+ * spend its tries. Limits count per address and requester, each over a rolling hour; the model and
+ * its numbers are in docs/api/accounts.md "Limits".
  */
 @injectable()
 export class EmailCodesService {
   private readonly sendsPerIp: RateLimiter;
   private readonly verificationsPerIp: RateLimiter;
-  private readonly wrongPerRequester: RateLimiter;
-  private readonly wrongPerAddress: RateLimiter;
 
   constructor(
     @inject(coreRefs.db.id) private readonly db: Database,
@@ -43,31 +51,30 @@ export class EmailCodesService {
   ) {
     this.sendsPerIp = rateLimits.limiter({ name: 'accounts.code-sends', ...CODE_SENDS_PER_IP });
     this.verificationsPerIp = rateLimits.limiter({ name: 'accounts.code-checks', ...VERIFICATIONS_PER_IP });
-    this.wrongPerRequester = rateLimits.limiter({ name: 'accounts.wrong-codes', points: CODE_MAX_ATTEMPTS, durationSeconds: WRONG_CODE_WINDOW_SECONDS });
-    this.wrongPerAddress = rateLimits.limiter({ name: 'accounts.wrong-codes-all', points: WRONG_CODES_PER_ADDRESS, durationSeconds: WRONG_CODE_WINDOW_SECONDS });
   }
 
   /**
-   * Issues a code and mails it; supersedes the same requester's earlier codes for the address and
-   * starts their wrong-code count again.
+   * Issues a code and mails it (before answering: every address gets the mail, so the answer's time
+   * says nothing about accounts); supersedes the same requester's earlier codes for the address.
    * @param ip - the requesting IP address.
    * @throws 429 `RATE_LIMITED` with `retryAfterSeconds` (and `Retry-After`): past
-   *   {@link CODE_SENDS_PER_IP} for the IP, {@link CODES_PER_HOUR} for the address from this IP, or
-   *   {@link CODES_PER_ADDRESS_PER_HOUR} for the address; nothing is sent.
+   *   {@link CODE_SENDS_PER_IP} for the requester, {@link CODES_PER_HOUR} for the address from this
+   *   requester, or — once the address had {@link CODES_PER_ADDRESS_PER_HOUR} in the hour — when this
+   *   requester already had one in the hour; nothing is stored or sent.
    * @returns the code's lifetime in seconds.
    */
   async issue(email: string, displayName: string | null, ip: string): Promise<{ expiresInSeconds: number }> {
-    await this.sendsPerIp.consume(ip);
+    await this.sendsPerIp.consume(requesterNetwork(ip));
     const now = this.clock.now();
     const requester = this.requesterOf(ip);
     const code = this.crypto.randomDigits(6);
     await this.db.transaction(async (trx) => {
-      const hourAgo = new Date(now.getTime() - 3600_000);
-      const recent = await EmailCodeModel.query(trx).where({ email }).where('createdAt', '>', hourAgo).orderBy('createdAt', 'asc');
-      const mine = recent.filter((r) => r.requester === requester || r.requester === null);
-      for (const [rows, limit] of [[mine, CODES_PER_HOUR], [recent, CODES_PER_ADDRESS_PER_HOUR]] as const) {
-        if (rows.length >= limit) throw accountsErrors.tooManyCodes((new Date(rows[rows.length - limit].createdAt).getTime() + 3600_000 - now.getTime()) / 1000);
-      }
+      await this.lock(trx, email);
+      const recent = await EmailCodeModel.query(trx).where({ email }).where('createdAt', '>', new Date(now.getTime() - HOUR_MS)).select('createdAt', 'requester');
+      const all = recent.map((r) => new Date(r.createdAt).getTime());
+      const mine = recent.filter((r) => r.requester === requester || r.requester === null).map((r) => new Date(r.createdAt).getTime());
+      const wait = secondsUntil(now.getTime(), [mine, all], ([m, a]) => m < CODES_PER_HOUR && (a < CODES_PER_ADDRESS_PER_HOUR || m === 0));
+      if (wait > 0) throw accountsErrors.tooManyCodes(wait);
       await EmailCodeModel.query(trx).where({ email }).whereNull('consumedAt')
         .where((q) => q.where({ requester }).orWhereNull('requester')).patch({ consumedAt: now });
       await EmailCodeModel.query(trx).insert({
@@ -75,7 +82,6 @@ export class EmailCodesService {
         expiresAt: new Date(now.getTime() + CODE_TTL_SECONDS * 1000), createdAt: now,
       });
     });
-    await this.wrongPerRequester.reset(`${email}|${ip}`);
     await this.mail.send({
       to: email,
       subject: `Your Aerie code: ${code}`,
@@ -86,59 +92,64 @@ export class EmailCodesService {
   }
 
   /**
-   * Before a verification's transaction: counts the request against the IP and refuses when this
-   * IP, or everyone together, has guessed wrong too often for the address. Never inside a transaction.
-   * @throws 429 `RATE_LIMITED` (the IP's verifications), 429 `TOO_MANY_ATTEMPTS` (wrong codes), both
-   *   with `retryAfterSeconds`.
+   * Before a verification's transaction: counts the request against the requester. Never inside a transaction.
+   * @throws 429 `RATE_LIMITED` with `retryAfterSeconds` past {@link VERIFICATIONS_PER_IP}.
    */
-  async admit(email: string, ip: string): Promise<void> {
-    await this.verificationsPerIp.consume(ip);
-    for (const [limiter, key] of [[this.wrongPerRequester, `${email}|${ip}`], [this.wrongPerAddress, email]] as const) {
-      const left = await limiter.peek(key);
-      if (left.remaining === 0) throw accountsErrors.tooManyAttempts(left.resetSeconds);
-    }
+  async admit(ip: string): Promise<void> {
+    await this.verificationsPerIp.consume(requesterNetwork(ip));
   }
 
   /**
-   * Checks a code inside the caller's transaction and consumes it when it is one of the address's
-   * live codes. A wrong code is reported as a result, not thrown; count it with {@link wrongCode}
-   * after the transaction.
-   * @returns `{ ok: true, displayName }` or `{ ok: false }`.
-   * @throws 400 `CODE_EXPIRED` (no live code, or `code` is a superseded or used one).
+   * Checks a code against the requester's newest live code for the address, inside the caller's
+   * transaction (one check per address at a time), and spends it when right. A wrong code is
+   * counted (on the code and in the address's hour) and reported as a result, not thrown, so the
+   * count commits.
+   * @returns {@link CodeCheck}: `attemptsRemaining` is the fewer of the code's tries left and the
+   *   address's shared wrong codes left this hour.
+   * @throws 400 `CODE_EXPIRED` (this requester has no live code, or `code` is one of its superseded or
+   *   used codes: not counted); 429 `TOO_MANY_ATTEMPTS` with `retryAfterSeconds` when the code has had
+   *   {@link CODE_MAX_ATTEMPTS} wrong tries, or the address had {@link WRONG_CODES_PER_ADDRESS} in the
+   *   hour and this requester already one (nothing is checked or counted).
    */
-  async consume(email: string, code: string, trx: Knex.Transaction): Promise<{ ok: true; displayName: string | null } | { ok: false }> {
+  async consume(email: string, code: string, ip: string, trx: Knex.Transaction): Promise<CodeCheck> {
     const now = this.clock.now();
-    const live = await EmailCodeModel.query(trx).where({ email }).whereNull('consumedAt').where('expiresAt', '>', now).orderBy('createdAt', 'desc').forUpdate();
+    const requester = this.requesterOf(ip);
+    await this.lock(trx, email);
+    const live = await EmailCodeModel.query(trx).where({ email }).whereNull('consumedAt').where('expiresAt', '>', now)
+      .where((q) => q.where({ requester }).orWhereNull('requester')).orderBy('createdAt', 'desc');
     if (live.length === 0) throw accountsErrors.codeExpired();
+    const usable = live.filter((row) => row.attempts < CODE_MAX_ATTEMPTS);
+    if (usable.length === 0) throw accountsErrors.tooManyAttempts((new Date(live[0].expiresAt).getTime() - now.getTime()) / 1000);
+    const misses = await CodeMissModel.query(trx).where({ email }).where('createdAt', '>', new Date(now.getTime() - HOUR_MS)).select('requester', 'createdAt');
+    const all = misses.map((m) => new Date(m.createdAt).getTime());
+    const mine = misses.filter((m) => m.requester === requester).map((m) => new Date(m.createdAt).getTime());
+    const wait = secondsUntil(now.getTime(), [all, mine], ([a, m]) => a < WRONG_CODES_PER_ADDRESS || m === 0);
+    if (wait > 0) throw accountsErrors.tooManyAttempts(wait);
     const hash = this.hash(email, code);
-    // Every live code is compared, in constant time, whichever matches.
-    const match = live.filter((row) => this.crypto.constantTimeEqual(row.codeHash, hash))[0];
-    if (!match) {
-      // A code this email was sent before (superseded by a newer one, or already used) is expired,
-      // not a wrong guess: say so, and do not count it.
-      const earlier = await EmailCodeModel.query(trx).where({ email, codeHash: hash }).whereNotNull('consumedAt').first();
-      if (earlier) throw accountsErrors.codeExpired();
-      return { ok: false };
+    // Every usable code is compared, in constant time, whichever matches.
+    const match = usable.filter((row) => this.crypto.constantTimeEqual(row.codeHash, hash))[0];
+    if (match) {
+      await EmailCodeModel.query(trx).findById(match.id).patch({ consumedAt: now });
+      return { ok: true, displayName: match.displayName };
     }
-    await EmailCodeModel.query(trx).findById(match.id).patch({ consumedAt: now });
-    return { ok: true, displayName: match.displayName };
+    // A code this requester was sent before (superseded, or used) is expired, not a wrong guess.
+    const earlier = await EmailCodeModel.query(trx).where({ email, codeHash: hash }).whereNotNull('consumedAt')
+      .where((q) => q.where({ requester }).orWhereNull('requester')).first();
+    if (earlier) throw accountsErrors.codeExpired();
+    await EmailCodeModel.query(trx).whereIn('id', usable.map((row) => row.id)).increment('attempts', 1);
+    await CodeMissModel.query(trx).insert({ id: randomUUID(), email, requester, createdAt: now });
+    await CodeMissModel.query(trx).where('createdAt', '<', new Date(now.getTime() - 24 * HOUR_MS)).delete();
+    const codeLeft = CODE_MAX_ATTEMPTS - (usable[0].attempts + 1);
+    return { ok: false, attemptsRemaining: Math.max(0, Math.min(codeLeft, WRONG_CODES_PER_ADDRESS - (all.length + 1))) };
   }
 
-  /**
-   * Counts a wrong code against this IP for the address and against the address. Never inside a transaction.
-   * @returns 400 `INVALID_CODE` with `attemptsRemaining` (this IP's), or 429 `TOO_MANY_ATTEMPTS`
-   *   when that was the last one the address had.
-   */
-  async wrongCode(email: string, ip: string): Promise<Error> {
-    const all = await this.wrongPerAddress.consume(email, { code: 'TOO_MANY_ATTEMPTS', message: 'Too many wrong codes. Request a new code, or wait.' }).catch((err: Error) => err);
-    const mine = await this.wrongPerRequester.consume(`${email}|${ip}`, { code: 'TOO_MANY_ATTEMPTS', message: 'Too many wrong codes. Request a new code, or wait.' }).catch((err: Error) => err);
-    if (mine instanceof Error) return mine;
-    if (all instanceof Error) return all;
-    return accountsErrors.invalidCode(Math.min(mine.remaining, all.remaining));
+  /** One code request or check per address at a time, so the hourly counts hold under concurrency. */
+  private async lock(trx: Knex.Transaction, email: string): Promise<void> {
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`accounts.email-code:${email}`]);
   }
 
   private requesterOf(ip: string): string {
-    return this.crypto.sha256Hex(`requester:${ip}`);
+    return this.crypto.sha256Hex(`requester:${requesterNetwork(ip)}`);
   }
 
   private hash(email: string, code: string): string {

@@ -7,7 +7,7 @@ import type { EndUserImportsService, EndUserSignInService, EndUsersService } fro
 
 export type {
   EndUserCreatedVia, EndUserDto, EndUserImportsService, EndUserPage, EndUserQuery, EndUserSignInService, EndUsersService, EndUserStatus, EndUserSubject,
-  ImportReason, ImportRequest, ImportRowResult, ImportUser, SignInContext, SignInFailure, SignInFailureReason, SignInMethod,
+  ImportReason, ImportRequest, ImportRowResult, ImportUser, SignInCodeMail, SignInContext, SignInFailure, SignInFailureReason, SignInMethod,
 } from './service-interfaces.ts';
 
 /** Service refs of the endusers plugin. */

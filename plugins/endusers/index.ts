@@ -5,6 +5,7 @@ import { EndUserImports } from './imports.service.ts';
 import { SEND_INVITES_JOB, type SendInvitesJob } from './invite-job.ts';
 import { EndUserInvites } from './invites.service.ts';
 import { EndUserSignIn } from './sign-in.service.ts';
+import { SIGN_IN_CODE_JOB_NAMES, SIGN_IN_CODE_JOB_RETRIES, SignInCodeMailer, type SendSignInCodeJob } from './sign-in-code-mail.ts';
 import { endUsersInternalRefs } from './internal-refs.ts';
 import { endUserRoutes } from './routes/end-users.route.ts';
 import { invitePageRoutes } from './routes/invite-page.route.ts';
@@ -18,6 +19,7 @@ export default definePlugin({
   id: 'endusers',
   deps: {
     endUsers: endUsersInternalRefs.endUsers, imports: endUsersRefs.imports, signIn: endUsersRefs.signIn, invites: endUsersInternalRefs.invites,
+    signInCodes: endUsersInternalRefs.signInCodes,
     jobs: coreRefs.jobs, rateLimits: coreRefs.rateLimits, events: coreRefs.events,
   },
   register(reg) {
@@ -26,10 +28,14 @@ export default definePlugin({
     reg.service(endUsersInternalRefs.endUsers, EndUsersService);
     reg.service(endUsersRefs.endUsers, EndUsersService);
     reg.service(endUsersInternalRefs.invites, EndUserInvites);
+    reg.service(endUsersInternalRefs.signInCodes, SignInCodeMailer);
     reg.service(endUsersRefs.signIn, EndUserSignIn);
   },
-  init({ endUsers, imports, signIn, invites, jobs, rateLimits, events }, ctx) {
+  init({ endUsers, imports, signIn, invites, signInCodes, jobs, rateLimits, events }, ctx) {
     jobs.define<SendInvitesJob>({ name: SEND_INVITES_JOB, retryLimit: 5, retryDelaySeconds: 10, handler: ({ id, data }) => invites.send(id, data) });
+    for (const name of SIGN_IN_CODE_JOB_NAMES) {
+      jobs.define<SendSignInCodeJob>({ name, ...SIGN_IN_CODE_JOB_RETRIES, handler: ({ id, data }) => signInCodes.send(id, data) });
+    }
     const groupsDeleted = events.on('org.app_group.deleted').subscribe((e) => {
       endUsers.forgetAppGroup(String(e.payload.orgId), String(e.payload.appGroupId))
         .catch((err: unknown) => ctx.logger.error({ err, appGroupId: e.payload.appGroupId }, 'removing access to a deleted app group failed'));

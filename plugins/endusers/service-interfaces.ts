@@ -3,6 +3,7 @@
  * (`api.ts`). The classes that implement them stay inside the plugin.
  * @see docs/api/endusers.md
  */
+import type { Knex } from 'knex';
 
 /** An end user's status. @see docs/api/endusers.md "States" */
 export type EndUserStatus = 'Pending' | 'Active' | 'Suspended';
@@ -146,6 +147,27 @@ export interface SignInFailure extends SignInContext {
   endUserId?: string;
 }
 
+/**
+ * A sign-in code to mail (the oidc plugin's emailed codes): the code itself, in memory only — the
+ * queued job carries it envelope-encrypted. `endUserId` null for an address no end user may sign in
+ * with: the job is queued all the same and mails nothing.
+ * @see docs/api/signin.md "Email code"
+ */
+export interface SignInCodeMail {
+  orgId: string;
+  /** The code's id (its row in the oidc plugin): binds the encrypted code to it. */
+  codeId: string;
+  endUserId: string | null;
+  /** Mails with the same key go through the same queue, in order (the sign-in: its newest mail holds its live code). */
+  orderKey: string;
+  /** Six digits. */
+  code: string;
+  /** Named in the mail's subject and text. */
+  applicationName: string;
+  /** When the code expires: a job that runs later mails nothing. */
+  expiresAt: Date;
+}
+
 /** An active end user with access to one app group, as a token describes them. Read fresh each time. */
 export interface EndUserSubject {
   id: string;
@@ -198,6 +220,15 @@ export interface EndUserSignInService {
    * @returns whether the event was written
    */
   signInFailed(orgId: string, failure: SignInFailure): Promise<boolean>;
+  /**
+   * Queues the mail of a sign-in code as a background job (`endusers.send-sign-in-code.*`), in the
+   * caller's transaction (it exists only if that commits), so the code request answers before any
+   * mail is sent. Queue it for every request, an address without an end user included (that job
+   * mails nothing): the request then does the same work for every address. The job is retried 5
+   * times (the first after 5–10 s, each wait doubling) when the mail server refuses; each code is a
+   * job of its own. @see docs/api/signin.md "The mail: queued after the answer"
+   */
+  queueSignInCode(trx: Knex.Transaction, mail: SignInCodeMail): Promise<void>;
   /**
    * Replaces the end user's permissions for the app group (audit `org.end_user.permissions_changed`).
    * @returns the stored list (sorted, unique)

@@ -2,14 +2,16 @@ import type { Logger } from 'pino';
 import {
   AerieError, coreRefs, inject, injectable, isUuid, type AuditService, type Clock, type Database, type RateLimiter, type RateLimitService,
 } from '../../core/index.ts';
+import type { Knex } from 'knex';
 import { ACCESS, END_USERS } from './end-user-record.ts';
 import { isEndUserEmail, normalizeEmail } from './email.ts';
 import { endUsersErrors } from './errors.ts';
 import type { EndUserImports } from './imports.service.ts';
 import { endUsersInternalRefs } from './internal-refs.ts';
 import { SIGN_IN_FAILURE_EVENTS_PER_IP, signedInEvent, signInFailedEvent } from './sign-in-events.ts';
+import type { SignInCodeMailer } from './sign-in-code-mail.ts';
 import type {
-  EndUserSignInService as EndUserSignInApi, EndUserSubject, SignInContext, SignInFailure, SignInFailureReason, SignInMethod,
+  EndUserSignInService as EndUserSignInApi, EndUserSubject, SignInCodeMail, SignInContext, SignInFailure, SignInFailureReason, SignInMethod,
 } from './service-interfaces.ts';
 
 /** Sign-in methods in which Aerie itself proves the address (not a tenant's social connection, not a passkey alone). */
@@ -37,6 +39,7 @@ export class EndUserSignIn implements EndUserSignInApi {
     @inject(endUsersInternalRefs.imports.id) private readonly imports: EndUserImports,
     @inject(coreRefs.rateLimits.id) rateLimits: RateLimitService,
     @inject(coreRefs.logger.id) private readonly logger: Logger,
+    @inject(endUsersInternalRefs.signInCodes.id) private readonly codeMail: SignInCodeMailer,
   ) {
     this.failureEvents = rateLimits.limiter({ name: 'endusers.sign-in-failure-events', ...SIGN_IN_FAILURE_EVENTS_PER_IP });
   }
@@ -120,6 +123,10 @@ export class EndUserSignIn implements EndUserSignInApi {
       this.logger.error({ err, orgId, reason: failure.reason }, 'recording a failed end-user sign-in failed');
       return false;
     }
+  }
+
+  queueSignInCode(trx: Knex.Transaction, mail: SignInCodeMail): Promise<void> {
+    return this.codeMail.queue(trx, mail);
   }
 
   async setPermissions(orgId: string, endUserId: string, appGroupId: string, permissions: string[]): Promise<string[]> {

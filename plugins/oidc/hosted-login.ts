@@ -165,8 +165,9 @@ export class HostedLogin {
   }
 
   /**
-   * Mails a code to `email` for this sign-in when an end user with access to the group has it; the
-   * answer is the same either way. @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 429
+   * Queues a code's mail to `email` for this sign-in (sent after the answer; only when an end user
+   * with access to the group has the address): the answer, and the work behind it, are the same
+   * either way. @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 429 `RATE_LIMITED` ({@link LoginCodes.issue})
    */
   async sendCode(applicationKey: string, cookieHeader: string | undefined, email: string, ip: string): Promise<{ expiresInSeconds: number }> {
     const current = await this.require(applicationKey, cookieHeader, 'emailCode');
@@ -174,22 +175,23 @@ export class HostedLogin {
     const endUserId = (await this.signIn.candidate(current.app.orgId, current.app.appGroupId, emailNormalized)) ?? null;
     return this.codes.issue({
       orgId: current.app.orgId, interactionUid: current.interaction.uid, emailNormalized, endUserId, applicationName: current.group.name, ip,
-    });
+    }, this.signIn);
   }
 
   /**
    * Checks the code and finishes the sign-in with the end user.
    * @param ip - the client's address, for the audit events
    * @returns where the browser goes next (the provider resumes the authorization request there)
-   * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 400 `LOGIN_CODE_INVALID` / `LOGIN_CODE_EXPIRED`
-   *   (audited `org.end_user.sign_in_failed`)
+   * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 400 `LOGIN_CODE_INVALID` / `LOGIN_CODE_EXPIRED`,
+   *   429 `RATE_LIMITED` (the address's wrong codes: {@link LoginCodes.verify}); the 400s are audited
+   *   (`org.end_user.sign_in_failed`), the 429 is not (nothing was checked)
    */
   async verifyCode(applicationKey: string, cookieHeader: string | undefined, email: string, code: string, ip: string): Promise<{ redirectTo: string }> {
     const current = await this.require(applicationKey, cookieHeader, 'emailCode');
     const { app, interaction } = current;
     const emailNormalized = email.normalize('NFC').toLowerCase();
     const endUserId = await recordingFailures(this.signIn, app.orgId, { appGroupId: app.appGroupId, clientKey: app.clientKey, method: 'email_code', email: emailNormalized, ip },
-      () => this.codes.verify(app.orgId, interaction.uid, emailNormalized, code));
+      () => this.codes.verify(app.orgId, interaction.uid, emailNormalized, code, ip));
     const subject = await this.signIn.signedIn(app.orgId, endUserId, app.appGroupId, 'email_code', app.clientKey, { ip });
     // Suspended or lost access between the code and now: as if the code were wrong, nothing finishes.
     if (!subject) throw oidcErrors.codeExpired();

@@ -1,17 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock, CryptoService, Database, Mailer, RateLimiter, RateLimitService } from '../../core/index.ts';
+import type { Knex } from 'knex';
+import { rateLimited, type Clock, type CryptoService, type Database, type Mailer, type RateLimiter, type RateLimitService } from '../../core/index.ts';
+import type { EndUserSignInService } from '../endusers/api.ts';
+import { HOUR_MS, requesterNetwork, secondsUntil } from './code-window.ts';
 import { oidcErrors } from './errors.ts';
 import { refused } from './sign-in-failures.ts';
 
 const CODES = 'oidc.login_codes';
+const MISSES = 'oidc.login_code_misses';
 
 /** A code is valid this long (seconds). */
 export const LOGIN_CODE_TTL_SECONDS = 600;
 /** Wrong tries one code allows; the fifth wrong one ends it. */
 export const LOGIN_CODE_ATTEMPTS = 5;
-/** Codes one address may be sent per hour in one organization, whoever asks. */
-export const LOGIN_CODES_PER_ADDRESS_PER_HOUR = 5;
-/** Codes one IP address may ask for, for any addresses, per 10 minutes. */
+/** Codes one requester (IPv4 address, IPv6 /64) may ask for one address per rolling hour, in one organization. */
+export const LOGIN_CODES_PER_REQUESTER_PER_HOUR = 5;
+/** Codes everyone together may ask for one address per rolling hour in one organization; beyond, only a requester with none in the hour gets one. */
+export const LOGIN_CODES_PER_ADDRESS_PER_HOUR = 10;
+/** Wrong codes everyone together may make for one address per rolling hour in one organization; beyond, one per requester per hour. */
+export const LOGIN_CODE_MISSES_PER_ADDRESS_PER_HOUR = 25;
+/** Codes one requester may ask for, for any addresses, per 10 minutes. */
 export const LOGIN_CODE_SENDS_PER_IP = { points: 30, durationSeconds: 600 };
 
 /** Who the code is for, as the hosted login found them. */
@@ -28,12 +36,16 @@ export interface CodeRequest {
   ip: string;
 }
 
+/** Where a code's mail is queued: `endusers.signIn`. */
+export type CodeMailQueue = Pick<EndUserSignInService, 'queueSignInCode'>;
+
 /**
- * One-time 6-digit codes the hosted login mails to end users: SHA-256 at rest, valid 10 minutes,
- * bound to one sign-in and one address, five wrong tries per code, five codes per address per hour
- * per organization, 30 requests per IP address per 10 minutes. The answer is the same whether the
- * address belongs to an end user or not: for an unknown address a row is written (so limits and
- * timing match) but nothing is mailed and no code matches.
+ * One-time 6-digit codes the hosted login and the SDK routes mail to end users: SHA-256 at rest,
+ * valid 10 minutes, bound to one sign-in and one address, five wrong tries per code. Limits count
+ * per address and requester over a rolling hour, so a stranger slows only their own requests and
+ * guessing stays bounded (docs/api/signin.md "Limits and guessing"). The mail is queued as a
+ * background job for every request, known address or not (for an unknown one the job mails nothing),
+ * so the answer — and its time — is the same for every address.
  * @see docs/api/signin.md "Email code"
  */
 export class LoginCodes {
@@ -43,61 +55,70 @@ export class LoginCodes {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly crypto: CryptoService,
-    private readonly mail: Mailer,
+    /** Unused: the mail goes through `endusers.signIn`'s job (kept for the plugin's wiring). */
+    _mail: Mailer,
     rateLimits: RateLimitService,
   ) {
     this.sendsPerIp = rateLimits.limiter({ name: 'oidc.login-code-sends', ...LOGIN_CODE_SENDS_PER_IP });
   }
 
   /**
-   * Issues a code (superseding earlier codes of this sign-in) and mails it when there is an end user.
+   * Issues a code (superseding earlier codes of this sign-in) and queues its mail, in one transaction.
+   * @param queue - where the mail is queued (`endusers.signIn`)
    * @returns the code's lifetime in seconds
-   * @throws 429 `RATE_LIMITED` with `retryAfterSeconds` (nothing is written or sent)
+   * @throws 429 `RATE_LIMITED` with `retryAfterSeconds`: past {@link LOGIN_CODE_SENDS_PER_IP} for the
+   *   requester, {@link LOGIN_CODES_PER_REQUESTER_PER_HOUR} for the address from this requester, or —
+   *   once the address had {@link LOGIN_CODES_PER_ADDRESS_PER_HOUR} in the hour — when this requester
+   *   already had one in the hour (nothing is written or queued)
    */
-  async issue(request: CodeRequest): Promise<{ expiresInSeconds: number }> {
-    await this.sendsPerIp.consume(request.ip);
+  async issue(request: CodeRequest, queue: CodeMailQueue): Promise<{ expiresInSeconds: number }> {
+    await this.sendsPerIp.consume(requesterNetwork(request.ip));
     const now = this.clock.now();
     const code = this.crypto.randomDigits(6);
+    const requester = this.requesterOf(request.ip);
+    const { orgId, emailNormalized } = request;
     await this.db.transaction(async (trx) => {
-      // One organization and address at a time, so the hourly count holds under concurrent requests.
-      await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`oidc.login-code:${request.orgId}:${request.emailNormalized}`]);
-      const recent = (await trx(CODES).where({ orgId: request.orgId, emailNormalized: request.emailNormalized })
-        .where('createdAt', '>', new Date(now.getTime() - 3600_000)).orderBy('createdAt', 'asc').select('createdAt')) as Array<{ createdAt: Date }>;
-      if (recent.length >= LOGIN_CODES_PER_ADDRESS_PER_HOUR) {
-        throw oidcErrors.tooManyCodes((recent[recent.length - LOGIN_CODES_PER_ADDRESS_PER_HOUR].createdAt.getTime() + 3600_000 - now.getTime()) / 1000);
-      }
-      await trx(CODES).where({ orgId: request.orgId, interactionUid: request.interactionUid }).whereNull('consumedAt').update({ consumedAt: now });
+      await this.lock(trx, orgId, emailNormalized);
+      const recent = (await trx(CODES).where({ orgId, emailNormalized }).where('createdAt', '>', new Date(now.getTime() - HOUR_MS))
+        .select('createdAt', 'requester')) as Array<{ createdAt: Date; requester: string | null }>;
+      const all = recent.map((r) => r.createdAt.getTime());
+      const mine = recent.filter((r) => r.requester === requester || r.requester === null).map((r) => r.createdAt.getTime());
+      const wait = secondsUntil(now.getTime(), [mine, all], ([m, a]) => m < LOGIN_CODES_PER_REQUESTER_PER_HOUR && (a < LOGIN_CODES_PER_ADDRESS_PER_HOUR || m === 0));
+      if (wait > 0) throw oidcErrors.tooManyCodes(wait);
+      await trx(CODES).where({ orgId, interactionUid: request.interactionUid }).whereNull('consumedAt').update({ consumedAt: now });
+      const id = randomUUID();
+      const expiresAt = new Date(now.getTime() + LOGIN_CODE_TTL_SECONDS * 1000);
       await trx(CODES).insert({
-        id: randomUUID(), orgId: request.orgId, interactionUid: request.interactionUid, emailNormalized: request.emailNormalized,
-        endUserId: request.endUserId, codeHash: this.hash(request.interactionUid, request.emailNormalized, code), attempts: 0,
-        expiresAt: new Date(now.getTime() + LOGIN_CODE_TTL_SECONDS * 1000), createdAt: now,
+        id, orgId, interactionUid: request.interactionUid, emailNormalized, endUserId: request.endUserId, requester,
+        codeHash: this.hash(request.interactionUid, emailNormalized, code), attempts: 0, expiresAt, createdAt: now,
+      });
+      await queue.queueSignInCode(trx, {
+        orgId, codeId: id, endUserId: request.endUserId, orderKey: request.interactionUid, code, applicationName: request.applicationName, expiresAt,
       });
     });
-    if (request.endUserId) {
-      await this.mail.send({
-        to: request.emailNormalized,
-        subject: `Your sign-in code for ${request.applicationName}: ${code}`,
-        text: `Your code to sign in to ${request.applicationName} is ${code}\n\nIt is valid for 10 minutes. If you did not ask for it, ignore this message.\n`,
-        headers: { 'X-Aerie-Template': 'enduser-login-code' },
-      });
-    }
     return { expiresInSeconds: LOGIN_CODE_TTL_SECONDS };
   }
 
   /**
    * Checks a code for this sign-in and address and spends it when right.
+   * @param ip - the checking client's address: its requester's share of the address's wrong codes
    * @returns the end user's id
-   * @throws 400 `LOGIN_CODE_INVALID` with `attemptsRemaining` (a wrong try, counted),
-   *   400 `LOGIN_CODE_EXPIRED` (no live code: expired, used, superseded or out of tries); each
-   *   marked as a failed attempt ({@link refused}: `unknown_account` for an address no end user
-   *   has, else `invalid_code`, `too_many_attempts` or `expired_code`), except a check in a sign-in
-   *   that never asked a code for the address
+   * @throws 400 `LOGIN_CODE_INVALID` with `attemptsRemaining` (a wrong try, counted: the fewer of the
+   *   code's tries and the address's shared wrong codes left this hour), 400 `LOGIN_CODE_EXPIRED` (no
+   *   live code: expired, used, superseded or out of tries), 429 `RATE_LIMITED` with
+   *   `retryAfterSeconds` (the address had {@link LOGIN_CODE_MISSES_PER_ADDRESS_PER_HOUR} wrong codes
+   *   in the hour and this requester already one: nothing checked, counted or audited); the 400s
+   *   marked as a failed attempt ({@link refused}: `unknown_account` for an address no end user has,
+   *   else `invalid_code`, `too_many_attempts` or `expired_code`), except a check in a sign-in that
+   *   never asked a code for the address
    */
-  async verify(orgId: string, interactionUid: string, emailNormalized: string, code: string): Promise<string> {
+  async verify(orgId: string, interactionUid: string, emailNormalized: string, code: string, ip: string): Promise<string> {
     const now = this.clock.now();
+    const requester = this.requesterOf(ip);
     const outcome = await this.db.transaction(async (trx) => {
+      await this.lock(trx, orgId, emailNormalized);
       const row = (await trx(CODES).where({ orgId, interactionUid, emailNormalized }).whereNull('consumedAt').where('expiresAt', '>', now)
-        .orderBy('createdAt', 'desc').forUpdate().first('id', 'codeHash', 'attempts', 'endUserId')) as
+        .orderBy('createdAt', 'desc').first('id', 'codeHash', 'attempts', 'endUserId')) as
         { id: string; codeHash: string; attempts: number; endUserId: string | null } | undefined;
       if (!row) {
         // Only to say why in the audit chain: the newest code of this sign-in and address, whatever its state.
@@ -105,6 +126,12 @@ export class LoginCodes {
           { attempts: number; endUserId: string | null } | undefined;
         return { kind: 'expired' as const, last };
       }
+      const misses = (await trx(MISSES).where({ orgId, emailNormalized }).where('createdAt', '>', new Date(now.getTime() - HOUR_MS))
+        .select('requester', 'createdAt')) as Array<{ requester: string; createdAt: Date }>;
+      const all = misses.map((m) => m.createdAt.getTime());
+      const mine = misses.filter((m) => m.requester === requester).map((m) => m.createdAt.getTime());
+      const wait = secondsUntil(now.getTime(), [all, mine], ([a, m]) => a < LOGIN_CODE_MISSES_PER_ADDRESS_PER_HOUR || m === 0);
+      if (wait > 0) return { kind: 'held' as const, wait };
       const right = this.crypto.constantTimeEqual(row.codeHash, this.hash(interactionUid, emailNormalized, code)) && row.endUserId !== null;
       if (right) {
         await trx(CODES).where({ id: row.id }).update({ consumedAt: now });
@@ -112,23 +139,37 @@ export class LoginCodes {
       }
       const attempts = row.attempts + 1;
       await trx(CODES).where({ id: row.id }).update({ attempts, ...(attempts >= LOGIN_CODE_ATTEMPTS ? { consumedAt: now } : {}) });
-      return { kind: 'wrong' as const, attemptsRemaining: LOGIN_CODE_ATTEMPTS - attempts, endUserId: row.endUserId };
+      await trx(MISSES).insert({ id: randomUUID(), orgId, emailNormalized, requester, createdAt: now });
+      const shared = LOGIN_CODE_MISSES_PER_ADDRESS_PER_HOUR - (all.length + 1);
+      return { kind: 'wrong' as const, attemptsRemaining: Math.max(0, Math.min(LOGIN_CODE_ATTEMPTS - attempts, shared)), endUserId: row.endUserId };
     });
+    const who = (endUserId: string | null, reason: 'invalid_code' | 'too_many_attempts' | 'expired_code') =>
+      endUserId ? { reason, endUserId } : { reason: 'unknown_account' as const };
     if (outcome.kind === 'expired') {
       const { last } = outcome;
       if (!last) throw oidcErrors.codeExpired();
-      if (!last.endUserId) throw refused(oidcErrors.codeExpired(), { reason: 'unknown_account' });
-      throw refused(oidcErrors.codeExpired(), { reason: last.attempts >= LOGIN_CODE_ATTEMPTS ? 'too_many_attempts' : 'expired_code', endUserId: last.endUserId });
+      throw refused(oidcErrors.codeExpired(), who(last.endUserId, last.attempts >= LOGIN_CODE_ATTEMPTS ? 'too_many_attempts' : 'expired_code'));
     }
-    if (outcome.kind === 'wrong') {
-      throw refused(oidcErrors.codeInvalid(outcome.attemptsRemaining), outcome.endUserId ? { reason: 'invalid_code', endUserId: outcome.endUserId } : { reason: 'unknown_account' });
-    }
+    // Nothing was checked: a rate-limited request, not an attempt (docs/api/endusers.md "Sign-in events").
+    if (outcome.kind === 'held') throw rateLimited(outcome.wait, 'RATE_LIMITED', 'Too many wrong codes for this address. Try again later, or sign in another way.');
+    if (outcome.kind === 'wrong') throw refused(oidcErrors.codeInvalid(outcome.attemptsRemaining), who(outcome.endUserId, 'invalid_code'));
     return outcome.endUserId;
   }
 
-  /** Deletes codes older than a day (their hour counts and lifetimes are long over). @returns how many */
+  /** Deletes codes and wrong-code rows older than a day (their hour counts and lifetimes are long over). @returns how many codes */
   async purge(): Promise<number> {
-    return this.db.knex(CODES).where('createdAt', '<', new Date(this.clock.now().getTime() - 86_400_000)).delete();
+    const dayAgo = new Date(this.clock.now().getTime() - 86_400_000);
+    await this.db.knex(MISSES).where('createdAt', '<', dayAgo).delete();
+    return this.db.knex(CODES).where('createdAt', '<', dayAgo).delete();
+  }
+
+  /** One code request or check per organization and address at a time, so the hourly counts hold under concurrency. */
+  private async lock(trx: Knex.Transaction, orgId: string, emailNormalized: string): Promise<void> {
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`oidc.login-code:${orgId}:${emailNormalized}`]);
+  }
+
+  private requesterOf(ip: string): string {
+    return this.crypto.sha256Hex(`requester:${requesterNetwork(ip)}`);
   }
 
   private hash(interactionUid: string, emailNormalized: string, code: string): string {

@@ -13,10 +13,11 @@ import type { OrgProviders } from './providers.ts';
 import { recordingFailures } from './sign-in-failures.ts';
 import type { SocialSignIn } from './social-sign-in.ts';
 import { appGroupAudience, INTERACTION_TTL_SECONDS, TOKEN_SCOPES } from './token-policy.ts';
+import { requesterNetwork } from './code-window.ts';
 
 const SDK = 'oidc.sdk_sign_ins';
 
-/** SDK sign-ins one IP address may start per 10 minutes (429 `RATE_LIMITED` beyond). */
+/** SDK sign-ins one requester (IPv4 address, IPv6 /64) may start per 10 minutes (429 `RATE_LIMITED` beyond). */
 export const SDK_STARTS_PER_IP = { points: 60, durationSeconds: 600 };
 
 /** What an SDK sign-in starts with: the authorization request's parameters, as JSON. */
@@ -73,7 +74,7 @@ export class SdkSignIn {
    */
   async start(applicationKey: string, input: SdkStart, ip: string): Promise<{ signInId: string; expiresInSeconds: number }> {
     const { app } = await this.login.application(applicationKey);
-    await this.startsPerIp.consume(ip);
+    await this.startsPerIp.consume(requesterNetwork(ip));
     // The SDK routes mint the code themselves: only for first-party applications, which need no consent.
     if (!app.firstParty) throw oidcErrors.sdkInvalid('A third-party application signs its end users in through the hosted login, where they consent.', 'applicationKey');
     if (!app.grantTypes.includes('authorization_code')) throw oidcErrors.sdkInvalid('The application does not use the authorization code flow.', 'applicationKey');
@@ -96,26 +97,30 @@ export class SdkSignIn {
     return this.db.knex(SDK).where('expiresAt', '<', new Date(this.clock.now().getTime() - 3600_000)).delete();
   }
 
-  /** Mails a code for the sign-in (the same answer for any address). @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 429 */
+  /**
+   * Queues a code's mail for the sign-in (sent after the answer; the same answer and work for any
+   * address). @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 429 `RATE_LIMITED` ({@link LoginCodes.issue})
+   */
   async sendCode(applicationKey: string, signInId: string, email: string, ip: string): Promise<{ expiresInSeconds: number }> {
     const { row, group } = await this.live(applicationKey, signInId, 'emailCode');
     const emailNormalized = email.normalize('NFC').toLowerCase();
     const endUserId = (await this.signIn.candidate(row.orgId, group.id, emailNormalized)) ?? null;
-    return this.codes.issue({ orgId: row.orgId, interactionUid: `sdk:${row.id}`, emailNormalized, endUserId, applicationName: group.name, ip });
+    return this.codes.issue({ orgId: row.orgId, interactionUid: `sdk:${row.id}`, emailNormalized, endUserId, applicationName: group.name, ip }, this.signIn);
   }
 
   /**
    * Checks the code and finishes the sign-in with an authorization code for the application.
    * @param ip - the client's address, for the audit events
    * @returns `{code, redirectUri}`: exchange it at `{issuer}/oauth/token` with the PKCE verifier
-   * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 400 `LOGIN_CODE_INVALID` / `LOGIN_CODE_EXPIRED`
-   *   (audited `org.end_user.sign_in_failed`)
+   * @throws 404 `SIGN_IN_NOT_FOUND`, 403 `LOGIN_METHOD_OFF`, 400 `LOGIN_CODE_INVALID` / `LOGIN_CODE_EXPIRED`,
+   *   429 `RATE_LIMITED` (the address's wrong codes: {@link LoginCodes.verify}); the 400s are audited
+   *   (`org.end_user.sign_in_failed`), the 429 is not (nothing was checked)
    */
   async verifyCode(applicationKey: string, signInId: string, email: string, code: string, ip: string): Promise<{ code: string; redirectUri: string }> {
     const { row, group } = await this.live(applicationKey, signInId, 'emailCode');
     const emailNormalized = email.normalize('NFC').toLowerCase();
     const endUserId = await recordingFailures(this.signIn, row.orgId, { appGroupId: group.id, clientKey: row.clientKey, method: 'email_code', email: emailNormalized, ip },
-      () => this.codes.verify(row.orgId, `sdk:${row.id}`, emailNormalized, code));
+      () => this.codes.verify(row.orgId, `sdk:${row.id}`, emailNormalized, code, ip));
     return this.finish(row, group.id, endUserId, 'email_code', 'otp', oidcErrors.codeExpired, { ip });
   }
 

@@ -17,7 +17,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { TestAerie } from '../helpers/harness.ts';
 import { auditEvents } from '../helpers/audit-events.ts';
-import { authorizationRequest, loginCode, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld } from '../plugins/oidc/helpers.ts';
+import { authorizationRequest, awaitLoginCode, loginCode, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld } from '../plugins/oidc/helpers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -99,7 +99,7 @@ describe.skipIf(!existsSync(CHROMIUM))(`the hosted login in a real browser (need
 
     await page.click('#send-code');
     await page.waitForSelector('#code-form:not([hidden])');
-    await page.fill('#code', loginCode(aerie, world.email));
+    await page.fill('#code', await awaitLoginCode(aerie, world.email));
     await page.click('#verify-code');
     await page.waitForSelector('#passkey-offer:not([hidden])');
     await page.click('#add-passkey');
@@ -132,7 +132,7 @@ describe.skipIf(!existsSync(CHROMIUM))(`the hosted login in a real browser (need
     await page.fill('#email', world.email);
     await page.click('#send-code');
     await page.waitForSelector('#code-form:not([hidden])');
-    const code = loginCode(aerie, world.email);
+    const code = await awaitLoginCode(aerie, world.email);
     await page.fill('#code', code === '123456' ? '654321' : '123456');
     await page.click('#verify-code');
     await page.waitForSelector('#result[data-state=error]');

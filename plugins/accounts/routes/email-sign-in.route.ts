@@ -7,6 +7,7 @@ import { assertSignInOrigin, sessionReply, type SessionMode } from '../session-r
 import { registrationEmailBody } from '../schemas/registration-email.body.ts';
 import { verificationEmailBody } from '../schemas/verification-email.body.ts';
 import { registrationEmailResponse, sessionResponse } from '../schemas/responses.ts';
+import { accountsErrors } from '../errors.ts';
 
 interface Deps {
   config: AerieConfig;
@@ -20,7 +21,8 @@ interface Deps {
 
 /**
  * `POST /api/v1/users/registration/email` mails a 6-digit code (202, the same answer whether or not
- * the account exists); `POST /api/v1/users/verification/email` checks it and answers
+ * the account exists); `POST /api/v1/users/verification/email` checks it — against the codes the
+ * same requester (IPv4 address, IPv6 /64) asked for — and answers
  * `{ sessionToken, expiresAt, account, created }`, creating the account on first verification; with
  * `session: 'cookie'` (the built-in pages) it sets the session cookie and answers `csrfToken` instead
  * of the token. Every sign-in writes an `auth.login` row to the account activity log.
@@ -45,9 +47,9 @@ export function emailSignInRoutes({ config, db, events, accounts, sessions, code
       handler: async ({ body, request }) => {
         const email = body.email.toLowerCase();
         assertSignInOrigin(config, body.session, request);
-        await codes.admit(email, request.ip);
+        await codes.admit(request.ip);
         const result = await db.transaction(async (trx) => {
-          const check = await codes.consume(email, body.code, trx);
+          const check = await codes.consume(email, body.code, request.ip, trx);
           if (!check.ok) return check;
           const { account, created } = await accounts.ensureVerified(email, check.displayName, trx);
           const meta = { userAgent: userAgentOf(request.headers), ip: request.ip };
@@ -55,7 +57,7 @@ export function emailSignInRoutes({ config, db, events, accounts, sessions, code
           await activity.record(trx, { accountId: account.id, eventType: ACTIVITY.login, method: 'email_code', ...meta });
           return { ok: true as const, account, created, session };
         });
-        if (!result.ok) throw await codes.wrongCode(email, request.ip);
+        if (!result.ok) throw accountsErrors.invalidCode(result.attemptsRemaining);
         events.emit({ type: result.created ? 'account.registered' : 'account.signed_in', payload: { accountId: result.account.id } });
         return sessionReply(config, body.session, result.session, { created: result.created, account: accounts.toDto(result.account) });
       },

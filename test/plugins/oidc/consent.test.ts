@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oidc from 'openid-client';
 import { TestAerie } from '../../helpers/harness.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
-import { authorizationRequest, CookieJar, loginCode, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld } from './helpers.ts';
+import { authorizationRequest, CookieJar, awaitLoginCode, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld } from './helpers.ts';
 
 describe('oidc: consent for third-party applications', () => {
   let aerie: TestAerie;
@@ -38,7 +38,7 @@ describe('oidc: consent for third-party applications', () => {
     expect((await jar.fetch(login)).status).toBe(200);
     const post = (path: string, body: unknown) => jar.fetch(`${login}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect((await post('/email-code', { email })).status).toBe(200);
-    const verified = await post('/email-code/verify', { email, code: loginCode(aerie, email) });
+    const verified = await post('/email-code/verify', { email, code: await awaitLoginCode(aerie, email) });
     expect(verified.status, await verified.clone().text()).toBe(200);
     return { request, login, ...(await follow(jar, (await verified.json()).redirectTo)) };
   }

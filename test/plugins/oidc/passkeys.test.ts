@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents } from '../../helpers/audit-events.ts';
 import { TestAerie } from '../../helpers/harness.ts';
 import { SoftAuthenticator } from '../../helpers/soft-authenticator.ts';
-import { authorizationRequest, CookieJar, loginCode, relyingParty, signInWorld, type SignInWorld } from './helpers.ts';
+import { authorizationRequest, CookieJar, awaitLoginCode, relyingParty, signInWorld, type SignInWorld } from './helpers.ts';
 
 describe('oidc: end users\' passkeys', () => {
   let aerie: TestAerie;
@@ -36,7 +36,7 @@ describe('oidc: end users\' passkeys', () => {
   async function enrol(world: SignInWorld): Promise<string> {
     const { post } = await startSignIn(world);
     expect((await post('/email-code', { email: world.email })).status).toBe(200);
-    expect((await post('/email-code/verify', { email: world.email, code: loginCode(aerie, world.email) })).status).toBe(200);
+    expect((await post('/email-code/verify', { email: world.email, code: await awaitLoginCode(aerie, world.email) })).status).toBe(200);
     const options = await post('/passkey/register/options');
     expect(options.status, JSON.stringify(options.body)).toBe(200);
     expect(options.body.options.authenticatorSelection).toMatchObject({ residentKey: 'required', userVerification: 'required' });

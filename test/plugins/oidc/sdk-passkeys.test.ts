@@ -10,7 +10,7 @@ import * as oidc from 'openid-client';
 import { TestAerie } from '../../helpers/harness.ts';
 import { auditEvents } from '../../helpers/audit-events.ts';
 import { SoftAuthenticator } from '../../helpers/soft-authenticator.ts';
-import { authorizationRequest, CookieJar, loginCode, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld, createSpa } from './helpers.ts';
+import { authorizationRequest, CookieJar, awaitLoginCode, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld, createSpa } from './helpers.ts';
 
 describe('oidc: SDK passkey sign-in', () => {
   let aerie: TestAerie;
@@ -29,7 +29,7 @@ describe('oidc: SDK passkey sign-in', () => {
       return { status: res.status, body: await res.json() };
     };
     expect((await post('/email-code', { email: world.email })).status).toBe(200);
-    expect((await post('/email-code/verify', { email: world.email, code: loginCode(aerie, world.email) })).status).toBe(200);
+    expect((await post('/email-code/verify', { email: world.email, code: await awaitLoginCode(aerie, world.email) })).status).toBe(200);
     const options = await post('/passkey/register/options');
     const response = authenticator.createCredential(options.body.options);
     expect((await post('/passkey/register/verify', { response })).status).toBe(200);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oidc from 'openid-client';
 import { auditEvents } from '../../helpers/audit-events.ts';
 import { TestAerie } from '../../helpers/harness.ts';
-import { loginCode, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld, createSpa } from './helpers.ts';
+import { awaitLoginCode, REDIRECT_URI, relyingParty, signInWorld, type SignInWorld, createSpa } from './helpers.ts';
 
 describe('oidc: SDK routes', () => {
   let aerie: TestAerie;
@@ -35,7 +35,7 @@ describe('oidc: SDK routes', () => {
     expect(res).toMatchObject({ status: 201, body: { signInId: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), expiresInSeconds: 600 } });
     const { signInId } = res.body;
     expect((await aerie.request('POST', `${base()}/email-code`, { body: { signInId, email: world.email } })).body).toEqual({ sent: true, expiresInSeconds: 600 });
-    const done = await aerie.request('POST', `${base()}/email-code/verify`, { body: { signInId, email: world.email, code: loginCode(aerie, world.email) } });
+    const done = await aerie.request('POST', `${base()}/email-code/verify`, { body: { signInId, email: world.email, code: await awaitLoginCode(aerie, world.email) } });
     expect(done.status, JSON.stringify(done.body)).toBe(200);
     expect(done.body.redirectUri).toBe(REDIRECT_URI);
 
@@ -62,7 +62,7 @@ describe('oidc: SDK routes', () => {
     // No code asked for this address in this sign-in yet.
     expect(await verify(world.email, '123456')).toMatchObject({ status: 400, body: { error: 'LOGIN_CODE_EXPIRED', message: 'This code is no longer valid. Request a new one.' } });
     await aerie.request('POST', `${base()}/email-code`, { body: { signInId, email: world.email } });
-    const code = loginCode(aerie, world.email);
+    const code = await awaitLoginCode(aerie, world.email);
     const wrong = await verify(world.email, code === '000000' ? '000001' : '000000');
     expect([wrong.status, wrong.body]).toEqual([400, { error: 'LOGIN_CODE_INVALID', message: 'That code is not right.', attemptsRemaining: 4 }]);
     await aerie.request('POST', `${base()}/email-code`, { body: { signInId, email: 'Stranger@Example.TEST' } });
@@ -86,7 +86,7 @@ describe('oidc: SDK routes', () => {
     const { res } = await start();
     const { signInId } = res.body;
     await aerie.request('POST', `${base()}/email-code`, { body: { signInId, email: world.email } });
-    const done = await aerie.request('POST', `${base()}/email-code/verify`, { body: { signInId, email: world.email, code: loginCode(aerie, world.email) } });
+    const done = await aerie.request('POST', `${base()}/email-code/verify`, { body: { signInId, email: world.email, code: await awaitLoginCode(aerie, world.email) } });
     const rp = await relyingParty({ issuer: world.issuer, clientId: spa.clientKey, clientSecret: undefined as unknown as string });
     const wrong = await oidc.authorizationCodeGrant(rp, new URL(`${REDIRECT_URI}?code=${encodeURIComponent(done.body.code)}&iss=${encodeURIComponent(world.issuer)}`), { pkceCodeVerifier: oidc.randomPKCECodeVerifier() })
       .then(() => 'granted', (e: { error: string }) => e.error);
