@@ -48,6 +48,9 @@ function failures(spec: UploadSpec) {
     notMultipart: own.notMultipart ?? (() => invalid('Send the file as multipart/form-data.', spec.field)),
     noBoundary: own.notMultipart ?? (() => invalid('The multipart/form-data body has no usable boundary.', spec.field)),
     malformed: own.malformed ?? (() => invalid('The multipart/form-data body is malformed.', spec.field)),
+    partHeader: own.partHeader ?? (() => invalid(
+      'A part\'s headers could not be read: a header value such as the file name holds a control character (CR, LF, …), or the form ends inside them. '
+      + 'Send a file name with such characters percent-encoded (filename*=UTF-8\'\'…).', spec.field)),
     missingPart: own.missingPart ?? (() => invalid(`The body has no part named "${spec.field}".`, spec.field)),
     tooLarge: own.tooLarge ?? ((maxBytes: number) => aerieError('PAYLOAD_TOO_LARGE', `The file is limited to ${maxBytes} bytes.`, { limitBytes: maxBytes })),
   };
@@ -105,8 +108,9 @@ export function readUpload(ctx: Context, spec: UploadSpec): Promise<UploadReadin
       if (file) file.destroy(error);
       else reject(error);
     };
-    parser.on('error', () => {
-      failWith(fail.malformed());
+    parser.on('error', (err: Error) => {
+      // busboy's word for part headers it cannot read: most often a control character in the file name.
+      failWith(err.message === 'Malformed part header' ? fail.partHeader() : fail.malformed());
       discard();
     });
     parser.on('close', () => reject(fail.missingPart()));

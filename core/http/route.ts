@@ -107,6 +107,8 @@ export interface UploadSpec {
 export interface UploadErrors {
   readonly notMultipart?: () => Error;
   readonly malformed?: () => Error;
+  /** A part's headers that cannot be read (a control character in the file name, most often). */
+  readonly partHeader?: () => Error;
   readonly missingPart?: () => Error;
   readonly tooLarge?: (maxBytes: number) => Error;
 }

@@ -4,6 +4,7 @@ import { aerieError, defineErrorCodes, notFound, permissionDenied } from '../../
 export const filesErrorCodes = defineErrorCodes('files', {
   multipart_form_required: { status: 400, description: 'an upload whose body is not multipart/form-data' },
   no_file: { status: 400, description: 'a multipart upload without a part named `file`' },
+  file_name_invalid: { status: 400, description: "the file part's name holds a control character (CR, LF, …) in its header, which a form cannot carry raw: send it percent-encoded (`filename*=UTF-8''…`)" },
   file_too_large: { status: 400, description: 'an uploaded file past `limitBytes` (10 MiB); nothing is stored' },
   storage_quota_exceeded: { status: 403, description: "the upload or restore does not fit the plan's storage (`usedBytes`, `limitBytes`)" },
   invalid_mode: { status: 400, description: 'a share mode other than `restricted` or `link_anyone`' },
@@ -25,6 +26,8 @@ declare module '../../core/index.ts' {
 export const filesErrors = {
   multipartFormRequired: () => aerieError('multipart_form_required', 'Send the file as multipart/form-data with a part named "file".'),
   noFile: () => aerieError('no_file', 'The form has no part named "file".'),
+  fileNameInvalid: () => aerieError('file_name_invalid',
+    'The file name is refused: it holds a control character (CR, LF, …) the part\'s header cannot carry. Send it percent-encoded (filename*=UTF-8\'\'…) or without them.', { field: 'file' }),
   fileTooLarge: (limitBytes: number) => aerieError('file_too_large', `A file is limited to ${limitBytes} bytes.`, { limitBytes }),
   quotaExceeded: (usedBytes: number, limitBytes: number) =>
     aerieError('storage_quota_exceeded', "The file does not fit the organization's storage.", { usedBytes, limitBytes }),

@@ -9,7 +9,10 @@ import { keyOrg } from './org-key.ts';
 /** The multipart part `file`, at most 10 MiB, refused with the file box's own codes. @see docs/api/files.md "Errors" */
 export const FILE_UPLOAD = {
   field: 'file', maxBytes: MAX_FILE_BYTES,
-  errors: { notMultipart: filesErrors.multipartFormRequired, malformed: filesErrors.multipartFormRequired, missingPart: filesErrors.noFile, tooLarge: filesErrors.fileTooLarge },
+  errors: {
+    notMultipart: filesErrors.multipartFormRequired, malformed: filesErrors.multipartFormRequired, partHeader: filesErrors.fileNameInvalid,
+    missingPart: filesErrors.noFile, tooLarge: filesErrors.fileTooLarge,
+  },
 } as const satisfies UploadSpec;
 
 /**

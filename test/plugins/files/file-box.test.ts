@@ -212,6 +212,14 @@ describe.each(['file', 's3'] as const)('files: the file box on the %s driver', (
       }
     }));
 
+    it.each([['CR', '\r'], ['LF', '\n'], ['SOH', '\u0001'], ['DEL', '\u007f'], ['ESC', '\u001b']])(
+      '400 file_name_invalid (not multipart_form_required) for a file name with %s raw in the part header', (_label, ch) => unchanged(async () => {
+        const body = `--XyZ\r\nContent-Disposition: form-data; name="file"; filename="a${ch}b.txt"\r\nContent-Type: text/plain\r\n\r\nhello\r\n--XyZ--\r\n`;
+        const res = await fetch(`${aerie.url}/api/public/v1/files`, { method: 'POST', headers: { 'x-api-key': acme.key, 'content-type': 'multipart/form-data; boundary=XyZ' }, body });
+        expect(res.status).toBe(400);
+        expect(await res.json()).toMatchObject({ error: 'file_name_invalid', field: 'file', message: expect.stringContaining('percent-encoded') });
+      }));
+
     it('400 no_file for a form without a part named file', () => unchanged(async () => {
       const form = new FormData();
       form.append('other', new Blob(['x']), 'x.txt');
