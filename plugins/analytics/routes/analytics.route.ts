@@ -1,4 +1,4 @@
-import { isUuid, notFound, permissionDenied, route, type RouteDef } from '../../../core/index.ts';
+import { isUuid, notFound, permissionDenied, route, validationFailed, type RouteDef } from '../../../core/index.ts';
 import type { AppGroupsService } from '../../apps/api.ts';
 import type { EndUsersService } from '../../endusers/api.ts';
 import type { EntitlementsService, OrganizationsService } from '../../orgs/api.ts';
@@ -31,7 +31,7 @@ export function clampDays(days: number | undefined, addonActive: boolean): numbe
 
 /**
  * The analytics routes under `/api/v1/admin/audit` (session; any active member of the
- * organization named by `orgSlug`, 404 otherwise; `/stats/forensic` and the event-collection switch Owner or Admin, else 403
+ * organization named by `orgId` (spec 01) or `orgSlug`, 404 otherwise; `/stats/forensic` and the event-collection switch Owner or Admin, else 403
  * `PERMISSION_DENIED`). An `appGroupId` of another organization answers 404.
  * @see docs/api/audit-analytics.md
  */
@@ -40,6 +40,17 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
     const org = await deps.organizations.resolveContext(slug, principal);
     if (!org?.member) throw notFound();
     return org;
+  };
+  /**
+   * The organization a query names by `orgId` (spec 01) or `orgSlug`, where the caller is an active member.
+   * @throws 400 `VALIDATION_FAILED` (`field: orgId`) with neither, or both naming different organizations; 404 otherwise
+   */
+  const queryOrg = async (query: { orgId?: string; orgSlug?: string }, principal: Parameters<OrganizationsService['resolveContext']>[1]) => {
+    if (query.orgId === undefined && query.orgSlug === undefined) throw validationFailed('Name the organization with orgId (or orgSlug).', 'orgId');
+    const byId = query.orgId === undefined ? undefined : await deps.organizations.findById(query.orgId);
+    if (query.orgId !== undefined && !byId) throw notFound();
+    if (byId && query.orgSlug !== undefined && byId.slug !== query.orgSlug) throw validationFailed('orgId and orgSlug name different organizations.', 'orgSlug');
+    return memberOrg(byId?.slug ?? query.orgSlug!, principal);
   };
   const groupsOf = async (orgId: string, appGroupId?: string) => {
     const off = await deps.collection.disabled(orgId);
@@ -66,7 +77,7 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
       method: 'GET', path: '/api/v1/admin/audit/analytics', auth: 'session', query: analyticsQuery, response: analyticsResponse,
       summary: 'Usage analytics of end users: KPIs, daily series, providers, top users and IPs, event types', tags: ['audit'],
       handler: async ({ query, principal }) => {
-        const org = await memberOrg(query.orgSlug, principal);
+        const org = await queryOrg(query, principal);
         const appGroups = await groupsOf(org.org.id, query.appGroupId);
         const addonActive = await deps.entitlements.hasAddon(org.org.id, ANALYTICS_ADDON);
         return deps.analytics.dashboard(org.org.id, {
@@ -82,7 +93,7 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
       method: 'GET', path: '/api/v1/admin/audit/analytics/rollup', auth: 'session', query: rollupQuery, response: signInRollupResponse,
       summary: 'Sign-in outcomes and event volumes from sealed daily rollups', tags: ['audit'],
       handler: async ({ query, principal }) => {
-        const org = await memberOrg(query.orgSlug, principal);
+        const org = await queryOrg(query, principal);
         const addonActive = await deps.entitlements.hasAddon(org.org.id, ANALYTICS_ADDON);
         return deps.analytics.signInRollup(org.org.id, clampDays(query.days, addonActive));
       },
@@ -91,7 +102,7 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
       method: 'GET', path: '/api/v1/admin/audit/behavior/rollup', auth: 'session', query: analyticsQuery, response: behaviorRollupResponse,
       summary: 'Pages, dwell time, referrers, campaign sources and countries from sealed daily rollups', tags: ['audit'],
       handler: async ({ query, principal }) => {
-        const org = await memberOrg(query.orgSlug, principal);
+        const org = await queryOrg(query, principal);
         if (query.appGroupId !== undefined) await groupsOf(org.org.id, query.appGroupId);
         return deps.analytics.behaviorRollup(org.org.id, query.appGroupId, clampDays(query.days, true));
       },
@@ -100,7 +111,7 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
       method: 'GET', path: '/api/v1/admin/audit/stats/forensic', auth: 'session', query: forensicQuery, response: forensicResponse,
       summary: "One end user's sign-ins, failed attempts and signups in an app group, by email", tags: ['audit'],
       handler: async ({ query, principal }) => {
-        const org = await memberOrg(query.orgSlug, principal);
+        const org = await queryOrg(query, principal);
         ownerOrAdmin(org, "read an end user's trail");
         await groupsOf(org.org.id, query.appGroupId);
         return deps.analytics.forensic(org.org.id, query.appGroupId, query.email, query.days ?? 30, query.limit ?? 100);

@@ -1,6 +1,8 @@
 import type { RouteSchema } from '../../../core/index.ts';
 
 const orgSlug = { type: 'string', minLength: 1, maxLength: 100 } as const;
+/** Spec 01 names the organization by `orgId`; `orgSlug` is taken too (one of them, the same organization when both). */
+const orgId = { type: 'string', format: 'uuid' } as const;
 /** Any integer: the server clamps it to the window the route allows (no error). */
 const days = { type: 'integer', minimum: -1_000_000, maximum: 1_000_000 } as const;
 const appGroupId = { type: 'string', format: 'uuid' } as const;
@@ -10,8 +12,7 @@ export const analyticsQuery = {
   $id: 'analytics/analytics.query',
   type: 'object',
   additionalProperties: false,
-  required: ['orgSlug'],
-  properties: { orgSlug, days, appGroupId },
+  properties: { orgId, orgSlug, days, appGroupId },
 } as const satisfies RouteSchema;
 
 /** JSON Schema `analytics/rollup.query`: `/analytics/rollup`. */
@@ -19,8 +20,7 @@ export const rollupQuery = {
   $id: 'analytics/rollup.query',
   type: 'object',
   additionalProperties: false,
-  required: ['orgSlug'],
-  properties: { orgSlug, days },
+  properties: { orgId, orgSlug, days },
 } as const satisfies RouteSchema;
 
 /** JSON Schema `analytics/forensic.query`: `/stats/forensic`. */
@@ -28,9 +28,9 @@ export const forensicQuery = {
   $id: 'analytics/forensic.query',
   type: 'object',
   additionalProperties: false,
-  required: ['orgSlug', 'appGroupId', 'email'],
+  required: ['appGroupId', 'email'],
   properties: {
-    orgSlug, appGroupId,
+    orgId, orgSlug, appGroupId,
     email: { type: 'string', minLength: 3, maxLength: 320 },
     days: { type: 'integer', minimum: 1, maximum: 366 },
     limit: { type: 'integer', minimum: 1, maximum: 500 },

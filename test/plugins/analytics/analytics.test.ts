@@ -179,6 +179,21 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
     expect(none.body).toEqual({ available: true, days: 1, coveredDates: 1, requestedDates: 1, daily: [{ date: B, logins: 0, failures: 0, totalEvents: 1 }], failureReasons: [], totals: { logins: 0, failures: 0, attempts: 0, failureRatePct: 0 } });
   });
 
+  it('names the organization by orgId (spec 01) as by orgSlug, on every analytics read; neither, or two different organizations, is 400', async () => {
+    for (const path of ['/api/v1/admin/audit/analytics/rollup', '/api/v1/admin/audit/analytics', '/api/v1/admin/audit/behavior/rollup']) {
+      const bySlug = await get(`${path}?orgSlug=acme&days=3`);
+      const byId = await get(`${path}?orgId=${orgs.acme}&days=3`);
+      expect(byId.status, path).toBe(200);
+      expect(byId.body, path).toEqual(bySlug.body);
+      expect((await get(`${path}?orgId=${orgs.acme}&orgSlug=acme&days=3`)).status, path).toBe(200);
+      expect((await get(`${path}?days=3`)).body, path).toMatchObject({ error: 'VALIDATION_FAILED', field: 'orgId' });
+      expect((await get(`${path}?orgId=${orgs.acme}&orgSlug=zeta`)).body, path).toMatchObject({ error: 'VALIDATION_FAILED', field: 'orgSlug' });
+      // Another organization's id is 404, as its slug is.
+      expect((await get(`${path}?orgId=${orgs.zeta}`)).status, path).toBe(404);
+      expect((await get(`${path}?orgId=00000000-0000-4000-8000-000000000000`)).status, path).toBe(404);
+    }
+  });
+
   it('/analytics without the add-on: a 3-day hot window, addonActive false, freeWindowDays 3', async () => {
     const res = await get('/api/v1/admin/audit/analytics?orgSlug=acme&days=60', 'member');
     expect(res.status).toBe(200);
