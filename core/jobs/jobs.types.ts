@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
  * A kind of background job. `name` is `<pluginId>.<job>` (letters, digits, `.`, `-`, `_`).
  * `handler` runs once per job, with `{ id, data }`; it must be idempotent — a job whose process dies
  * mid-run runs again after `expireInSeconds` — and throws to ask for a retry.
- * Defaults: `retryLimit` 5, `retryDelaySeconds` 10 (doubling), `expireInSeconds` 900.
+ * Defaults: `retryLimit` 5, `retryDelaySeconds` 10 (doubling), `expireInSeconds` 900, `batchSize` 1.
  * @see docs/plugins.md "Background jobs (core.jobs)"
  */
 export interface JobDefinition<T = unknown> {
@@ -13,6 +13,14 @@ export interface JobDefinition<T = unknown> {
   retryLimit?: number;
   retryDelaySeconds?: number;
   expireInSeconds?: number;
+  /**
+   * Jobs a worker takes per poll (1–100, default 1; a process polls each kind once a second), run at
+   * once: each completes, or fails and is retried, on its own. For kinds that must keep up with bursts
+   * (mail answering requests).
+   */
+  batchSize?: number;
+  /** With `batchSize` above 1: jobs of one key run one after another, in queue order (creation time, to the millisecond; one sign-in's mails). */
+  orderKey?: (data: T) => string;
 }
 
 /** Options of {@link JobsService.send}. */

@@ -41,6 +41,8 @@ export class PgBossJobs implements JobsService {
 
   define<T>(definition: JobDefinition<T>): void {
     if (!NAME.test(definition.name)) throw new Error(`job name "${definition.name}" must look like "<pluginId>.<job>"`);
+    const batch = definition.batchSize ?? 1;
+    if (!Number.isInteger(batch) || batch < 1 || batch > 100) throw new Error(`job "${definition.name}": batchSize must be an integer from 1 to 100`);
     if (this.definitions.has(definition.name)) throw new Error(`job "${definition.name}" is already defined`);
     if (this.boss) throw new Error(`job "${definition.name}" defined after the kernel started its workers`);
     this.definitions.set(definition.name, definition);
@@ -70,8 +72,15 @@ export class PgBossJobs implements JobsService {
     if (this.definitions.size === 0) return;
     const boss = await this.ready();
     for (const def of this.definitions.values()) {
-      await boss.work<unknown>(def.name, { pollingIntervalSeconds: this.options.pollingIntervalSeconds ?? 1, batchSize: 1 }, async ([job]) => {
-        await def.handler({ id: job.id, data: job.data });
+      const options = { pollingIntervalSeconds: this.options.pollingIntervalSeconds ?? 1, batchSize: def.batchSize ?? 1, includeMetadata: true } as const;
+      await boss.work<unknown>(def.name, options, async (jobs) => {
+        // One job: its error fails it, as pg-boss does. A batch: each job that throws is failed (and
+        // retried) on its own; pg-boss then completes the others (completion touches active jobs only).
+        if (jobs.length === 1) return void (await def.handler({ id: jobs[0]!.id, data: jobs[0]!.data }));
+        const failed = await runBatch(def, jobs);
+        for (const { id, error } of failed) {
+          await boss.fail(def.name, id, { message: error instanceof Error ? error.message : String(error) });
+        }
       });
     }
   }
@@ -101,4 +110,28 @@ export class PgBossJobs implements JobsService {
     })();
     return this.starting;
   }
+}
+
+/**
+ * Runs a batch: jobs of different `orderKey`s at once, those of one key one after another in queue
+ * order. @returns the jobs whose handler threw, with the error.
+ */
+async function runBatch(def: JobDefinition<any>, jobs: Array<{ id: string; data: unknown; createdOn: Date }>): Promise<Array<{ id: string; error: unknown }>> {
+  const chains = new Map<string, Array<{ id: string; data: unknown }>>();
+  // A fetched batch comes in no particular order: queue order is creation order.
+  [...jobs].sort((a, b) => new Date(a.createdOn).getTime() - new Date(b.createdOn).getTime()).forEach((job, i) => {
+    const key = def.orderKey ? def.orderKey(job.data) : String(i);
+    chains.set(key, [...(chains.get(key) ?? []), job]);
+  });
+  const failed: Array<{ id: string; error: unknown }> = [];
+  await Promise.all([...chains.values()].map(async (chain) => {
+    for (const job of chain) {
+      try {
+        await def.handler({ id: job.id, data: job.data });
+      } catch (error) {
+        failed.push({ id: job.id, error });
+      }
+    }
+  }));
+  return failed;
 }

@@ -5,7 +5,7 @@ import { EndUserImports } from './imports.service.ts';
 import { SEND_INVITES_JOB, type SendInvitesJob } from './invite-job.ts';
 import { EndUserInvites } from './invites.service.ts';
 import { EndUserSignIn } from './sign-in.service.ts';
-import { SIGN_IN_CODE_JOB_NAMES, SIGN_IN_CODE_JOB_RETRIES, SignInCodeMailer, type SendSignInCodeJob } from './sign-in-code-mail.ts';
+import { SIGN_IN_CODE_BATCH, SIGN_IN_CODE_JOB_NAMES, SIGN_IN_CODE_JOB_RETRIES, SignInCodeMailer, type SendSignInCodeJob } from './sign-in-code-mail.ts';
 import { endUsersInternalRefs } from './internal-refs.ts';
 import { endUserRoutes } from './routes/end-users.route.ts';
 import { invitePageRoutes } from './routes/invite-page.route.ts';
@@ -34,7 +34,9 @@ export default definePlugin({
   init({ endUsers, imports, signIn, invites, signInCodes, jobs, rateLimits, events }, ctx) {
     jobs.define<SendInvitesJob>({ name: SEND_INVITES_JOB, retryLimit: 5, retryDelaySeconds: 10, handler: ({ id, data }) => invites.send(id, data) });
     for (const name of SIGN_IN_CODE_JOB_NAMES) {
-      jobs.define<SendSignInCodeJob>({ name, ...SIGN_IN_CODE_JOB_RETRIES, handler: ({ id, data }) => signInCodes.send(id, data) });
+      jobs.define<SendSignInCodeJob>({
+        name, ...SIGN_IN_CODE_JOB_RETRIES, batchSize: SIGN_IN_CODE_BATCH, orderKey: (data) => data.order, handler: ({ id, data }) => signInCodes.send(id, data),
+      });
     }
     const groupsDeleted = events.on('org.app_group.deleted').subscribe((e) => {
       endUsers.forgetAppGroup(String(e.payload.orgId), String(e.payload.appGroupId))

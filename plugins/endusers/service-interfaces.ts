@@ -221,7 +221,7 @@ export interface EndUserSignInService {
    */
   signInFailed(orgId: string, failure: SignInFailure): Promise<boolean>;
   /**
-   * Queues the mail of a sign-in code as a background job (`endusers.send-sign-in-code.*`), in the
+   * Queues the mail of a sign-in code as a background job (`endusers.send-sign-in-code`, or `.none` for an address without an end user), in the
    * caller's transaction (it exists only if that commits), so the code request answers before any
    * mail is sent. Queue it for every request, an address without an end user included (that job
    * mails nothing): the request then does the same work for every address. The job is retried 5

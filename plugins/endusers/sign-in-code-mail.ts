@@ -5,16 +5,16 @@ import { coreRefs, inject, injectable, type Clock, type CryptoService, type Data
 import { END_USERS } from './end-user-record.ts';
 import type { SignInCodeMail } from './service-interfaces.ts';
 
-/** The background jobs that mail end users' sign-in codes: `{prefix}.0` … `{prefix}.7`, and `{prefix}.none`. @see docs/api/signin.md "Email code" */
+/** The background jobs that mail end users' sign-in codes: `{name}` and `{name}.none`. @see docs/api/signin.md "Email code" */
 export const SEND_SIGN_IN_CODE_JOB = 'endusers.send-sign-in-code';
 /**
- * Queues the mail is spread over, by the mail's order key (the sign-in): `core.jobs` runs one job
- * per queue per second in each process, so eight queues carry eight mails a second per process,
- * and one sign-in's mails keep their order (its newest mail holds its live code).
+ * Mails taken per poll: `core.jobs` polls each kind once a second in each process, so a burst of
+ * code requests is mailed 20 a second per process; one sign-in's mails keep their order (its newest
+ * mail holds its live code: `orderKey`).
  */
-export const SIGN_IN_CODE_QUEUES = 8;
-/** Every queue's name: the mail queues, then the one for addresses without an end user (its jobs mail nothing). */
-export const SIGN_IN_CODE_JOB_NAMES = [...Array.from({ length: SIGN_IN_CODE_QUEUES }, (_, i) => `${SEND_SIGN_IN_CODE_JOB}.${i}`), `${SEND_SIGN_IN_CODE_JOB}.none`];
+export const SIGN_IN_CODE_BATCH = 20;
+/** The two kinds: the mail, and the one for addresses without an end user (its jobs mail nothing). */
+export const SIGN_IN_CODE_JOB_NAMES = [SEND_SIGN_IN_CODE_JOB, `${SEND_SIGN_IN_CODE_JOB}.none`] as const;
 /**
  * Its retries (core.jobs, pg-boss backoff): 5, the first 5–10 s after a failure, each wait doubling
  * (random within [d, 2d]): the last starts at most 310 s after the first failure, within the code's
@@ -35,6 +35,8 @@ export interface SendSignInCodeJob {
   /** ISO 8601: a job that runs later mails nothing (the code could no longer be used). */
   expiresAt: string;
   sealedCode: string;
+  /** The sign-in's order key, hashed: its mails go out one after another, in queue order. */
+  order: string;
 }
 
 /** The mail: subject `Your sign-in code for {application}: {code}`, header `X-Aerie-Template: enduser-login-code`. */
@@ -69,10 +71,11 @@ export class SignInCodeMailer {
     const job: SendSignInCodeJob = {
       orgId: input.orgId, codeId: input.codeId, endUserId: input.endUserId, applicationName: input.applicationName,
       expiresAt: input.expiresAt.toISOString(), sealedCode: this.crypto.envelope.encrypt(input.code, aad(input.orgId, input.codeId)),
+      order: createHash('sha256').update(`${input.orgId}:${input.orderKey}`).digest('base64url').slice(0, 22),
     };
     // The same statement either way; an address without an end user goes to its own queue, so
     // requests for unknown addresses never hold up anyone's mail.
-    const name = SIGN_IN_CODE_JOB_NAMES[input.endUserId ? signInCodeQueue(input.orgId, input.orderKey) : SIGN_IN_CODE_QUEUES];
+    const name = SIGN_IN_CODE_JOB_NAMES[input.endUserId ? 0 : 1];
     await this.jobs.send<SendSignInCodeJob>(name, job, { trx });
   }
 
@@ -95,11 +98,6 @@ export class SignInCodeMailer {
       throw err;
     }
   }
-}
-
-/** The mail queue of an order key's codes (0 … {@link SIGN_IN_CODE_QUEUES} − 1). */
-export function signInCodeQueue(orgId: string, orderKey: string): number {
-  return createHash('sha256').update(`${orgId}:${orderKey}`).digest().readUInt32BE(0) % SIGN_IN_CODE_QUEUES;
 }
 
 function aad(orgId: string, codeId: string): string {

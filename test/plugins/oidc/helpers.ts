@@ -87,7 +87,7 @@ export function loginCode(aerie: TestAerie, to: string): string {
 }
 
 /**
- * Waits until no sign-in code mail is queued or being sent (jobs `endusers.send-sign-in-code.0` … `.7`
+ * Waits until no sign-in code mail is queued or being sent (jobs `endusers.send-sign-in-code`
  * created, retrying or active), polling every 50 ms.
  * @throws Error after `timeoutMs` (default 20 s)
  */
@@ -95,7 +95,7 @@ export async function signInMailIdle(aerie: TestAerie, timeoutMs = 20_000): Prom
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const [{ n }] = await aerie.sql<{ n: number }>(
-      "select count(*)::int as n from core_jobs.job where name like ? and state in ('created', 'retry', 'active')", [`${SEND_SIGN_IN_CODE_JOB}._`]);
+      "select count(*)::int as n from core_jobs.job where name = ? and state in ('created', 'retry', 'active')", [SEND_SIGN_IN_CODE_JOB]);
     if (n === 0) return;
     if (Date.now() > deadline) throw new Error(`${n} sign-in code mails still queued after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
