@@ -40,6 +40,7 @@ export type { AuditService, AuditEventInput, AuditActorRef, AppendOptions } from
 export type { AuditHealth, AuditHealthService, DeadLetter, DeadLetterPage } from './audit/audit-health.ts';
 export type { SealerState } from './audit/sealer.ts';
 export { rateLimited } from './rate-limit/rate-limits.ts';
+export { HOUR_MS, requesterNetwork, secondsUntil } from './rate-limit/rolling-window.ts';
 export type { JobDefinition, JobsService, SendJobOptions } from './jobs/jobs.types.ts';
 export { BlobTooLargeError, BlobKeyError } from './blob/blob.types.ts';
 export type { BlobStore, BlobInfo, PutOptions, PresignOptions } from './blob/blob.types.ts';

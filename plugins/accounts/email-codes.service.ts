@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { coreRefs, inject, injectable, type Clock, type CryptoService, type Database, type Mailer, type RateLimiter, type RateLimitService } from '../../core/index.ts';
+import { coreRefs, HOUR_MS, inject, injectable, requesterNetwork, secondsUntil, type Clock, type CryptoService, type Database, type Mailer, type RateLimiter, type RateLimitService } from '../../core/index.ts';
 import { EmailCodeModel } from './models/account.model.ts';
 import { CodeMissModel } from './models/code-miss.model.ts';
 import { accountsErrors } from './errors.ts';
-import { HOUR_MS, requesterNetwork, secondsUntil } from './code-window.ts';
 
 /** A code is valid this long (seconds). */
 export const CODE_TTL_SECONDS = 600;

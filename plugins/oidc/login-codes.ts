@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { rateLimited, type Clock, type CryptoService, type Database, type Mailer, type RateLimiter, type RateLimitService } from '../../core/index.ts';
+import { HOUR_MS, rateLimited, requesterNetwork, secondsUntil, type Clock, type CryptoService, type Database, type Mailer, type RateLimiter, type RateLimitService } from '../../core/index.ts';
 import type { EndUserSignInService } from '../endusers/api.ts';
-import { HOUR_MS, requesterNetwork, secondsUntil } from './code-window.ts';
 import { oidcErrors } from './errors.ts';
 import { refused } from './sign-in-failures.ts';
 

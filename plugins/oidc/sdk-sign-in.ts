@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Clock, CryptoService, Database, RateLimiter } from '../../core/index.ts';
+import { requesterNetwork, type Clock, type CryptoService, type Database, type RateLimiter } from '../../core/index.ts';
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import type { AppGroupDto } from '../apps/api.ts';
 import type { EndUserSignInService, SignInContext, SignInMethod } from '../endusers/api.ts';
@@ -13,7 +13,6 @@ import type { OrgProviders } from './providers.ts';
 import { recordingFailures } from './sign-in-failures.ts';
 import type { SocialSignIn } from './social-sign-in.ts';
 import { appGroupAudience, INTERACTION_TTL_SECONDS, TOKEN_SCOPES } from './token-policy.ts';
-import { requesterNetwork } from './code-window.ts';
 
 const SDK = 'oidc.sdk_sign_ins';
 

@@ -1,6 +1,9 @@
 import ipaddr from 'ipaddr.js';
 
-// The same rules as the accounts plugin's code-window.ts (a plugin imports no other plugin's internals).
+/**
+ * Rolling-hour limits keyed by the requester's network, shared by the sign-in code limits of
+ * accounts (Aerie accounts) and oidc (end users). @see docs/api/signin.md "Email code"
+ */
 
 /** The window of the code limits: one rolling hour (ms). */
 export const HOUR_MS = 3_600_000;
