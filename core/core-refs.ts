@@ -6,6 +6,7 @@ import type { Clock } from './clock.ts';
 import type { Mailer } from './mail/mailer.ts';
 import type { EventBus } from './events.ts';
 import type { GrantsProvider, OrgResolver } from './http/authorizer.ts';
+import type { ErrorFormat } from './http/app.ts';
 import type { SealService } from './seals/seal-service.types.ts';
 import type { AuditService } from './audit/audit-service.types.ts';
 import type { AuditHealthService } from './audit/audit-health.ts';
@@ -52,4 +53,6 @@ export const coreExtensions = {
   orgResolver: createExtensionPoint<OrgResolver>('core.orgResolver'),
   /** Registered passkeys `core.seals` verifies against (the accounts plugin contributes it). */
   passkeys: createExtensionPoint<PasskeyStore>('core.passkeys'),
+  /** Error bodies of route families whose protocol fixes its own (SCIM); every contribution applies to its prefix. */
+  errorFormats: createExtensionPoint<ErrorFormat>('core.errorFormats'),
 };

@@ -15,6 +15,7 @@ export { delegate, Delegation, reply, Reply, type NodeHandler } from './http/rep
 export { PAGE_HEADERS } from './http/page-headers.ts';
 export type { AuthScheme, AuthRequest } from './http/auth-scheme.ts';
 export type { GrantsProvider, OrgResolver } from './http/authorizer.ts';
+export type { ErrorFormat } from './http/app.ts';
 export { hasBadText, isDisplayName, isUuid, plainName } from './validation.ts';
 export { AerieError, aerieError, validationFailed, unauthorized, stepUpRequired, permissionDenied, upgradeRequired, notFound } from './errors.ts';
 export { defineErrorCodes, registeredErrorCodes } from './error-codes.ts';

@@ -27,7 +27,7 @@ import type { RouteDef } from './http/route.ts';
 import { SchemaRegistry } from './http/schema-registry.ts';
 import { buildRouter } from './http/router.ts';
 import { withOrgCredentials } from './http/route-table.ts';
-import { createHttpApp } from './http/app.ts';
+import { createHttpApp, type ErrorFormat } from './http/app.ts';
 import { kernelRoutes } from './http/kernel-routes.ts';
 import { answerClientError } from './http/client-error.ts';
 import { limitConnectionsPerAddress } from './http/connection-limits.ts';
@@ -219,7 +219,7 @@ export class Kernel {
       for (const { pluginId, fn } of started) {
         await Promise.resolve().then(fn).catch((err: unknown) => logger.error({ err, plugin: pluginId }, 'a plugin start hook failed'));
       }
-      const app = createHttpApp(router, logger);
+      const app = createHttpApp(router, logger, ext(coreExtensions.errorFormats.id) as ErrorFormat[]);
       const kernel = new Kernel(config, ordered, db, container, logger, table.map((r) => r.def), app);
       kernel.auditSealer = sealer;
       kernel.auditIngestor = ingestor;

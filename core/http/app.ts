@@ -9,11 +9,22 @@ import { jsonBody } from './json-body.ts';
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
+ * The error body of a route family whose protocol fixes its own (SCIM's RFC 7644 §3.12 error): every
+ * error answered under `pathPrefix` — the kernel's own (401, 404, 405, 413, 415, 400 for a body that
+ * does not parse, 500) as well as a route's — is rendered by `render` instead of the envelope.
+ * Contributed on `coreExtensions.errorFormats`.
+ */
+export interface ErrorFormat {
+  pathPrefix: string;
+  render(error: { status: number; code: string; message: string; requestId: string }): { body: unknown; headers?: Record<string, string> };
+}
+
+/**
  * Creates the koa application: request id header (`X-Request-Id`), one log line per request, the
  * error envelope `{ error, message, ...fields }` (also for 404, 405 and 501), `Cache-Control:
  * no-store` unless the route set its own, the JSON body parser (1 MiB, UTF-8 only), the router.
  */
-export function createHttpApp(router: Router, logger: Logger): Koa {
+export function createHttpApp(router: Router, logger: Logger, errorFormats: readonly ErrorFormat[] = []): Koa {
   const app = new Koa({ proxy: process.env.AERIE_TRUST_PROXY === '1' });
   app.use(async (ctx, next) => {
     const started = process.hrtime.bigint();
@@ -30,6 +41,8 @@ export function createHttpApp(router: Router, logger: Logger): Koa {
       if (ctx.status === 501 && ctx.body === undefined) throw aerieError('NOT_IMPLEMENTED', `${ctx.method} is not supported.`);
     } catch (err) {
       renderError(ctx, err, logger);
+      const format = errorFormats.find((f) => ctx.path.startsWith(f.pathPrefix));
+      if (format && !(err instanceof AerieError && err.protocolBody !== undefined)) applyFormat(ctx, format);
     }
     // Answers carry tokens, keys, codes and personal data: no cache keeps them unless a route says so
     // (the JWKS and discovery documents set their own max-age).
@@ -64,4 +77,12 @@ function renderError(ctx: Koa.Context, err: unknown, logger: Logger): void {
   logger.error({ err, reqId: requestId }, 'unhandled error');
   ctx.status = 500;
   ctx.body = { error: 'INTERNAL_ERROR', message: 'Something went wrong on our side.', requestId };
+}
+
+/** Re-renders the envelope `renderError` wrote in a route family's own error format. */
+function applyFormat(ctx: Koa.Context, format: ErrorFormat): void {
+  const envelope = ctx.body as { error?: string; message?: string };
+  const { body, headers } = format.render({ status: ctx.status, code: envelope.error ?? 'INTERNAL_ERROR', message: envelope.message ?? '', requestId: String(ctx.state.requestId) });
+  for (const [name, value] of Object.entries(headers ?? {})) ctx.set(name, value);
+  ctx.body = body;
 }

@@ -1,4 +1,4 @@
-import { coreRefs, definePlugin } from '../../core/index.ts';
+import { coreExtensions, coreRefs, definePlugin } from '../../core/index.ts';
 import { orgsRefs } from '../orgs/api.ts';
 import { scimRefs } from './internal-refs.ts';
 import { scimTokenAuthScheme } from './scim-token.auth.ts';
@@ -11,6 +11,7 @@ import { scimGroupRoutes } from './routes/scim-groups.route.ts';
 import { ScimGroupsService } from './groups.service.ts';
 import { ScimGroupsWriter } from './groups-writer.service.ts';
 import { withScimErrors } from './scim-guard.ts';
+import { SCIM_JSON, scimErrorBody } from './scim-reply.ts';
 import { tokenRoutes } from './routes/tokens.route.ts';
 
 export default definePlugin({
@@ -31,5 +32,13 @@ export default definePlugin({
     ctx.routes(...tokenRoutes(tokens));
     // Every SCIM answer, errors included, is a SCIM body (RFC 7644 §3.12), never Aerie's envelope.
     ctx.routes(...withScimErrors([...scimRoutes(users, config.baseUrl), ...scimUserWriteRoutes(writer), ...scimGroupRoutes(groups, groupsWriter)], ctx.logger));
+    // And what the kernel answers before a SCIM route runs (a body over 1 MiB, one that does not
+    // parse, a path no SCIM route serves, a 500): the same SCIM error body.
+    ctx.extend(coreExtensions.errorFormats, {
+      pathPrefix: '/scim/v2/',
+      render: ({ status, message, requestId }) => ({
+        body: scimErrorBody(status, status >= 500 ? `Something went wrong on our side (request ${requestId}).` : message), headers: { ...SCIM_JSON },
+      }),
+    });
   },
 });

@@ -93,4 +93,24 @@ describe('SCIM answers and errors', () => {
     expect((await auditEvents(aerie, acme)).length).toBe(eventsBefore);
     expect((await scim('acme', 'GET', '/Users')).status).toBe(200);
   });
+
+  it('answers what the HTTP layer refuses before a SCIM route runs in the SCIM error body too: 413, a body that does not parse, a NUL id, 404 and 405', async () => {
+    const raw = (method: string, path: string, body?: string | Uint8Array<ArrayBuffer>) => fetch(`${aerie.url}/scim/v2/acme${path}`, {
+      method, headers: { authorization: `Bearer ${tokens.acme}`, 'content-type': 'application/scim+json' }, ...(body === undefined ? {} : { body }),
+    });
+    const cases: Array<[string, Promise<Response>, number]> = [
+      ['a body over 1 MiB', raw('POST', '/Users', JSON.stringify({ userName: 'x'.repeat(1_100_000) })), 413],
+      ['a body that is not JSON', raw('POST', '/Schemas', 'test'), 400],
+      ['a body that is not UTF-8', raw('POST', '/Users', new Uint8Array([...Buffer.from('{"userName":"'), 0xff, 0xfe, ...Buffer.from('"}')]) as Uint8Array<ArrayBuffer>), 400],
+      ['NUL in a path id', raw('GET', '/Users/a%00b'), 400],
+      ['a path no route serves', raw('GET', '/Nothing'), 404],
+      ['a method no route serves', raw('POST', '/ServiceProviderConfig', '{}'), 405],
+    ];
+    for (const [what, pending, status] of cases) {
+      const res = await pending;
+      expect(res.status, what).toBe(status);
+      expect(res.headers.get('content-type'), what).toMatch(/^application\/scim\+json/);
+      expect(await res.json(), what).toEqual({ schemas: [ERROR], status: String(status), detail: expect.any(String) });
+    }
+  });
 });
