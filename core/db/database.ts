@@ -66,8 +66,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   // Through knex's pool, so a statement waits for a transaction holding PGlite's one connection
   // instead of running inside it. Never call it inside a transaction of the same database.
   const driverQuery: Database['driverQuery'] = async (text, values = []) => {
+    type QueryResult = { rows: Array<Record<string, unknown>>; rowCount?: number | null; affectedRows?: number };
     const conn = (await knex.client.acquireConnection()) as {
-      query(text: string, values: unknown[]): Promise<{ rows: Array<Record<string, unknown>>; rowCount?: number | null; affectedRows?: number }>;
+      query(text: string, values: unknown[]): Promise<QueryResult | QueryResult[]>;
       exec?(text: string): Promise<Array<{ rows: Array<Record<string, unknown>>; affectedRows?: number }>>;
     };
     try {
@@ -77,7 +78,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
         const last = (await conn.exec!(text)).at(-1);
         return { rows: last?.rows ?? [], rowCount: last?.affectedRows ?? last?.rows.length ?? 0 };
       }
-      const res = await conn.query(text, values);
+      // The `pg` client answers a simple query of several statements with one result per statement.
+      const answer = (await conn.query(text, values)) as QueryResult | QueryResult[];
+      const res = Array.isArray(answer) ? answer.at(-1) ?? { rows: [] } : answer;
       return { rows: res.rows, rowCount: res.rowCount ?? res.affectedRows ?? res.rows.length };
     } finally {
       await knex.client.releaseConnection(conn);
