@@ -45,6 +45,16 @@ export class AccountsService implements AccountsServiceApi {
     return { account, created: true };
   }
 
+  /** Changes the address of `orgId`'s own account; false when it is not, or the address is another of its accounts'. */
+  async changeFederatedEmail(orgId: string, accountId: string, email: string, trx: Knex.Transaction): Promise<boolean> {
+    const address = email.toLowerCase();
+    const taken = await AccountModel.query(trx).findOne({ federatedOrgId: orgId, email: address }).whereNot({ id: accountId });
+    if (taken) return false;
+    const changed = await AccountModel.query(trx).where({ id: accountId, federatedOrgId: orgId }).patch({ email: address, updatedAt: this.clock.now() });
+    if (changed > 0) this.events.emit({ type: 'account.updated', payload: { accountId } });
+    return changed > 0;
+  }
+
   /**
    * Returns the Aerie account for an email Aerie itself just verified, creating it (with
    * `displayName`) when new; never a federated account.

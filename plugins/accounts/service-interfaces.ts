@@ -46,6 +46,11 @@ export interface AccountsService {
    * @returns the account and whether it was created now.
    */
   ensureFederated(orgId: string, email: string, displayName: string | null, trx: Knex.Transaction): Promise<{ account: AccountRecord; created: boolean }>;
+  /**
+   * Changes the address of an account federated to `orgId` (the organization's directory renamed its
+   * person). @returns false when the account is not `orgId`'s own, or another of its accounts has the address.
+   */
+  changeFederatedEmail(orgId: string, accountId: string, email: string, trx: Knex.Transaction): Promise<boolean>;
   /** Changes the display name. @throws 404 `NOT_FOUND` for an unknown account. */
   updateProfile(id: string, patch: { displayName: string }): Promise<AccountDto>;
   /** The client-facing shape of an account. */

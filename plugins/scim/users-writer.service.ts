@@ -10,8 +10,8 @@ import type { ScimUser, ScimUsersService } from './users.service.ts';
 
 export { ScimConflict } from './user-attributes.ts';
 
-/** Aerie keeps one email per User, the account's address, which provisioning never changes. */
-const WORK_EMAIL = "The work email (emails[type eq \"work\"].value) is the address of the User's account: provisioning cannot change it.";
+/** Aerie keeps one email per User, the account's address: provisioning changes it only for the organization's own accounts. */
+const WORK_EMAIL = "The work email (emails[type eq \"work\"].value) is the address of the person's own Aerie account: only they change it.";
 const USER_NAME_REQUIRED = 'userName is required.';
 const notFound = (id: string) => new ScimConflict(404, `No User ${id}.`);
 /** SCIM's actor (the token) as Aerie's members rules see it: an administrator, never the Owner. */
@@ -90,20 +90,32 @@ export class ScimUsersWriter {
 
   /**
    * PUT (every kept attribute replaced: absent ones cleared; `userName` required) or PATCH (only
-   * those set). `userName` may change (unique in the organization); the work email may not.
+   * those set). `userName` may change (unique in the organization); the work email too for the
+   * organization's own (federated) account, never for an Aerie account.
    * @throws ScimConflict 404, 400 `invalidValue` (PUT without userName), 400 `mutability` (a new
-   *   work email; deactivating the Owner), 409 `uniqueness` (userName, externalId).
+   *   work email of an Aerie account; deactivating the Owner), 409 `uniqueness` (userName,
+   *   externalId, a work email another User or an Aerie account has).
    */
   async update(orgId: string, slug: string, id: string, input: UserInput, mode: 'replace' | 'patch', tokenId: string): Promise<ScimUser> {
     const target = isUuid(id) ? await this.memberships.findById(orgId, id) : undefined;
     if (!target || target.status === 'revoked') throw notFound(id);
     if (mode === 'replace' && !input.userName) throw new ScimConflict(400, USER_NAME_REQUIRED, 'invalidValue');
     const current = (await this.users.get(orgId, slug, id))!;
-    if (input.email !== undefined && input.email.toLowerCase() !== current.emails[0]!.value.toLowerCase()) throw new ScimConflict(400, WORK_EMAIL, 'mutability');
+    const newEmail = input.email !== undefined && input.email.toLowerCase() !== current.emails[0]!.value.toLowerCase() ? input.email.toLowerCase() : undefined;
+    const account = newEmail ? await this.accounts.findById(target.accountId) : undefined;
+    // The organization's own account follows its directory; an Aerie account's address is its owner's.
+    if (newEmail && account?.federatedOrgId !== orgId) throw new ScimConflict(400, WORK_EMAIL, 'mutability');
+    if (newEmail && (await this.accounts.findByEmail(newEmail))) {
+      throw new ScimConflict(409, `${newEmail} is an Aerie account's address: provision it as a User of its own (its owner is invited).`, 'uniqueness');
+    }
     if (input.active === false && target.role === 'Owner') throw new ScimConflict(400, 'The organization Owner cannot be deactivated by provisioning.', 'mutability');
     const wantsActive = input.active ?? target.status === 'active';
     await this.db.transaction(async (trx) => {
       const changed = await writeUserAttributes(trx, this.users, this.clock.now(), orgId, id, input, mode === 'replace');
+      if (newEmail) {
+        if (!(await this.accounts.changeFederatedEmail(orgId, target.accountId, newEmail, trx))) throw new ScimConflict(409, `${newEmail} is another User's address.`, 'uniqueness');
+        changed.push('email');
+      }
       if (changed.length > 0) {
         // Names of what changed, never values (they may be personal data the chain keeps for years).
         await this.audit.append(trx, { orgId, eventType: 'org.scim_user.updated', businessData: { connectedIdId: id, accountId: target.accountId, changed, scimTokenId: tokenId } });

@@ -76,20 +76,21 @@ describe('SCIM 2.0: Microsoft Entra ID', () => {
     expect(await ids('Users', `userName eq "${userName}" and externalId eq "${externalId}"`)).toEqual([id]);
     expect(await ids('Users', `userName eq "${userName}" and externalId eq "another"`)).toEqual([]);
 
-    // Update User [Multi-valued properties]: the work email is the account's address, which provisioning
-    // never changes, so that PATCH is refused whole (400 mutability); its name part alone applies.
+    // Update User [Multi-valued properties]: the work email is the account's address; this User is the
+    // organization's own account (a new address), so its directory may change it, with the name.
     const multi = await call('PATCH', `/Users/${id}`, { schemas: [PATCH], Operations: [
       { op: 'Replace', path: 'emails[type eq "work"].value', value: 'updatedEmail@microsoft.com' }, { op: 'Replace', path: 'name.familyName', value: 'updatedFamilyName' }] });
-    expect(multi.status).toBe(400);
-    expect(multi.body).toEqual({ schemas: [ERROR], status: '400', scimType: 'mutability', detail: expect.stringMatching(/work email/) });
-    expect((await call('GET', `/Users/${id}`)).body.name.familyName).toBe('familyName');
-    const family = await call('PATCH', `/Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'Replace', path: 'name.familyName', value: 'updatedFamilyName' }] });
-    expect(family.body.name).toEqual({ formatted: 'givenName familyName', familyName: 'updatedFamilyName', givenName: 'givenName' });
+    expect(multi.status, JSON.stringify(multi.body)).toBe(200);
+    expect(multi.body).toMatchObject({ emails: [{ value: 'updatedemail@microsoft.com', type: 'work', primary: true }] });
+    expect(multi.body.name).toEqual({ formatted: 'givenName familyName', familyName: 'updatedFamilyName', givenName: 'givenName' });
+    expect(await ids('Users', 'emails[type eq "work"].value eq "updatedEmail@microsoft.com"')).toEqual([id]);
+    const [account] = await aerie.sql('select email, federated_org_id from accounts.accounts where email = ?', ['updatedemail@microsoft.com']);
+    expect(account).toEqual({ email: 'updatedemail@microsoft.com', federated_org_id: acme.id });
 
     // Update User [Single-valued properties]: a new userName; the account's address stays.
     const renamed = await call('PATCH', `/Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'Replace', path: 'userName', value: '5b50642d-79fc-4410-9e90-4c077cdd1a59@testuser.com' }] });
     expect(renamed.status).toBe(200);
-    expect(renamed.body).toMatchObject({ userName: '5b50642d-79fc-4410-9e90-4c077cdd1a59@testuser.com', emails: [{ value: mail.toLowerCase() }] });
+    expect(renamed.body).toMatchObject({ userName: '5b50642d-79fc-4410-9e90-4c077cdd1a59@testuser.com', emails: [{ value: 'updatedemail@microsoft.com' }] });
     expect(await ids('Users', 'userName eq "5B50642D-79FC-4410-9E90-4C077CDD1A59@testuser.com"')).toEqual([id]);
     expect(await ids('Users', `userName eq "${userName}"`)).toEqual([]);
 
@@ -104,7 +105,7 @@ describe('SCIM 2.0: Microsoft Entra ID', () => {
 
     const chain = (await auditEvents(aerie, acme)).filter((e) => e.businessData.connectedIdId === id);
     expect(chain.map((e) => e.eventType)).toEqual(['org.member.provisioned', 'org.scim_user.updated', 'org.scim_user.updated', 'org.member.suspended', 'org.member.revoked']);
-    expect(chain.slice(1, 3).map((e) => e.businessData.changed)).toEqual([['familyName'], ['userName']]);
+    expect(chain.slice(1, 3).map((e) => e.businessData.changed)).toEqual([['familyName', 'email'], ['userName']]);
   });
 
   it("answers the validator's published Group requests and /Schemas", async () => {

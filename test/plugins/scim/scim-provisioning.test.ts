@@ -70,7 +70,7 @@ describe('SCIM 2.0 provisioning of Users', () => {
     }
   });
 
-  it('replaces a User (PUT): kept attributes absent from the body are cleared; userName is required and may change, the work email may not', async () => {
+  it('replaces a User (PUT): kept attributes absent from the body are cleared; userName is required and may change, and the work email of the organization\'s own account', async () => {
     const { id } = await membership('nina@acme.test');
     const res = await send('PUT', `/Users/${id}`, { schemas: [USER], userName: 'nina@acme.test', displayName: 'Nina N.', active: true });
     expect(res.status).toBe(200);
@@ -81,10 +81,19 @@ describe('SCIM 2.0 provisioning of Users', () => {
     const noName = await send('PUT', `/Users/${id}`, { schemas: [USER], displayName: 'Changed' });
     expect(noName.status).toBe(400);
     expect(noName.body).toEqual({ schemas: [ERROR], status: '400', scimType: 'invalidValue', detail: 'userName is required.' });
+    // Nina is acme's own account (a new address): its directory may change her address, not to one another User has.
     const moved = await send('PUT', `/Users/${id}`, { schemas: [USER], userName: 'nina@acme.test', emails: [{ value: 'nina2@acme.test', type: 'work', primary: true }] });
-    expect(moved.status).toBe(400);
-    expect(moved.body.scimType).toBe('mutability');
-    expect((await send('GET', `/Users/${id}`)).body).toEqual(before);
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body.emails).toEqual([{ value: 'nina2@acme.test', type: 'work', primary: true }]);
+    expect((await auditEvents(aerie, acme, 'org.scim_user.updated')).at(-1)!.businessData.changed).toContain('email');
+    const back = await send('PUT', `/Users/${id}`, { schemas: [USER], userName: 'nina@acme.test', emails: [{ value: 'nina@acme.test', type: 'work', primary: true }] });
+    expect(back.status).toBe(200);
+    await aerie.signIn('taken@acme.test');
+    const taken = await send('PUT', `/Users/${id}`, { schemas: [USER], userName: 'nina@acme.test', emails: [{ value: 'taken@acme.test', type: 'work', primary: true }] });
+    expect(taken.status).toBe(409);
+    expect(taken.body.scimType).toBe('uniqueness');
+    expect((await send('GET', `/Users/${id}`)).body.emails).toEqual([{ value: 'nina@acme.test', type: 'work', primary: true }]);
+    expect(await aerie.sql("select 1 from accounts.accounts where email = 'nina2@acme.test'")).toEqual([]);
     // userName is the SCIM identifier: it changes (the account's address stays), and the old one finds nobody.
     const renamed = await send('PUT', `/Users/${id}`, { schemas: [USER], userName: 'Nina.Ng', displayName: 'Nina N.', active: true });
     expect(renamed.body).toMatchObject({ userName: 'Nina.Ng', emails: [{ value: 'nina@acme.test', type: 'work', primary: true }] });
@@ -110,8 +119,8 @@ describe('SCIM 2.0 provisioning of Users', () => {
     expect(add.body).toMatchObject({ externalId: '00u9' });
     expect(add.body.name).toBeUndefined();
     const types = (await auditEvents(aerie, acme)).filter((e) => e.businessData.connectedIdId === id).map((e) => e.eventType);
-    // The PUTs that changed something (two renames of the userName included), then "False", the pathless PATCH, the add.
-    expect(types).toEqual(['org.member.provisioned', 'org.scim_user.updated', 'org.scim_user.updated', 'org.scim_user.updated',
+    // The PUTs that changed something (the address moved and back, two renames of the userName), then "False", the pathless PATCH, the add.
+    expect(types).toEqual(['org.member.provisioned', 'org.scim_user.updated', 'org.scim_user.updated', 'org.scim_user.updated', 'org.scim_user.updated', 'org.scim_user.updated',
       'org.member.suspended', 'org.scim_user.updated', 'org.member.reactivated', 'org.scim_user.updated']);
     for (const body of [{ Operations: [{ op: 'move', path: 'active', value: true }] }, { Operations: [] }, { Operations: [{ op: 'remove', path: 'userName' }] }, { Operations: [{ op: 'remove' }] }, { Operations: [{ op: 'replace', path: 'a b', value: 1 }] }]) {
       const res = await send('PATCH', `/Users/${id}`, { schemas: [PATCH_OP], ...body });
@@ -119,30 +128,33 @@ describe('SCIM 2.0 provisioning of Users', () => {
     }
   });
 
-  it("keeps the work email as the account's address: emails[type eq \"work\"].value (Entra ID) set to the same address is accepted, to another refused with mutability", async () => {
-    const { id } = await membership('nina@acme.test');
+  it("keeps an Aerie account's address: emails[type eq \"work\"].value (Entra ID) set to the same address is accepted, to another refused with mutability", async () => {
+    // ivy@acme.test has an Aerie account: provisioning invites her, and her address is hers alone to change.
+    await aerie.signIn('ivy@acme.test');
+    expect((await send('POST', '/Users', { schemas: [USER], userName: 'ivy@acme.test', displayName: 'Ivy Ng' })).status).toBe(201);
+    const { id } = await membership('ivy@acme.test');
     const patch = (...Operations: unknown[]) => send('PATCH', `/Users/${id}`, { schemas: [PATCH_OP], Operations });
     const before = (await send('GET', `/Users/${id}`)).body;
     const eventsBefore = (await auditEvents(aerie, acme)).length;
     for (const op of ['replace', 'Replace', 'Add']) {
-      const same = await patch({ op, path: 'emails[type eq "work"].value', value: 'NINA@acme.test' });
+      const same = await patch({ op, path: 'emails[type eq "work"].value', value: 'IVY@acme.test' });
       expect(same.status, JSON.stringify(same.body)).toBe(200);
       expect(same.body).toEqual(before);
     }
     // Every User has its work element, so the filter always finds it; pathless, URN-qualified and whole-list forms too.
-    expect((await patch({ op: 'replace', value: { 'emails[type eq "work"].value': 'nina@acme.test', displayName: 'Nine Ng' } })).status).toBe(200);
-    expect((await patch({ op: 'replace', path: `${USER}:emails`, value: [{ value: 'nina@acme.test', type: 'work', primary: true }, { value: 'nina@home.test', type: 'home' }] })).status).toBe(200);
+    expect((await patch({ op: 'replace', value: { 'emails[type eq "work"].value': 'ivy@acme.test', displayName: 'Ivy Ng' } })).status).toBe(200);
+    expect((await patch({ op: 'replace', path: `${USER}:emails`, value: [{ value: 'ivy@acme.test', type: 'work', primary: true }, { value: 'ivy@home.test', type: 'home' }] })).status).toBe(200);
     const refusals = [
-      [{ op: 'replace', path: 'emails[type eq "work"].value', value: 'nina.ng@acme.test' }],
-      [{ op: 'Add', path: 'emails[type eq "work"].value', value: 'nina.ng@acme.test' }],
-      [{ op: 'replace', value: { 'emails[type eq "work"].value': 'nina.ng@acme.test' } }],
-      [{ op: 'replace', path: 'emails', value: [{ value: 'nina.ng@acme.test', type: 'work', primary: true }] }],
-      [{ op: 'replace', path: 'emails[primary eq true]', value: { value: 'nina.ng@acme.test' } }],
+      [{ op: 'replace', path: 'emails[type eq "work"].value', value: 'ivy.ng@acme.test' }],
+      [{ op: 'Add', path: 'emails[type eq "work"].value', value: 'ivy.ng@acme.test' }],
+      [{ op: 'replace', value: { 'emails[type eq "work"].value': 'ivy.ng@acme.test' } }],
+      [{ op: 'replace', path: 'emails', value: [{ value: 'ivy.ng@acme.test', type: 'work', primary: true }] }],
+      [{ op: 'replace', path: 'emails[primary eq true]', value: { value: 'ivy.ng@acme.test' } }],
       [{ op: 'remove', path: 'emails[type eq "work"]' }],
       [{ op: 'remove', path: 'emails' }],
-      [{ op: 'replace', path: 'emails[value eq "nina@acme.test"].primary', value: 'False' }],
+      [{ op: 'replace', path: 'emails[value eq "ivy@acme.test"].primary', value: 'False' }],
       // One PATCH is applied whole or not at all: the rename before the refusal is not kept either.
-      [{ op: 'replace', path: 'displayName', value: 'Renamed' }, { op: 'replace', path: 'emails[type eq "work"].value', value: 'nina.ng@acme.test' }],
+      [{ op: 'replace', path: 'displayName', value: 'Renamed' }, { op: 'replace', path: 'emails[type eq "work"].value', value: 'ivy.ng@acme.test' }],
     ];
     for (const ops of refusals) {
       const res = await patch(...ops);
@@ -150,11 +162,11 @@ describe('SCIM 2.0 provisioning of Users', () => {
       expect(res.body).toEqual({ schemas: [ERROR], status: '400', scimType: 'mutability', detail: expect.stringMatching(/work email/) });
     }
     // No element matches type "home": replace would create one (RFC 7644 §3.5.2.3), an email Aerie does not keep.
-    const home = await patch({ op: 'replace', path: 'emails[type eq "home"].value', value: 'nina@home.test' });
+    const home = await patch({ op: 'replace', path: 'emails[type eq "home"].value', value: 'ivy@home.test' });
     expect(home.status).toBe(200);
-    expect(home.body.emails).toEqual([{ value: 'nina@acme.test', type: 'work', primary: true }]);
+    expect(home.body.emails).toEqual([{ value: 'ivy@acme.test', type: 'work', primary: true }]);
     expect((await send('GET', `/Users/${id}`)).body).toEqual(before);
-    expect(await aerie.sql("select email from accounts.accounts where email in ('nina.ng@acme.test', 'nina@home.test')")).toEqual([]);
+    expect(await aerie.sql("select email from accounts.accounts where email in ('ivy.ng@acme.test', 'ivy@home.test')")).toEqual([]);
     expect((await auditEvents(aerie, acme)).length).toBe(eventsBefore);
   });
 
