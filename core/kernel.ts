@@ -219,7 +219,7 @@ export class Kernel {
       for (const { pluginId, fn } of started) {
         await Promise.resolve().then(fn).catch((err: unknown) => logger.error({ err, plugin: pluginId }, 'a plugin start hook failed'));
       }
-      const app = createHttpApp(router, logger, ext(coreExtensions.errorFormats.id) as ErrorFormat[]);
+      const app = createHttpApp(router, logger, ext(coreExtensions.errorFormats.id) as ErrorFormat[], config.http.trustProxy);
       const kernel = new Kernel(config, ordered, db, container, logger, table.map((r) => r.def), app);
       kernel.auditSealer = sealer;
       kernel.auditIngestor = ingestor;

@@ -34,9 +34,11 @@ export interface AerieConfig {
    * The HTTP server's limits: `headersTimeoutSeconds` (1–120, default 10) to receive a request's
    * headers, `requestTimeoutSeconds` (5–3600, default 120) to receive a whole request (headers and
    * body), both answered 408; `maxConnectionsPerAddress` (0–100,000, default 256; 0 = none) open
-   * connections from one client address, the next refused with 503 (not applied behind a trusted proxy).
+   * connections from one client address, the next refused with 503 (not applied behind a trusted proxy);
+   * `trustProxy` (default false): the client address and scheme come from `X-Forwarded-For` and
+   * `X-Forwarded-Proto` set by a reverse proxy in front of Aerie.
    */
-  http: { headersTimeoutSeconds: number; requestTimeoutSeconds: number; maxConnectionsPerAddress: number };
+  http: { headersTimeoutSeconds: number; requestTimeoutSeconds: number; maxConnectionsPerAddress: number; trustProxy: boolean };
   /** Background jobs: `maintenanceIntervalSeconds`, how often expired jobs are found and retried (1–3600, default 60). */
   jobs: { maintenanceIntervalSeconds: number };
   /** Object storage: `file` under `<dataDir>/blobs` (default) or `s3` with `blob.s3.bucket` (and endpoint, region, path style). */

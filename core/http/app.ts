@@ -23,9 +23,10 @@ export interface ErrorFormat {
  * Creates the koa application: request id header (`X-Request-Id`), one log line per request, the
  * error envelope `{ error, message, ...fields }` (also for 404, 405 and 501), `Cache-Control:
  * no-store` unless the route set its own, the JSON body parser (1 MiB, UTF-8 only), the router.
+ * With `trustProxy` (config `http.trustProxy`) the client address and scheme are read from `X-Forwarded-*`.
  */
-export function createHttpApp(router: Router, logger: Logger, errorFormats: readonly ErrorFormat[] = []): Koa {
-  const app = new Koa({ proxy: process.env.AERIE_TRUST_PROXY === '1' });
+export function createHttpApp(router: Router, logger: Logger, errorFormats: readonly ErrorFormat[] = [], trustProxy = false): Koa {
+  const app = new Koa({ proxy: trustProxy });
   app.use(async (ctx, next) => {
     const started = process.hrtime.bigint();
     ctx.state.requestId = requestIdFrom(ctx.get('x-request-id') || undefined);

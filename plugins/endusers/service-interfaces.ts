@@ -127,7 +127,7 @@ export type EndUserCreatedVia = 'admin' | 'import' | 'self_signup';
 export interface SignInContext {
   /**
    * The client's IP address as the HTTP server sees it (koa's `ctx.ip`: the socket's address, or
-   * the first `X-Forwarded-For` entry with `AERIE_TRUST_PROXY=1`). Left out when empty.
+   * the first `X-Forwarded-For` entry with `http.trustProxy`). Left out when empty.
    */
   ip?: string;
   /** The upstream provider of a `social` sign-in (`google`, `microsoft`, `oidc`, …). */

@@ -42,7 +42,7 @@ export default definePlugin({
       db, clock, crypto, signingKeys, applications, signIn, loginUrl: config.loginUrl, logger: ctx.logger,
       tenantOrgs: (orgId: string, appGroupId: string, endUserId: string) => aerieAccount.tenantOrgs(orgId, appGroupId, endUserId),
     };
-    const providers = new OrgProviders({ ...deps, orgs }, oidc.providerCacheSize);
+    const providers = new OrgProviders({ ...deps, orgs }, oidc.providerCacheSize, config.http.trustProxy);
     const codes = new LoginCodes(db, clock, crypto, mail, rateLimits);
     const passkeys = new EndUserPasskeys(db, clock);
     const upstream = egress.fetch({ timeoutMs: 10_000, maxResponseBytes: 256 * 1024 });

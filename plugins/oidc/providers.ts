@@ -42,6 +42,8 @@ export class OrgProviders {
   constructor(
     private readonly deps: ProviderDeps & { orgs: OrganizationsService },
     size: number = DEFAULT_PROVIDER_CACHE_SIZE,
+    /** The kernel's `http.trustProxy`: the client address then comes from the proxy's `X-Forwarded-For`. */
+    private readonly trustProxy = false,
   ) {
     this.cache = new LRUCache<string, Entry>({ max: size });
     this.orgsBySlug = new LRUCache<string, { id: string; slug: string }>({ max: size, ttl: ORG_LOOKUP_TTL_MS });
@@ -61,7 +63,7 @@ export class OrgProviders {
     if (cached && cached.kid === kid && cached.slug === org.slug) return cached.built;
     const issuer = new URL(this.deps.signingKeys.issuer(org.slug));
     const built = buildProvider(this.deps, { id: org.id, slug: org.slug }, kid).then((provider) => ({
-      provider, org: { id: org.id, slug: org.slug }, mountPath: issuer.pathname, handle: asIssuer(issuer, provider.callback()),
+      provider, org: { id: org.id, slug: org.slug }, mountPath: issuer.pathname, handle: asIssuer(issuer, provider.callback(), this.trustProxy),
     }));
     this.cache.set(org.id, { kid, slug: org.slug, built });
     built.catch(() => this.cache.delete(org.id));
@@ -79,10 +81,9 @@ export class OrgProviders {
  * actions) from the request's host and scheme. Aerie's configured `base_url` is authoritative
  * instead, as for the keys plugin's documents: the request is presented to the provider as arriving
  * at the issuer's host and scheme (it trusts forwarded headers, set here and nowhere else). The
- * client's address is passed on only when Aerie itself trusts a proxy (`AERIE_TRUST_PROXY=1`).
+ * client's address is passed on only when Aerie itself trusts a proxy (`http.trustProxy`).
  */
-function asIssuer(issuer: URL, handle: ReturnType<Provider['callback']>): ReturnType<Provider['callback']> {
-  const trustProxy = process.env.AERIE_TRUST_PROXY === '1';
+function asIssuer(issuer: URL, handle: ReturnType<Provider['callback']>, trustProxy: boolean): ReturnType<Provider['callback']> {
   return (req, res) => {
     req.headers['x-forwarded-host'] = issuer.host;
     req.headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);

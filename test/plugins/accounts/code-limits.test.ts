@@ -7,14 +7,12 @@ import {
   CODE_MAX_ATTEMPTS, CODE_SENDS_PER_IP, CODES_PER_ADDRESS_PER_HOUR, CODES_PER_HOUR, VERIFICATIONS_PER_IP,
 } from '../../../plugins/accounts/email-codes.service.ts';
 
-// Requests come from addresses given in X-Forwarded-For, as behind a reverse proxy.
-process.env.AERIE_TRUST_PROXY = '1';
-
 describe('accounts: email-code limits per requester and per address (docs/api/accounts.md "Limits")', () => {
   let aerie: TestAerie;
   const clock = new ManualClock(new Date('2031-01-10T09:00:00.000Z'));
   beforeAll(async () => {
-    aerie = await TestAerie.start({ plugins: ['accounts'], clock });
+    // Requests come from addresses given in X-Forwarded-For, as behind a reverse proxy.
+    aerie = await TestAerie.start({ plugins: ['accounts'], clock, env: { AERIE_TRUST_PROXY: '1' } });
   });
   afterAll(() => aerie?.close());
 

@@ -9,8 +9,6 @@ import { TestAerie } from '../../helpers/harness.ts';
 import { latestCode } from '../../helpers/mail.ts';
 import { SmtpRelay } from '../oidc/smtp-relay.ts';
 
-process.env.AERIE_TRUST_PROXY = '1';
-
 const RELAY_DELAY_MS = 150;
 const SAMPLES = 31;
 const WARM_UP = 4;
@@ -21,7 +19,7 @@ describe('accounts: the code request answers an account and an unknown address i
 
   beforeAll(async () => {
     await relay.start();
-    aerie = await TestAerie.start({ plugins: ['accounts'], env: { AERIE_SMTP_URL: relay.url } });
+    aerie = await TestAerie.start({ plugins: ['accounts'], env: { AERIE_SMTP_URL: relay.url, AERIE_TRUST_PROXY: '1' } });
     relay.outbox = join(aerie.dataDir, 'outbox');
   });
   afterAll(async () => {

@@ -10,13 +10,11 @@ import { latestCode } from '../../helpers/mail.ts';
 import { otherCode } from './accounts-helpers.ts';
 import { CODE_MAX_ATTEMPTS, WRONG_CODES_PER_ADDRESS } from '../../../plugins/accounts/email-codes.service.ts';
 
-process.env.AERIE_TRUST_PROXY = '1';
-
 describe('accounts: a stranger with up to 50 IP addresses cannot lock the owner out, nor guess a code', () => {
   let aerie: TestAerie;
   const clock = new ManualClock(new Date('2031-02-01T09:00:00.000Z'));
   beforeAll(async () => {
-    aerie = await TestAerie.start({ plugins: ['accounts'], clock });
+    aerie = await TestAerie.start({ plugins: ['accounts'], clock, env: { AERIE_TRUST_PROXY: '1' } });
   });
   afterAll(() => aerie?.close());
 

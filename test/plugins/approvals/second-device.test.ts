@@ -401,11 +401,9 @@ describe('approvals rule 7: the key-less second-device routes are rate-limited p
   let aerie: TestAerie;
   beforeAll(async () => {
     // Requests come from the addresses given in X-Forwarded-For, as behind a reverse proxy.
-    process.env.AERIE_TRUST_PROXY = '1';
-    aerie = await TestAerie.start();
+    aerie = await TestAerie.start({ env: { AERIE_TRUST_PROXY: '1' } });
   });
   afterAll(async () => {
-    delete process.env.AERIE_TRUST_PROXY;
     await aerie?.close();
   });
 

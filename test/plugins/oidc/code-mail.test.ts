@@ -12,8 +12,6 @@ import { SEND_SIGN_IN_CODE_JOB } from '../../../plugins/endusers/sign-in-code-ma
 import { createSpa, REDIRECT_URI, signInWorld, type SignInWorld } from './helpers.ts';
 import { SmtpRelay } from './smtp-relay.ts';
 
-process.env.AERIE_TRUST_PROXY = '1';
-
 const RELAY_DELAY_MS = 150;
 /** The mail queues (`.0` … `.7`), not the one of addresses without an end user. */
 const CODE_JOBS = SEND_SIGN_IN_CODE_JOB;
@@ -29,7 +27,7 @@ describe('oidc: sign-in code mail through the job queue, after the answer', () =
   beforeAll(async () => {
     relay.delayMs = 0; // the set-up's own mail goes straight through
     await relay.start();
-    aerie = await TestAerie.start({ exactBaseUrl: true, env: { AERIE_SMTP_URL: relay.url } });
+    aerie = await TestAerie.start({ exactBaseUrl: true, env: { AERIE_SMTP_URL: relay.url, AERIE_TRUST_PROXY: '1' } });
     relay.outbox = join(aerie.dataDir, 'outbox');
     acme = await signInWorld(aerie, 'acme');
     globex = await signInWorld(aerie, 'globex');

@@ -14,8 +14,6 @@ import { mailsTo } from '../../helpers/mail.ts';
 import { LOGIN_CODE_ATTEMPTS, LOGIN_CODE_MISSES_PER_ADDRESS_PER_HOUR } from '../../../plugins/oidc/login-codes.ts';
 import { authorizationRequest, CookieJar, createSpa, REDIRECT_URI, relyingParty, signInMailIdle, signInWorld, type SignInWorld } from './helpers.ts';
 
-process.env.AERIE_TRUST_PROXY = '1';
-
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 describe('oidc: a stranger with up to 50 IP addresses cannot lock an end user out, nor guess a code', () => {
@@ -25,7 +23,7 @@ describe('oidc: a stranger with up to 50 IP addresses cannot lock an end user ou
   let spa: string;
 
   beforeAll(async () => {
-    aerie = await TestAerie.start({ exactBaseUrl: true, clock });
+    aerie = await TestAerie.start({ exactBaseUrl: true, clock, env: { AERIE_TRUST_PROXY: '1' } });
     world = await signInWorld(aerie, 'acme');
     spa = (await createSpa(aerie, world)).clientKey;
   });
