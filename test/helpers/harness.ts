@@ -50,7 +50,10 @@ export class TestAerie {
     const dataDir = mkdtempSync(join(tmpdir(), 'aerie-test-'));
     const port = options.exactBaseUrl ? await freePort() : 0;
     const serverUrl = process.env.TEST_DATABASE_URL;
-    const db = serverUrl ? await createTestDatabase(serverUrl) : undefined;
+    // Suites start from the migrated template made by global-setup.ts (every plugin's tables; a
+    // subset of plugins leaves the others' unused) unless they bring their own master key.
+    const fromTemplate = !options.env?.AERIE_MASTER_KEY;
+    const db = serverUrl ? await createTestDatabase(serverUrl, fromTemplate ? process.env.AERIE_TEST_TEMPLATE_DB : undefined) : undefined;
     const env: Record<string, string> = {
       AERIE_DATA_DIR: dataDir,
       AERIE_LOG_LEVEL: process.env.AERIE_TEST_LOG_LEVEL ?? 'silent',
@@ -61,11 +64,8 @@ export class TestAerie {
     };
     const kernelOptions: KernelOptions = { env, cwd: dataDir, overrides: options.overrides, memoryDatabase: !db, clock: options.clock, validateResponses: true };
     const template = process.env.AERIE_TEST_TEMPLATE;
-    if (!db && !options.plugins && template) {
-      // Every plugin is enabled: start from the migrated template made by global-setup.ts.
-      kernelOptions.pglite = new PGlite({ loadDataDir: new Blob([readFileSync(template)]), extensions: PGLITE_EXTENSIONS });
-      env.AERIE_MASTER_KEY ??= process.env.AERIE_TEST_TEMPLATE_KEY!;
-    }
+    if (!db && fromTemplate && template) kernelOptions.pglite = new PGlite({ loadDataDir: new Blob([readFileSync(template)]), extensions: PGLITE_EXTENSIONS });
+    if (fromTemplate && (template || db)) env.AERIE_MASTER_KEY = process.env.AERIE_TEST_TEMPLATE_KEY!;
     try {
       const kernel = await Kernel.boot(kernelOptions);
       const { url } = await kernel.listen(port, '127.0.0.1');
@@ -95,6 +95,11 @@ export class TestAerie {
       /* not JSON: keep the text */
     }
     return { status: res.status, body: parsed as T, headers: res.headers };
+  }
+
+  /** The master key this instance runs with (a second process on its database needs it). */
+  masterKey(): string {
+    return this.kernel.config.masterKey ?? readFileSync(join(this.dataDir, 'master.key'), 'utf8').trim();
   }
 
   /** The newest code mailed to `email`. */

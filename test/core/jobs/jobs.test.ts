@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kernel } from '../../../core/kernel.ts';
@@ -76,7 +76,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('core.jobs across two Aerie proc
       cwd: secondDir,
       env: {
         AERIE_DATA_DIR: secondDir, AERIE_LOG_LEVEL: 'silent', AERIE_PLUGIN_PATHS: FIXTURE, AERIE_PLUGINS: 'jobs-demo',
-        DATABASE_URL: a.kernel.config.databaseUrl!, AERIE_MASTER_KEY: readFileSync(join(a.dataDir, 'master.key'), 'utf8').trim(),
+        DATABASE_URL: a.kernel.config.databaseUrl!, AERIE_MASTER_KEY: a.masterKey(),
       },
     });
     const bUrl = (await b.listen(0, '127.0.0.1')).url;

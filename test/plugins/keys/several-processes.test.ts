@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,7 +41,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('keys: revocation across process
       cwd: secondDir,
       env: {
         AERIE_DATA_DIR: secondDir, AERIE_LOG_LEVEL: 'silent', AERIE_PLUGIN_PATHS: FIXTURE_PLUGINS,
-        DATABASE_URL: first.kernel.config.databaseUrl!, AERIE_MASTER_KEY: readFileSync(join(first.dataDir, 'master.key'), 'utf8').trim(),
+        DATABASE_URL: first.kernel.config.databaseUrl!, AERIE_MASTER_KEY: first.masterKey(),
       },
     });
     secondUrl = (await second.listen(0, '127.0.0.1')).url;
