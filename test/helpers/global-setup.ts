@@ -25,6 +25,7 @@ export default async function setup(): Promise<() => Promise<void>> {
   if (serverUrl) {
     const template = await createTestDatabase(serverUrl);
     const kernel = await Kernel.boot({ env: { ...env, DATABASE_URL: template.url } });
+    await forgetQueuedJobs(kernel);
     await kernel.close();
     process.env.AERIE_TEST_TEMPLATE_DB = new URL(template.url).pathname.slice(1);
     return async () => {
@@ -33,6 +34,7 @@ export default async function setup(): Promise<() => Promise<void>> {
     };
   }
   const kernel = await Kernel.boot({ memoryDatabase: true, env });
+  await forgetQueuedJobs(kernel);
   const pglite = (kernel.db.knex.client as unknown as { pglite: PGlite }).pglite;
   const dump = await pglite.dumpDataDir('none');
   const file = join(dir, 'template.tar');
@@ -40,4 +42,9 @@ export default async function setup(): Promise<() => Promise<void>> {
   await kernel.close();
   process.env.AERIE_TEST_TEMPLATE = file;
   return async () => rmSync(dir, { recursive: true, force: true });
+}
+
+/** The jobs the template's own boot queued (the next nightly runs) are not a suite's: each suite's boot queues its own. */
+async function forgetQueuedJobs(kernel: Kernel): Promise<void> {
+  await kernel.db.knex.raw('delete from core_jobs.job');
 }

@@ -32,6 +32,11 @@ export interface StartOptions {
    * must be a host name; a browser then maps localhost to 127.0.0.1).
    */
   exactBaseUrl?: boolean | 'localhost';
+  /**
+   * Start from an empty database instead of the migrated template: only the enabled plugins'
+   * migrations run (a suite that checks what a subset of plugins creates).
+   */
+  emptyDatabase?: boolean;
 }
 
 /**
@@ -51,8 +56,8 @@ export class TestAerie {
     const port = options.exactBaseUrl ? await freePort() : 0;
     const serverUrl = process.env.TEST_DATABASE_URL;
     // Suites start from the migrated template made by global-setup.ts (every plugin's tables; a
-    // subset of plugins leaves the others' unused) unless they bring their own master key.
-    const fromTemplate = !options.env?.AERIE_MASTER_KEY;
+    // subset of plugins leaves the others' unused) unless they bring their own master key or ask for an empty one.
+    const fromTemplate = !options.env?.AERIE_MASTER_KEY && !options.emptyDatabase;
     const db = serverUrl ? await createTestDatabase(serverUrl, fromTemplate ? process.env.AERIE_TEST_TEMPLATE_DB : undefined) : undefined;
     const env: Record<string, string> = {
       AERIE_DATA_DIR: dataDir,

@@ -113,7 +113,7 @@ describe('plugin discovery and ordering', () => {
 
 describe('booting a subset of the real plugins', () => {
   it('without orgs: its routes answer 404 and its schema is never created', async () => {
-    const aerie = await TestAerie.start({ plugins: ['accounts'] });
+    const aerie = await TestAerie.start({ plugins: ['accounts'], emptyDatabase: true });
     try {
       expect(aerie.kernel.plugins.map((p) => p.manifest.id)).toEqual(['accounts']);
       const ann = await aerie.signIn('ann@example.com');
