@@ -16,6 +16,7 @@ import type { BlobStore } from './blob/blob.types.ts';
 import type { Egress } from './egress/egress.types.ts';
 import type { AuditLog } from './audit/audit-log.types.ts';
 import type { PasskeyStore } from './seals/passkey-store.types.ts';
+import type { AuthzService } from './authz/authz-service.ts';
 import { createExtensionPoint, createServiceRef } from './refs.ts';
 
 /** The kernel's own services, available to every plugin as `deps`. */
@@ -43,6 +44,8 @@ export const coreRefs = {
   egress: createServiceRef<Egress>('core.egress'),
   /** The sealed chain's read side: records, heads, checkpoints, the audit JWKS (core/audit/audit-log.types.ts). */
   auditLog: createServiceRef<AuditLog>('core.auditLog'),
+  /** What a principal holds in an organization, by the router's own rule: `holds`, `require`, `permissionSet` (core/authz/authz-service.ts). */
+  authz: createServiceRef<AuthzService>('core.authz'),
 };
 
 /** Extension points the kernel reads. The last contribution wins. */

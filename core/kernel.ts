@@ -27,6 +27,8 @@ import type { RouteDef } from './http/route.ts';
 import { SchemaRegistry } from './http/schema-registry.ts';
 import { buildRouter } from './http/router.ts';
 import { withOrgCredentials } from './http/route-table.ts';
+import { KernelAuthz } from './authz/authz-service.ts';
+import type { GrantsProvider } from './http/authorizer.ts';
 import { createHttpApp, type ErrorFormat } from './http/app.ts';
 import { kernelRoutes } from './http/kernel-routes.ts';
 import { answerClientError } from './http/client-error.ts';
@@ -143,6 +145,8 @@ export class Kernel {
       const authSchemes = new Map<string, AuthScheme>();
       const extensions = new Map<string, unknown[]>();
       const ext = (id: string) => extensions.get(id) ?? extensions.set(id, []).get(id)!;
+      const authz = new KernelAuthz(() => ext(coreExtensions.grants.id).at(-1) as GrantsProvider | undefined);
+      container.register(coreRefs.authz.id, { useValue: authz });
       // core.seals exists before any plugin: it reads the passkey store (accounts) per call.
       container.register(coreRefs.seals.id, { useValue: new KernelSealService({
         db, clock: container.resolve<Clock>(coreRefs.clock.id), webauthn: config.webauthn, logger: logger.child({ component: 'seals' }),
@@ -207,7 +211,7 @@ export class Kernel {
       const table = withOrgCredentials(routes, authSchemes);
       const router = buildRouter({
         routes: table, schemas, authSchemes,
-        orgResolver: last(coreExtensions.orgResolver.id), grants: last(coreExtensions.grants.id),
+        orgResolver: last(coreExtensions.orgResolver.id), authz,
         seals: container.isRegistered(coreRefs.seals.id, true) ? container.resolve(coreRefs.seals.id) : undefined,
         validateResponses: options.validateResponses ?? process.env.NODE_ENV === 'test',
       });

@@ -27,5 +27,6 @@ export {
   type ScopeContext,
 } from './scope-match.ts';
 export { PERMISSION_CACHE_SIZE, PermissionSet } from './permission-set.ts';
+export { KernelAuthz, type AuthzService } from './authz-service.ts';
 export { narrowScopes, type NarrowResult } from './narrow.ts';
 export { checkAssignment, findSodConflicts, SOD_PAIRS, type SodConflict, type SodPair } from './separation-of-duties.ts';

@@ -4,13 +4,13 @@ import { randomUUID } from 'node:crypto';
 import { readRawBody } from './raw-body.ts';
 import { readUpload } from './multipart.ts';
 import type { AuthRequest, AuthScheme } from './auth-scheme.ts';
-import type { GrantsProvider, OrgResolver } from './authorizer.ts';
+import type { OrgResolver } from './authorizer.ts';
 import { responseSchema, responsesOf, type HandlerInput, type OrgContext, type Principal, type RouteDef, type SchemaRef } from './route.ts';
 import { Delegation, Reply } from './reply.ts';
 import type { SchemaRegistry } from './schema-registry.ts';
 import { aerieError, notFound, permissionDenied, stepUpRequired, unauthorized } from '../errors.ts';
 import { runInRequestScope } from '../request-context.ts';
-import { PermissionSet } from '../authz/index.ts';
+import { KernelAuthz, type AuthzService } from '../authz/authz-service.ts';
 import { BootError } from '../plugins/boot-error.ts';
 import { assertCleanInput } from './input-hygiene.ts';
 import type { SealService, SealVerification } from '../seals/seal-service.types.ts';
@@ -22,7 +22,8 @@ export interface RouterDeps {
   schemas: SchemaRegistry;
   authSchemes: Map<string, AuthScheme>;
   orgResolver?: OrgResolver;
-  grants?: GrantsProvider;
+  /** `core.authz`: what a principal holds in the route's organization (default: a credential's own scopes only). */
+  authz?: AuthzService;
   /** `core.seals`, when a seal provider is available (routes with `seal` need it). */
   seals?: SealService;
   /**
@@ -57,6 +58,7 @@ export function toKoaPath(path: string): string {
  */
 export function buildRouter(deps: RouterDeps): Router {
   const router = new Router();
+  const authz = deps.authz ?? new KernelAuthz(() => undefined);
   for (const { pluginId, def } of orderRoutes(deps.routes)) {
     const schemes = def.auth === 'public' ? [] : (Array.isArray(def.auth) ? def.auth : [def.auth]);
     for (const name of schemes) {
@@ -98,7 +100,7 @@ export function buildRouter(deps: RouterDeps): Router {
         // An organization session never reaches another organization, whatever the resolver answers.
         if (!org || (principal?.sessionOrgId && org.org.id !== principal.sessionOrgId)) throw notFound('Organization not found.');
       }
-      if (def.scope) await checkScope(def.scope, principal, org, deps.grants);
+      if (def.scope) await checkScope(def.scope, principal, org, authz);
       validateParams?.(params);
       const query = { ...(ctx.query as Record<string, unknown>) };
       validateQuery?.(query);
@@ -193,19 +195,12 @@ function organizationSessionOutside(): Error {
   return permissionDenied(undefined, 'This session was opened through an organization\'s identity provider: it reaches that organization only. Sign in to Aerie itself for account-wide actions.', { reason: 'organization_session' });
 }
 
-async function checkScope(scope: string, principal: Principal | null, org: OrgContext | null, grants?: GrantsProvider): Promise<void> {
+async function checkScope(scope: string, principal: Principal | null, org: OrgContext | null, authz: AuthzService): Promise<void> {
   if (!principal) throw permissionDenied(scope);
-  let held: 'all' | string[] = principal.scopes ?? [];
-  if (!principal.scopes && org && grants) held = await grants(principal, org);
-  if (held === 'all') return;
-  let set = builtSets.get(held);
-  if (!set) builtSets.set(held, (set = new PermissionSet(held)));
-  if (!set.has(scope)) throw permissionDenied(scope);
+  if (org) return authz.require(principal, org, scope);
+  // Outside an organization only a credential's own scopes count.
+  if (!authz.setOf(principal.scopes ?? []).has(scope)) throw permissionDenied(scope);
 }
-
-// A provider that returns the same (frozen) array while a member's grants are unchanged gets its
-// permission set built once, not on every request; other arrays are collected with their set.
-const builtSets = new WeakMap<readonly string[], PermissionSet>();
 
 async function verifySeal(seal: NonNullable<RouteDef['seal']>, input: HandlerInput, seals: SealService): Promise<SealVerification | undefined> {
   if (seal.when && !seal.when(input)) return undefined;

@@ -1,4 +1,4 @@
-import { notFound, PermissionSet, type GrantsProvider, type OrgContext, type Principal } from '../../core/index.ts';
+import { notFound, type AuthzService, type OrgContext, type Principal } from '../../core/index.ts';
 import type { OrganizationsService } from '../orgs/api.ts';
 import { auditErrors } from './errors.ts';
 import { OWNER_ONLY_PREFIXES } from './visibility.ts';
@@ -24,20 +24,16 @@ export interface OrgReader {
  * Resolves `orgSlug` for the caller and applies the rule of the organization-wide console routes,
  * the same as `GET /query?scope=all` without the plan gate: a member by role (Owner or Admin), a
  * machine token of the organization by holding the unconstrained `org.audit_event_log.list`.
- * @param grants - the kernel's grants provider (rbac when enabled, else orgs).
+ * @param authz - `core.authz`.
  * @throws AerieError 404 `NOT_FOUND` when the caller is not an active member (nor a token) of the
  *   organization; 403 `PERMISSION_DENIED` (`required: org.audit_event_log.list`) otherwise.
  * @see docs/api/audit.md "Console figures"
  */
-export async function orgReader(organizations: OrganizationsService, grants: GrantsProvider | undefined, slug: string, principal: Principal): Promise<OrgReader> {
+export async function orgReader(organizations: OrganizationsService, authz: AuthzService, slug: string, principal: Principal): Promise<OrgReader> {
   const org = await organizations.resolveContext(slug, principal);
   if (!org) throw notFound();
   const role = org.member?.role;
-  let allowed = role === 'Owner' || role === 'Admin';
-  if (!org.member) {
-    const held = grants ? await grants(principal, org) : principal.scopes ?? [];
-    allowed = held === 'all' || new PermissionSet(held).has(LIST_ALL);
-  }
+  const allowed = org.member ? role === 'Owner' || role === 'Admin' : await authz.holds(principal, org, LIST_ALL);
   if (!allowed) throw auditErrors.permissionDenied(LIST_ALL);
   const owner = role === 'Owner';
   return { org, owner, excludePrefixes: owner ? [] : OWNER_ONLY_PREFIXES, ...(principal.sessionId ? { sessionId: principal.sessionId } : {}) };

@@ -1,4 +1,4 @@
-import { coreExtensions, coreRefs, createCompactPool, definePlugin } from '../../core/index.ts';
+import { coreRefs, createCompactPool, definePlugin } from '../../core/index.ts';
 import { orgsRefs } from '../orgs/api.ts';
 import { auditRefs } from './api.ts';
 import { AuditQueries } from './audit-query.service.ts';
@@ -25,17 +25,16 @@ import { statsRoutes } from './routes/stats.route.ts';
 export default definePlugin({
   id: 'audit',
   deps: {
-    audit: coreRefs.audit, auditHealth: coreRefs.auditHealth, auditLog: coreRefs.auditLog, auditQuery: auditRefs.query, db: coreRefs.db, clock: coreRefs.clock,
+    audit: coreRefs.audit, authz: coreRefs.authz, auditHealth: coreRefs.auditHealth, auditLog: coreRefs.auditLog, auditQuery: auditRefs.query, db: coreRefs.db, clock: coreRefs.clock,
     organizations: orgsRefs.organizations, entitlements: orgsRefs.entitlements, blob: coreRefs.blob, jobs: coreRefs.jobs, events: coreRefs.events,
     mail: coreRefs.mail, memberships: orgsRefs.memberships, accounts: accountsRefs.accounts, sessions: accountsRefs.sessions,
   },
   register(reg) {
     reg.service(auditRefs.query, AuditQueries);
   },
-  async init({ audit, auditHealth, auditLog, auditQuery, db, clock, organizations, entitlements, blob, jobs, events, mail, memberships, accounts, sessions }, ctx) {
+  async init({ audit, authz, auditHealth, auditLog, auditQuery, db, clock, organizations, entitlements, blob, jobs, events, mail, memberships, accounts, sessions }, ctx) {
     // The JWKS is never empty: the platform audit key exists from the first boot with this plugin.
     await auditLog.ensureSigningKey();
-    const grants = ctx.extensions(coreExtensions.grants);
     // Day files: compacted in a worker thread (started on first need), nightly through core.jobs.
     const pool = createCompactPool();
     ctx.onShutdown(() => pool.close());
@@ -58,17 +57,17 @@ export default definePlugin({
     ctx.routes(
       jwksRoute(auditQuery),
       verifyRoute(auditQuery, organizations),
-      ...queryRoutes({ auditQuery, clock, organizations, entitlements, grants: () => grants.at(-1), machineTokens: ctx.plugins.some((m) => m.id === 'keys') }),
+      ...queryRoutes({ auditQuery, clock, organizations, entitlements, authz, machineTokens: ctx.plugins.some((m) => m.id === 'keys') }),
       retentionRoute(auditQuery, clock, organizations, entitlements, async (orgId) => ({ cohort: await enforcer.openCohort(orgId), horizon: await readPurgeHorizon(db.knex, orgId) })),
       deadLettersRoute(auditHealth),
-      ...archiveRoutes({ archive, batches, blob, clock, organizations, entitlements, grants: () => grants.at(-1) }),
+      ...archiveRoutes({ archive, batches, blob, clock, organizations, entitlements, authz }),
     );
     // Ingestion authenticates with organization API keys: only when the keys plugin provides the scheme.
     if (ctx.plugins.some((m) => m.id === 'keys')) ctx.routes(ingestRoute(audit, clock));
     else ctx.logger.info('keys plugin not enabled: POST /api/public/v1/audit/events is not mounted');
     // Console figures: members' sessions, active-time heartbeats, dashboard stats (docs/api/audit.md "Console figures").
     const activity = new MemberActivity(db.knex, clock);
-    const consoleAccess = { organizations, grants: () => grants.at(-1), machineTokens: ctx.plugins.some((m) => m.id === 'keys') };
+    const consoleAccess = { organizations, authz, machineTokens: ctx.plugins.some((m) => m.id === 'keys') };
     ctx.routes(
       sessionsRoute({ ...consoleAccess, memberships, sessions }),
       heartbeatRoute(organizations, activity),

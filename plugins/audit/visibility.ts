@@ -1,4 +1,4 @@
-import { PermissionSet, type GrantsProvider, type OrgContext, type Principal } from '../../core/index.ts';
+import type { AuthzService, OrgContext, Principal } from '../../core/index.ts';
 import { auditErrors } from './errors.ts';
 
 /** Per-system grant → event-type prefix. @see docs/audit.md */
@@ -36,22 +36,22 @@ const LIST_ALL = 'org.audit_event_log.list';
  * Resolves the visibility for `scope` (`mine` default, `all`): `all` is the whole organization for
  * Owner/Admin, granted systems plus own for per-system grant holders, 403 `PERMISSION_DENIED`
  * otherwise; then 403 `UPGRADE_REQUIRED` (`feature.audit.view_all`) below Pro.
- * @param grants - the kernel's grants provider (rbac when enabled, else orgs: Owner/Admin = all).
+ * @param authz - `core.authz`.
  * @see docs/audit.md
  */
 export async function resolveVisibility(
-  scope: 'mine' | 'all', principal: Principal, org: OrgContext, grants: GrantsProvider | undefined, hasViewAll: () => Promise<boolean>,
+  scope: 'mine' | 'all', principal: Principal, org: OrgContext, authz: AuthzService, hasViewAll: () => Promise<boolean>,
 ): Promise<AuditVisibility> {
   const role = org.member?.role;
   const owner = role === 'Owner';
   const self = principal.accountId ?? principal.id;
   const selfType = principal.accountId ? 'account' : principal.type;
   if (scope === 'mine') return { wholeOrg: false, prefixes: [], self, selfType, owner };
-  const held = grants ? await grants(principal, org) : principal.scopes ?? (role === 'Owner' || role === 'Admin' ? 'all' : []);
+  const held = await authz.permissionSet(principal, org);
   // Members see the whole organization by role; a credential without membership (a machine token)
   // by holding the unconstrained list scope — it has no role (docs/api/keys.md).
-  const wholeOrg = org.member ? role === 'Owner' || role === 'Admin' : held === 'all' || new PermissionSet(held).has(LIST_ALL);
-  const prefixes = held === 'all' ? [] : held.map((g) => SYSTEM_GRANT.exec(g)?.[1]).filter((k): k is string => !!k && k in SYSTEM_PREFIXES).map((k) => SYSTEM_PREFIXES[k]);
+  const wholeOrg = org.member ? role === 'Owner' || role === 'Admin' : held === 'all' || held.has(LIST_ALL);
+  const prefixes = held === 'all' ? [] : held.toArray().map((g) => SYSTEM_GRANT.exec(g)?.[1]).filter((k): k is string => !!k && k in SYSTEM_PREFIXES).map((k) => SYSTEM_PREFIXES[k]);
   if (!wholeOrg && prefixes.length === 0) throw auditErrors.permissionDenied(LIST_ALL);
   if (!(await hasViewAll())) throw auditErrors.upgradeRequired('feature.audit.view_all');
   return { wholeOrg, prefixes: [...new Set(prefixes)], self, selfType, owner };
@@ -69,14 +69,12 @@ export function isVisible(record: { eventType: string; actor: { type: string; id
  * Who may download whole archive files (`/presign`, `/compact/urls`): the organization's Owner
  * holding the unconstrained list scope, on Pro or higher — a day file holds every event, `payment.*`
  * included, so nothing less than what sees everything may have it.
- * @param grants - the kernel's grants provider (rbac when enabled, else orgs: Owner/Admin = all).
+ * @param authz - `core.authz`.
  * @throws AerieError 403 `PERMISSION_DENIED` (`required: org.audit_event_log.list`) for anyone but
  *   such an Owner; then 403 `UPGRADE_REQUIRED` (`feature.audit.view_all`) below Pro.
  * @see docs/audit.md; spec 01 "Audit"
  */
-export async function requireWholeArchive(principal: Principal, org: OrgContext, grants: GrantsProvider | undefined, hasViewAll: () => Promise<boolean>): Promise<void> {
-  const owner = org.member?.role === 'Owner';
-  const held = grants ? await grants(principal, org) : owner ? 'all' : [];
-  if (!owner || !(held === 'all' || new PermissionSet(held).has(LIST_ALL))) throw auditErrors.permissionDenied(LIST_ALL);
+export async function requireWholeArchive(principal: Principal, org: OrgContext, authz: AuthzService, hasViewAll: () => Promise<boolean>): Promise<void> {
+  if (org.member?.role !== 'Owner' || !(await authz.holds(principal, org, LIST_ALL))) throw auditErrors.permissionDenied(LIST_ALL);
   if (!(await hasViewAll())) throw auditErrors.upgradeRequired('feature.audit.view_all');
 }

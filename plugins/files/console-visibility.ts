@@ -1,4 +1,4 @@
-import { PermissionSet, permissionDenied, type GrantsProvider, type OrgContext, type Principal } from '../../core/index.ts';
+import { permissionDenied, type AuthzService, type OrgContext, type Principal } from '../../core/index.ts';
 import { filesErrors } from './errors.ts';
 import type { FileRow } from './file-row.ts';
 
@@ -16,14 +16,11 @@ export interface FileVisibility {
  * Resolves a console caller's reach: `all` when it holds `org.org_file.list` unconstrained; else its
  * own uploads, which every caller reaches (members hold `org.org_file.list:creator=self`; a machine
  * token reaches what it uploaded itself).
- * @param grants - the kernel's grants provider (rbac when enabled, else orgs: Owner/Admin = all)
+ * @param authz - `core.authz`
  * @see docs/api/files.md "Console"
  */
-export async function fileVisibility(principal: Principal, org: OrgContext, grants: GrantsProvider | undefined): Promise<FileVisibility> {
-  const role = org.member?.role;
-  const held = grants ? await grants(principal, org) : principal.scopes ?? (role === 'Owner' || role === 'Admin' ? 'all' : []);
-  const all = held === 'all' || new PermissionSet(held).has(LIST_ALL);
-  return { all, self: principal.accountId ?? principal.id };
+export async function fileVisibility(principal: Principal, org: OrgContext, authz: AuthzService): Promise<FileVisibility> {
+  return { all: await authz.holds(principal, org, LIST_ALL), self: principal.accountId ?? principal.id };
 }
 
 /** `view=all` needs the unconstrained scope. @throws 403 `PERMISSION_DENIED` (`required: org.org_file.list`) */

@@ -1,4 +1,4 @@
-import { coreExtensions, coreRefs, definePlugin } from '../../core/index.ts';
+import { coreRefs, definePlugin } from '../../core/index.ts';
 import { approvalsExtensions } from '../approvals/api.ts';
 import { keysExtensions } from '../keys/api.ts';
 import { filesExtensions } from './api.ts';
@@ -24,7 +24,7 @@ export default definePlugin({
   id: 'files',
   deps: {
     files: filesRefs.files, lifecycle: filesRefs.lifecycle, shares: filesRefs.shares, sharingPolicy: filesRefs.sharingPolicy, storage: filesRefs.storage,
-    db: coreRefs.db, blob: coreRefs.blob, clock: coreRefs.clock, audit: coreRefs.audit, jobs: coreRefs.jobs, rateLimits: coreRefs.rateLimits,
+    db: coreRefs.db, blob: coreRefs.blob, clock: coreRefs.clock, audit: coreRefs.audit, jobs: coreRefs.jobs, rateLimits: coreRefs.rateLimits, authz: coreRefs.authz,
   },
   register(reg) {
     reg.extensionPoint(filesExtensions.meetings);
@@ -34,15 +34,14 @@ export default definePlugin({
     reg.service(filesRefs.lifecycle, LifecycleService);
     reg.service(filesRefs.sharingPolicy, SharingPolicyService);
   },
-  init({ files, lifecycle, shares, sharingPolicy, storage, db, blob, clock, audit, jobs, rateLimits }, ctx) {
+  init({ files, lifecycle, shares, sharingPolicy, storage, db, blob, clock, audit, jobs, rateLimits, authz }, ctx) {
     jobs.define(purgeJob({ db, blob, clock, audit, jobs, storage }));
     jobs.define(lifecycleJob({ db, clock, jobs, lifecycle }));
     // With the approvals plugin, documents take their attachments from the file box (sealed there).
     ctx.extend(approvalsExtensions.attachmentStore, approvalAttachments(audit));
-    const grants = ctx.extensions(coreExtensions.grants);
     // One budget for both ways of opening a link: the JSON route and the viewer page.
     const shareOpens = rateLimits.limiter({ name: 'files.share-open', ...SHARE_OPENS_PER_IP });
     const directories = { meetings: ctx.extensions(filesExtensions.meetings), appGroups: ctx.extensions(keysExtensions.appGroups) };
-    ctx.routes(...consoleRoutes(files, shares, () => grants.at(-1), directories), ...fileRoutes(files), ...storageRoutes(storage), ...lifecycleRoutes(lifecycle), ...sharingPolicyRoutes(sharingPolicy), ...shareRoutes(shares, shareOpens), ...viewerRoutes(shares, shareOpens));
+    ctx.routes(...consoleRoutes(files, shares, authz, directories), ...fileRoutes(files), ...storageRoutes(storage), ...lifecycleRoutes(lifecycle), ...sharingPolicyRoutes(sharingPolicy), ...shareRoutes(shares, shareOpens), ...viewerRoutes(shares, shareOpens));
   },
 });

@@ -1,4 +1,4 @@
-import { coreExtensions, coreRefs, definePlugin } from '../../core/index.ts';
+import { coreRefs, definePlugin } from '../../core/index.ts';
 import { orgsExtensions } from '../orgs/api.ts';
 import { keysExtensions, keysRefs } from './api.ts';
 import { SigningKeysService } from './signing-keys.service.ts';
@@ -19,7 +19,7 @@ const MARKER_SWEEP_MS = 10 * 60 * 1000;
 export default definePlugin({
   id: 'keys',
   deps: {
-    config: coreRefs.config,
+    config: coreRefs.config, authz: coreRefs.authz,
     signingKeys: keysRefs.signingKeys, apiKeys: keysRefs.apiKeys, machineTokens: keysRefs.machineTokens,
     keyStatus: keysInternalRefs.keyStatus,
   },
@@ -32,18 +32,17 @@ export default definePlugin({
     reg.service(keysRefs.apiKeys, ApiKeysService);
     reg.service(keysRefs.machineTokens, MachineTokensService);
   },
-  async init({ config, signingKeys, apiKeys, machineTokens, keyStatus }, ctx) {
+  async init({ config, authz, signingKeys, apiKeys, machineTokens, keyStatus }, ctx) {
     // The organization's signing key is made in its creation transaction.
     ctx.extend(orgsExtensions.onCreate, async (org, trx) => {
       await signingKeys.createFor(org, trx);
     });
     ctx.authScheme(apiKeyAuthScheme(apiKeys));
     ctx.authScheme(machineTokenAuthScheme(machineTokens));
-    const grants = ctx.extensions(coreExtensions.grants);
     ctx.routes(
       ...wellKnownRoutes(config, signingKeys, ctx.extensions(keysExtensions.issuerDiscovery)),
       ...signingKeyRoutes(signingKeys),
-      ...apiKeyRoutes(apiKeys, () => grants.at(-1)),
+      ...apiKeyRoutes(apiKeys, authz),
       ...m2mTokenRoutes(machineTokens),
     );
     await keyStatus.start(ctx.logger);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { coreRefs, inject, injectable, type AuditService, type Clock, type Database } from '../../core/index.ts';
-import { checkAssignment, findSodConflicts, hasUnfilledValue, parseScope, PermissionSet, type SodConflict } from '../../core/index.ts';
+import { coreRefs, inject, injectable, type AuditService, type AuthzService, type Clock, type Database } from '../../core/index.ts';
+import { checkAssignment, findSodConflicts, hasUnfilledValue, parseScope, type SodConflict } from '../../core/index.ts';
 import { orgsRefs, type MembershipDto, type MembershipsService } from '../orgs/api.ts';
 import { rbacRefs } from './api.ts';
 import type { RolesService } from './roles.service.ts';
@@ -83,6 +83,7 @@ export class AssignmentsService implements AssignmentsServiceApi {
     @inject(coreRefs.clock.id) private readonly clock: Clock,
     @inject(rbacRefs.roles.id) private readonly roles: RolesService,
     @inject(orgsRefs.memberships.id) private readonly memberships: MembershipsService,
+    @inject(coreRefs.authz.id) private readonly authz: AuthzService,
   ) {}
 
 
@@ -281,7 +282,7 @@ export class AssignmentsService implements AssignmentsServiceApi {
    */
   private assertAssignerHolds(assigner: Assigner | undefined, grants: readonly string[]): void {
     if (!assigner || assigner.role !== 'Member') return;
-    const held = new PermissionSet(assigner.grants ?? []);
+    const held = this.authz.setOf(assigner.grants ?? []);
     for (const g of grants) {
       if (!hasUnfilledValue(parseScope(g)) && !held.has(g)) throw rbacErrors.grantNotHeld(g, 'assign roles whose permissions');
     }

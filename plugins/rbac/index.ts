@@ -13,14 +13,14 @@ import { roleMemberRoutes } from './routes/role-members.route.ts';
 
 export default definePlugin({
   id: 'rbac',
-  deps: { roles: rbacRefs.roles, assignments: rbacRefs.assignments, permissions: rbacRefs.permissions },
+  deps: { roles: rbacRefs.roles, assignments: rbacRefs.assignments, permissions: rbacRefs.permissions, authz: coreRefs.authz },
   register(reg) {
     reg.value(rbacInternalRefs.scopeCatalog, new ScopeCatalog(reg.plugins));
     reg.service(rbacRefs.roles, RolesService);
     reg.service(rbacRefs.assignments, AssignmentsService);
     reg.service(rbacRefs.permissions, PermissionsService);
   },
-  init({ roles, assignments, permissions }, ctx) {
+  init({ roles, assignments, permissions, authz }, ctx) {
     for (const skipped of roles.scopeCatalog().skipped) ctx.logger.warn(`scope left out of the catalog: ${skipped}`);
     // Presets are made in the creation transaction; older organizations get them on first use.
     ctx.extend(orgsExtensions.onCreate, async (org, trx) => roles.ensurePresets(org.id, trx));
@@ -29,7 +29,7 @@ export default definePlugin({
     ctx.routes(
       ...roleRoutes(roles),
       ...sodReportRoutes(assignments),
-      ...rolePermissionRoutes(roles, permissions),
+      ...rolePermissionRoutes(roles, authz),
       ...roleMemberRoutes(assignments, permissions),
     );
   },

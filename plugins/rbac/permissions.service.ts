@@ -1,5 +1,4 @@
-import { coreRefs, inject, injectable, permissionDenied, type Database, type OrgContext, type Principal } from '../../core/index.ts';
-import { PermissionSet, type ScopeContext } from '../../core/index.ts';
+import { coreRefs, inject, injectable, type AuthzService, type Database, type OrgContext, type PermissionSet, type Principal } from '../../core/index.ts';
 import { DEFAULT_MEMBER_GRANTS } from './default-grants.ts';
 import type { PermissionsService as PermissionsServiceApi } from './service-interfaces.ts';
 
@@ -7,7 +6,6 @@ import type { PermissionsService as PermissionsServiceApi } from './service-inte
 export const PERMISSION_SET_CACHE_SIZE = 2048;
 
 const DEFAULT_GRANTS = Object.freeze([...DEFAULT_MEMBER_GRANTS]) as string[];
-const DEFAULT_SET = new PermissionSet(DEFAULT_GRANTS);
 
 /** A member's grants at one version: the frozen array handed to the route check, and its built set. */
 interface CachedSet {
@@ -18,7 +16,8 @@ interface CachedSet {
 }
 
 /**
- * `rbac.permissions`: "does this principal hold scope X in this organization?".
+ * `rbac.permissions`: the grants provider behind `core.authz` ("does this principal hold scope X in
+ * this organization?" is asked of `core.authz`, which reads it).
  *
  * - Owner and Admin hold everything (`'all'`).
  * - Another active member holds the default grant (`org.audit_event_log.list:actor=self`) and the
@@ -40,7 +39,10 @@ export class PermissionsService implements PermissionsServiceApi {
   private readonly sets = new Map<string, CachedSet>();
   private last?: CachedSet;
 
-  constructor(@inject(coreRefs.db.id) private readonly db: Database) {}
+  constructor(
+    @inject(coreRefs.db.id) private readonly db: Database,
+    @inject(coreRefs.authz.id) private readonly authz: AuthzService,
+  ) {}
 
   /**
    * The grants provider registered on `coreExtensions.grants` (route `scope` checks).
@@ -53,29 +55,6 @@ export class PermissionsService implements PermissionsServiceApi {
     if (!org.member) return [];
     // The same frozen array while the grants are unchanged: the kernel reuses the set it built for it.
     return (await this.current(org.org.id, org.member.id))?.grants ?? DEFAULT_GRANTS;
-  }
-
-  /** The permission set of a principal in `org` (fresh grants), or `'all'`. */
-  async permissionSet(principal: Principal, org: OrgContext): Promise<'all' | PermissionSet> {
-    if (principal.scopes) return new PermissionSet(principal.scopes);
-    const role = org.member?.role;
-    if (role === 'Owner' || role === 'Admin') return 'all';
-    if (!org.member) return new PermissionSet();
-    return (await this.current(org.org.id, org.member.id))?.set ?? DEFAULT_SET;
-  }
-
-  /**
-   * Whether the principal holds `scope` in `org`.
-   * @param context - optional `{ principalId, actorId }` for `actor=self` grants
-   */
-  async has(principal: Principal, org: OrgContext, scope: string, context?: ScopeContext): Promise<boolean> {
-    const set = await this.permissionSet(principal, org);
-    return set === 'all' || set.has(scope, context);
-  }
-
-  /** Like {@link has}, but throws 403 `PERMISSION_DENIED` with `errorCode` and `required`. */
-  async check(principal: Principal, org: OrgContext, scope: string, context?: ScopeContext): Promise<void> {
-    if (!(await this.has(principal, org, scope, context))) throw permissionDenied(scope);
   }
 
   /**
@@ -94,7 +73,7 @@ export class PermissionsService implements PermissionsServiceApi {
     if (!entry || entry.version !== version) {
       if (this.sets.size >= PERMISSION_SET_CACHE_SIZE && !entry) this.sets.delete(this.sets.keys().next().value as string);
       const all = Object.freeze([...new Set([...DEFAULT_MEMBER_GRANTS, ...grants])]) as string[];
-      entry = { id: membershipId, version, grants: all, set: new PermissionSet(all) };
+      entry = { id: membershipId, version, grants: all, set: this.authz.setOf(all) };
       this.sets.set(membershipId, entry);
     }
     this.last = entry;

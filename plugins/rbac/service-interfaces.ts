@@ -171,15 +171,6 @@ export interface PermissionsService {
    * @returns `'all'` for Owner and Admin, otherwise the member's scope texts
    */
   grantsOf(principal: Principal, org: OrgContext): Promise<'all' | string[]>;
-  /** The permission set of a principal in `org` (fresh grants), or `'all'`. */
-  permissionSet(principal: Principal, org: OrgContext): Promise<'all' | PermissionSet>;
-  /**
-   * Whether the principal holds `scope` in `org`.
-   * @param context - optional `{ principalId, actorId }` for `actor=self` grants
-   */
-  has(principal: Principal, org: OrgContext, scope: string, context?: ScopeContext): Promise<boolean>;
-  /** Like {@link has}, but throws 403 `PERMISSION_DENIED` with `errorCode` and `required`. */
-  check(principal: Principal, org: OrgContext, scope: string, context?: ScopeContext): Promise<void>;
   /**
    * The cached set for a member at `version`, rebuilt when the version moved. The default grant is
    * included. Exposed for the benchmark and for callers that already read the access row.

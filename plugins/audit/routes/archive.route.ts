@@ -1,4 +1,4 @@
-import { DAY_MS, dayStartMs, notFound, route, type BlobStore, type Clock, type GrantsProvider, type Principal, type RouteDef } from '../../../core/index.ts';
+import { DAY_MS, dayStartMs, notFound, route, type BlobStore, type Clock, type AuthzService, type Principal, type RouteDef } from '../../../core/index.ts';
 import type { EntitlementsService, OrganizationsService } from '../../orgs/api.ts';
 import type { DayFileArchive, DayFileRow } from '../day-files.ts';
 import type { BatchArchive } from '../batch-files.ts';
@@ -17,7 +17,7 @@ export interface ArchiveRouteDeps {
   clock: Clock;
   organizations: OrganizationsService;
   entitlements: EntitlementsService;
-  grants: () => GrantsProvider | undefined;
+  authz: AuthzService;
 }
 
 function parseDay(day: string, field: string): number {
@@ -42,7 +42,7 @@ export function archiveRoutes(deps: ArchiveRouteDeps): RouteDef[] {
   const authorize = async (orgSlug: string, principal: Principal) => {
     const org = await deps.organizations.resolveContext(orgSlug, principal);
     if (!org?.member) throw notFound();
-    await requireWholeArchive(principal, org, deps.grants(), () => deps.entitlements.hasFeature(org.org.id, 'feature.audit.view_all'));
+    await requireWholeArchive(principal, org, deps.authz, () => deps.entitlements.hasFeature(org.org.id, 'feature.audit.view_all'));
     return org;
   };
   const link = async (orgSlug: string, row: DayFileRow) => {

@@ -1,4 +1,4 @@
-import { DAY_MS, notFound, route, type Clock, type GrantsProvider, type HandlerInput, type OrgContext, type Principal, type RouteDef, type SchemaType } from '../../../core/index.ts';
+import { DAY_MS, notFound, route, type Clock, type AuthzService, type HandlerInput, type OrgContext, type Principal, type RouteDef, type SchemaType } from '../../../core/index.ts';
 import type { EntitlementsService, OrganizationsService } from '../../orgs/api.ts';
 import type { AuditQueryService } from '../api.ts';
 import { toAuditEventItem } from '../audit-query.service.ts';
@@ -16,7 +16,7 @@ export interface QueryDeps {
   clock: Clock;
   organizations: OrganizationsService;
   entitlements: EntitlementsService;
-  grants: () => GrantsProvider | undefined;
+  authz: AuthzService;
   /** The keys plugin is enabled: machine tokens of the organization may query too (docs/audit.md). */
   machineTokens?: boolean;
 }
@@ -33,7 +33,7 @@ async function orgOf(deps: QueryDeps, { query, principal }: HandlerInput<unknown
 }
 
 async function visibilityOf(deps: QueryDeps, input: HandlerInput<unknown, Q, unknown, Principal>, org: OrgContext): Promise<AuditVisibility> {
-  return resolveVisibility(input.query.scope ?? 'mine', input.principal, org, deps.grants(), () => deps.entitlements.hasFeature(org.org.id, 'feature.audit.view_all'));
+  return resolveVisibility(input.query.scope ?? 'mine', input.principal, org, deps.authz, () => deps.entitlements.hasFeature(org.org.id, 'feature.audit.view_all'));
 }
 
 /** Start of the plan's retention window (`null` = unlimited). */

@@ -1,4 +1,4 @@
-import { route, type GrantsProvider, type RouteDef } from '../../../core/index.ts';
+import { route, type AuthzService, type RouteDef } from '../../../core/index.ts';
 import type { SessionsService } from '../../accounts/api.ts';
 import type { MembershipsService, OrganizationsService } from '../../orgs/api.ts';
 import { orgReader } from '../console-access.ts';
@@ -9,7 +9,7 @@ export interface SessionsRouteDeps {
   organizations: OrganizationsService;
   memberships: MembershipsService;
   sessions: SessionsService;
-  grants: () => GrantsProvider | undefined;
+  authz: AuthzService;
   /** The keys plugin is enabled: machine tokens holding `org.audit_event_log.list` may list too. */
   machineTokens?: boolean;
 }
@@ -27,7 +27,7 @@ export function sessionsRoute(deps: SessionsRouteDeps): RouteDef {
     response: sessionsResponse,
     summary: "Live console sessions of the organization's members", tags: ['audit'],
     handler: async ({ query, principal }) => {
-      const reader = await orgReader(deps.organizations, deps.grants(), query.orgSlug, principal);
+      const reader = await orgReader(deps.organizations, deps.authz, query.orgSlug, principal);
       const page = query.page ?? 1;
       const pageSize = query.pageSize ?? 25;
       const listed = await deps.sessions.listLive(deps.memberships.activeAccountsQuery(reader.org.org.id), { offset: (page - 1) * pageSize, limit: pageSize });

@@ -1,4 +1,4 @@
-import { route, type GrantsProvider, type RouteDef } from '../../../core/index.ts';
+import { route, type AuthzService, type RouteDef } from '../../../core/index.ts';
 import type { OrganizationsService } from '../../orgs/api.ts';
 import { orgReader } from '../console-access.ts';
 import { STATS_LIMITS, type OrgStats } from '../org-stats.ts';
@@ -9,7 +9,7 @@ import { quickStatsResponse, statsQuery, statsResponse } from '../schemas/consol
 export interface StatsRouteDeps {
   organizations: OrganizationsService;
   stats: OrgStats;
-  grants: () => GrantsProvider | undefined;
+  authz: AuthzService;
   /** The keys plugin is enabled: machine tokens holding `org.audit_event_log.list` may read too. */
   machineTokens?: boolean;
 }
@@ -30,7 +30,7 @@ export function statsRoutes(deps: StatsRouteDeps): RouteDef[] {
       response: statsResponse,
       summary: "An organization's audit dashboard figures", tags: ['audit'],
       handler: async ({ query, principal }) => {
-        const reader = await orgReader(deps.organizations, deps.grants(), query.orgSlug, principal);
+        const reader = await orgReader(deps.organizations, deps.authz, query.orgSlug, principal);
         return deps.stats.stats(reader, query.days ?? STATS_LIMITS.defaultDays);
       },
     }),
@@ -38,7 +38,7 @@ export function statsRoutes(deps: StatsRouteDeps): RouteDef[] {
       method: 'GET', path: '/api/v1/admin/audit/stats/quick', auth, query: orgQuery,
       response: quickStatsResponse,
       summary: "An organization's audit header figures", tags: ['audit'],
-      handler: async ({ query, principal }) => deps.stats.quick(await orgReader(deps.organizations, deps.grants(), query.orgSlug, principal)),
+      handler: async ({ query, principal }) => deps.stats.quick(await orgReader(deps.organizations, deps.authz, query.orgSlug, principal)),
     }),
   ];
 }

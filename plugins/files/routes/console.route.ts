@@ -1,4 +1,4 @@
-import { route, type GrantsProvider, type HandlerInput, type OrgContext, type Principal, type RouteDef } from '../../../core/index.ts';
+import { route, type AuthzService, type HandlerInput, type OrgContext, type Principal, type RouteDef } from '../../../core/index.ts';
 import { assertReaches, assertSeesAll, fileVisibility } from '../console-visibility.ts';
 import type { FilesService } from '../files.service.ts';
 import type { SharesService } from '../shares.service.ts';
@@ -17,11 +17,11 @@ import { FILE_UPLOAD } from './files.route.ts';
  * @see docs/api/files.md "Console"
  */
 export function consoleRoutes(
-  files: FilesService, shares: SharesService, grants: () => GrantsProvider | undefined,
+  files: FilesService, shares: SharesService, authz: AuthzService,
   directories: { meetings: readonly MeetingDirectory[]; appGroups: readonly AppGroupDirectory[] },
 ): RouteDef[] {
   const common = { auth: 'session' as const, org: true as const, tags: ['files'] };
-  const reach = (principal: Principal, org: OrgContext) => fileVisibility(principal, org, grants());
+  const reach = (principal: Principal, org: OrgContext) => fileVisibility(principal, org, authz);
   const reachFile = async ({ principal, org, params }: HandlerInput<unknown, unknown, { id: string }, Principal, OrgContext>) => {
     assertReaches(await reach(principal, org), await files.find(org.org.id, params.id));
   };

@@ -1,5 +1,4 @@
-import { reply, route, type GrantsProvider, type HandlerInput, type RouteDef, type RouteSeal, type SchemaType } from '../../../core/index.ts';
-import { PermissionSet } from '../../../core/index.ts';
+import { parseScope, reply, route, type AuthzService, type HandlerInput, type RouteDef, type RouteSeal, type SchemaType } from '../../../core/index.ts';
 import type { NewApiKey } from '../api-keys.service.ts';
 import type { ApiKeysService } from '../service-interfaces.ts';
 import { keysErrors } from '../errors.ts';
@@ -37,7 +36,7 @@ function needsLongLifetimeSeal(body: CreateBody): boolean {
  * list (never values; session or machine token with `org.api_key.list`), rotate, revoke.
  * @see docs/api/keys.md
  */
-export function apiKeyRoutes(apiKeys: ApiKeysService, grants: () => GrantsProvider | undefined): RouteDef[] {
+export function apiKeyRoutes(apiKeys: ApiKeysService, authz: AuthzService): RouteDef[] {
   return [
     route({
       method: 'POST', path: '/api/org/{slug}/settings/keys/api-keys', auth: 'session', org: true, scope: 'org.api_key.create', params: slugParams,
@@ -48,14 +47,12 @@ export function apiKeyRoutes(apiKeys: ApiKeysService, grants: () => GrantsProvid
         // The kernel verified the seal before this handler; never create a long-lived key without one.
         if (needsLongLifetimeSeal(body) && !seal) throw keysErrors.stepUpRequired();
         const scopes = body.scopes ?? [];
-        if (scopes.length > 0) {
-          const held = await grants()?.(principal, org) ?? [];
-          if (held !== 'all') {
-            const perms = new PermissionSet(held);
-            const missing = scopes.find((s) => !safeHas(perms, s));
-            if (missing) throw keysErrors.grantNotHeld(missing);
-          }
-        }
+        // A key holds no more than its creator: every requested scope is a scope expression (400
+        // otherwise) the creator holds (403 otherwise).
+        for (const scope of scopes) assertScopeSyntax(scope);
+        const held = scopes.length > 0 ? await authz.permissionSet(principal, org) : 'all';
+        const missing = held === 'all' ? undefined : scopes.find((s) => !held.has(s));
+        if (missing) throw keysErrors.grantNotHeld(missing);
         const { assertionResponseJson: _seal, ...input } = body;
         const { key, value } = await apiKeys.create(org.org.id, principal.accountId ?? null, { ...input, scopes });
         return reply(201, { ...key, apiKey: value }, { 'cache-control': 'no-store' });
@@ -90,11 +87,11 @@ export function apiKeyRoutes(apiKeys: ApiKeysService, grants: () => GrantsProvid
   ];
 }
 
-/** A malformed requested scope is not held (the service then answers 400 for it). */
-function safeHas(perms: PermissionSet, scope: string): boolean {
+/** @throws AerieError 400 `VALIDATION_FAILED` (`field: scopes`) for text that is not a scope expression. */
+function assertScopeSyntax(scope: string): void {
   try {
-    return perms.has(scope);
+    parseScope(scope);
   } catch {
-    return true;
+    throw keysErrors.invalidScope(scope);
   }
 }

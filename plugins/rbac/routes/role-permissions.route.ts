@@ -1,6 +1,5 @@
-import { reply, route, type RouteDef } from '../../../core/index.ts';
+import { reply, route, type AuthzService, type RouteDef } from '../../../core/index.ts';
 import type { RolesService } from '../service-interfaces.ts';
-import type { PermissionsService } from '../service-interfaces.ts';
 import { permissionAddBody } from '../schemas/permission-add.body.ts';
 import { roleParams } from '../schemas/role.params.ts';
 import { templateParams } from '../schemas/template.params.ts';
@@ -13,14 +12,14 @@ import { permission } from '../schemas/responses.ts';
  * may only add scopes they hold themselves.
  * @see docs/api/roles.md
  */
-export function rolePermissionRoutes(roles: RolesService, permissions: PermissionsService): RouteDef[] {
+export function rolePermissionRoutes(roles: RolesService, authz: AuthzService): RouteDef[] {
   return [
     route({
       method: 'POST', path: '/api/org/{slug}/roles/{roleId}/permissions', auth: 'session', org: true, scope: 'org.permission.create', params: roleParams, body: permissionAddBody, status: 201,
       response: { 201: permission },
       summary: 'Add a scope expression to a role', tags: ['roles'],
       handler: async ({ org, params, body, principal }) => {
-        const held = await permissions.permissionSet(principal, org);
+        const held = await authz.permissionSet(principal, org);
         const added = await roles.addPermission(org.org.id, params.roleId, body.Scope, held === 'all' ? undefined : held);
         return reply(201, added);
       },

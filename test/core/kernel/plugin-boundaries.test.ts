@@ -124,3 +124,31 @@ describe('plugin import boundaries', () => {
     expect(bad).toEqual([]);
   });
 });
+
+/**
+ * Mechanisms the kernel provides are used, not rebuilt: a permission check goes through
+ * `core.authz` (which reads the grants provider), never a permission set a plugin builds or a
+ * grants provider it reads itself.
+ */
+const KERNEL_SERVICES: Array<{ pattern: RegExp; use: string }> = [
+  { pattern: /new PermissionSet\(/, use: 'core.authz (holds, require, permissionSet, setOf)' },
+  { pattern: /extensions\(\s*coreExtensions\.grants\s*\)/, use: 'core.authz (plugins only contribute to coreExtensions.grants)' },
+];
+
+function kernelServiceCopies(code: string): string[] {
+  const text = withoutComments(code);
+  return KERNEL_SERVICES.filter(({ pattern }) => pattern.test(text)).map(({ pattern, use }) => `${pattern.source} — use ${use}`);
+}
+
+describe('plugins use the kernel services', () => {
+  it('flags a permission set built in a plugin and a grants provider read by one, not a comment', () => {
+    expect(kernelServiceCopies('const held = new PermissionSet(grants);')).toHaveLength(1);
+    expect(kernelServiceCopies('const g = ctx.extensions(coreExtensions.grants);')).toHaveLength(1);
+    expect(kernelServiceCopies('// never new PermissionSet( here\nctx.extend(coreExtensions.grants, provider);')).toEqual([]);
+  });
+
+  it('no plugin builds a permission set or reads the grants provider', () => {
+    const bad = sources(PLUGINS).flatMap((f) => kernelServiceCopies(readFileSync(f, 'utf8')).map((why) => `${relative(ROOT, f)}: ${why}`));
+    expect(bad).toEqual([]);
+  });
+});

@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import { describe, expect, it } from 'vitest';
 import { isVisible, resolveVisibility } from '../../../plugins/audit/visibility.ts';
-import type { GrantsProvider, OrgContext, Principal } from '../../../core/index.ts';
+import { KernelAuthz, type AuthzService, type OrgContext, type Principal } from '../../../core/index.ts';
 
 const principal: Principal = { type: 'account', id: 'me', accountId: 'me' };
 const org = (role: 'Owner' | 'Admin' | 'Member'): OrgContext => ({ org: { id: 'o', slug: 'acme', name: 'Acme', type: 'team' }, member: { id: 'm', role } });
-const grantsOf = (g: 'all' | string[]): GrantsProvider => async () => g;
+const grantsOf = (g: 'all' | string[]): AuthzService => new KernelAuthz(() => async () => g);
 const ev = (eventType: string, actorId = 'someone') => ({ eventType, actor: { type: 'account', id: actorId } });
 const SAMPLE = [ev('agent.hired'), ev('org.project.created'), ev('reporting.run'), ev('payment.charge'), ev('org.member.invited'), ev('x.own', 'me')];
 const sys = (k: string) => `org.audit_event_log.list_system:system=${k}`;
@@ -27,7 +27,7 @@ describe('audit visibility: per-system grants map to event-type prefixes; paymen
   it('refuses scope=all to a member with only the default grant, and below Pro', async () => {
     await expect(resolveVisibility('all', principal, org('Member'), grantsOf(['org.audit_event_log.list:actor=self']), async () => true)).rejects.toMatchObject({ status: 403, code: 'PERMISSION_DENIED' });
     await expect(resolveVisibility('all', principal, org('Member'), grantsOf([sys('agent')]), async () => false)).rejects.toMatchObject({ status: 403, code: 'UPGRADE_REQUIRED', fields: { feature: 'feature.audit.view_all' } });
-    await expect(resolveVisibility('all', principal, org('Owner'), undefined, async () => false)).rejects.toMatchObject({ code: 'UPGRADE_REQUIRED' });
+    await expect(resolveVisibility('all', principal, org('Owner'), grantsOf('all'), async () => false)).rejects.toMatchObject({ code: 'UPGRADE_REQUIRED' });
   });
 
   it('scope=mine is own events for everyone (payment.* still owner-only)', async () => {
