@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createServer, type Server } from 'node:http';
@@ -182,7 +182,6 @@ export class Kernel {
           value: (ref, value) => container.register(ref.id, { useValue: value }),
           extensionPoint: (point) => container.register(point.id, { useValue: ext(point.id) }),
         });
-        for (const schema of loadSchemas(p.dir)) schemas.add(schema);
       }
       for (const [i, p] of ordered.entries()) {
         const def = definitions[i];
@@ -292,12 +291,6 @@ export class Kernel {
 function migrationsDir(p: DiscoveredPlugin): string {
   if (p.manifest.migrations) return resolve(p.dir, p.manifest.migrations);
   return join(p.builtIn ? join(REPO_ROOT, 'migrations') : join(p.dir, 'migrations'), p.builtIn ? p.manifest.id : '');
-}
-
-function loadSchemas(dir: string): Array<{ $id?: string } & object> {
-  const folder = join(dir, 'schemas');
-  if (!existsSync(folder)) return [];
-  return readdirSync(folder).filter((f) => f.endsWith('.json')).sort().map((f) => JSON.parse(readFileSync(join(folder, f), 'utf8')));
 }
 
 function packageVersion(): string {

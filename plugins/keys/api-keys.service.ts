@@ -7,7 +7,7 @@ import { keysErrors } from './errors.ts';
 import { revocationMarkerSeconds } from './token-lifetime.ts';
 import type { KeyChange, KeyStatusService } from './key-status.service.ts';
 import type { SigningKeysService } from './signing-keys.service.ts';
-import { LruMap } from './lru.ts';
+import { LRUCache } from 'lru-cache';
 import type { ApiKeysService as ApiKeysServiceApi } from './service-interfaces.ts';
 
 /** Prefix of every organization API key. @see docs/api/keys.md */
@@ -70,7 +70,7 @@ const ISSUANCE_SQL = `select k.id, k.org_id as "orgId", k.scopes, k.max_token_li
  */
 @injectable()
 export class ApiKeysService implements ApiKeysServiceApi {
-  private readonly byHash = new LruMap<string, KeyRecord>(KEY_CACHE_SIZE);
+  private readonly byHash = new LRUCache<string, KeyRecord>({ max: KEY_CACHE_SIZE });
 
   constructor(
     @inject(coreRefs.audit.id) private readonly audit: AuditService,
@@ -83,8 +83,11 @@ export class ApiKeysService implements ApiKeysServiceApi {
     @inject(keysExtensions.appGroups.id) private readonly appGroups: readonly AppGroupDirectory[],
   ) {
     keyStatus.onChange((change) => {
-      if (change.type === 'revoked' || change.type === 'rotated') this.byHash.deleteWhere((k) => k.id === change.keyId);
-      else if (change.type === 'resync') this.byHash.clear();
+      if (change.type === 'resync') this.byHash.clear();
+      if (change.type !== 'revoked' && change.type !== 'rotated') return;
+      // A scan: revocations and rotations are rare.
+      const gone = [...this.byHash.entries()].filter(([, key]) => key.id === change.keyId);
+      for (const [hash] of gone) this.byHash.delete(hash);
     });
   }
 

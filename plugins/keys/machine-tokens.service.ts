@@ -5,7 +5,7 @@ import { keysRefs, type MachinePrincipal } from './api.ts';
 import { keysInternalRefs } from './internal-refs.ts';
 import { API_KEY_PREFIX, type ApiKeysService } from './api-keys.service.ts';
 import { ACCESS_TOKEN_TYP, type SigningKeysService, type Verifier } from './signing-keys.service.ts';
-import { LruMap } from './lru.ts';
+import { LRUCache } from 'lru-cache';
 import { compactVerify, decodeProtectedHeader } from 'jose';
 import { JWS_ALG } from './signing-keys.service.ts';
 import { issuedLifetime } from './token-lifetime.ts';
@@ -64,7 +64,7 @@ const IAT_LEEWAY_SECONDS = 60;
  */
 @injectable()
 export class MachineTokensService implements MachineTokensServiceApi {
-  private readonly verified = new LruMap<string, VerifiedToken>(VERIFIED_CACHE_SIZE);
+  private readonly verified = new LRUCache<string, VerifiedToken>({ max: VERIFIED_CACHE_SIZE });
 
   constructor(
     @inject(coreRefs.clock.id) private readonly clock: Clock,

@@ -6,7 +6,7 @@ import { coreRefs, inject, injectable, type AerieConfig, type AuditService, type
 import { orgsRefs, type OrganizationsService } from '../orgs/api.ts';
 import { rs256Signer } from './compact-jws.ts';
 import { keysInternalRefs } from './internal-refs.ts';
-import { LruMap } from './lru.ts';
+import { LRUCache } from 'lru-cache';
 import type { KeyStatusService } from './key-status.service.ts';
 import type { SigningKeysService as SigningKeysServiceApi } from './service-interfaces.ts';
 
@@ -85,10 +85,10 @@ interface SigningKeyRow {
  */
 @injectable()
 export class SigningKeysService implements SigningKeysServiceApi {
-  private readonly signers = new LruMap<string, Signer>(KEY_CACHE_SIZE);
-  private readonly verifiers = new LruMap<string, Verifier>(KEY_CACHE_SIZE);
+  private readonly signers = new LRUCache<string, Signer>({ max: KEY_CACHE_SIZE });
+  private readonly verifiers = new LRUCache<string, Verifier>({ max: KEY_CACHE_SIZE });
   /** Active key per organization id, used while the key-status view is in sync. */
-  private readonly active = new LruMap<string, ActiveKey>(KEY_CACHE_SIZE);
+  private readonly active = new LRUCache<string, ActiveKey>({ max: KEY_CACHE_SIZE });
 
   constructor(
     @inject(coreRefs.audit.id) private readonly audit: AuditService,
