@@ -70,6 +70,11 @@ export interface KernelOptions extends LoadConfigOptions {
    * Default: on when `NODE_ENV` is `test`, never otherwise. @see core/http/router.ts
    */
   validateResponses?: boolean;
+  /**
+   * Compile a route's JSON Schema validators on its first request instead of at boot (a process
+   * that boots many kernels: the test suite). Unknown schema ids still fail the boot.
+   */
+  lazySchemas?: boolean;
 }
 
 /**
@@ -139,7 +144,7 @@ export class Kernel {
       for (const [id, value] of values) container.register(id, { useValue: value });
       hooks.push(() => mail.close(), () => events.complete(), () => egress.close());
 
-      const schemas = new SchemaRegistry();
+      const schemas = new SchemaRegistry({ lazy: options.lazySchemas });
       const routes: Array<{ pluginId: string; def: RouteDef }> = [...kernelRoutes(db, () => container.resolve<AuditHealthService>(coreRefs.auditHealth.id)), ...blob.routes]
         .map((def) => ({ pluginId: 'kernel', def }));
       const authSchemes = new Map<string, AuthScheme>();

@@ -28,12 +28,16 @@ function forAjv(schema: object): object {
 }
 
 /**
- * Holds every route JSON Schema by `$id` and compiles validators once at boot: one ajv for bodies
- * (no coercion), one for query strings and path params (types coerced from strings) and one for
+ * Holds every route JSON Schema by `$id` and compiles validators once: one ajv for bodies (no
+ * coercion), one for query strings and path params (types coerced from strings) and one for
  * answers (nothing changed: no defaults, no coercion). Schemas may name shared schemas by `$id`
- * (`schemaRef`); those are registered with them.
+ * (`schemaRef`); those are registered with them. Validators are compiled at boot, or with `lazy`
+ * on their first use (a process that boots many kernels — the test suite — pays only for the
+ * routes it calls; an unknown `$id` is refused at boot either way).
  */
 export class SchemaRegistry {
+  constructor(private readonly options: { lazy?: boolean } = {}) {}
+
   private readonly bodyAjv: Ajv = createAjv();
   private readonly stringAjv: Ajv = createAjv({ coerceTypes: true });
   private readonly responseAjv: Ajv = createAjv({ useDefaults: false });
@@ -75,9 +79,7 @@ export class SchemaRegistry {
    * `VALIDATION_FAILED` with `field`. @throws Error at boot when `$id` is unknown.
    */
   validator(id: string, kind: 'body' | 'query' | 'params'): (value: unknown) => void {
-    const ajv = kind === 'body' ? this.bodyAjv : this.stringAjv;
-    const fn: ValidateFunction | undefined = ajv.getSchema(AJV_BASE + id);
-    if (!fn) throw new Error(`unknown schema $id ${id}`);
+    const fn = this.compiled(kind === 'body' ? this.bodyAjv : this.stringAjv, id);
     return (value) => {
       if (!fn(value)) {
         const { field, message } = describeAjvError(fn.errors, kind);
@@ -91,8 +93,22 @@ export class SchemaRegistry {
    * describes the first mismatch (`null` when it matches). @throws Error at boot when `$id` is unknown.
    */
   responseValidator(id: string): (value: unknown) => string | null {
-    const fn: ValidateFunction | undefined = this.responseAjv.getSchema(AJV_BASE + id);
-    if (!fn) throw new Error(`unknown schema $id ${id}`);
+    const fn = this.compiled(this.responseAjv, id);
     return (value) => (fn(value) ? null : (fn.errors ?? []).slice(0, 3).map((e) => `${e.instancePath || '(body)'} ${e.message} ${JSON.stringify(e.params)}`).join('; '));
+  }
+
+  /** The validator of `id` in `ajv`: compiled now, or on its first call when lazy. @throws Error when `$id` is unknown. */
+  private compiled(ajv: Ajv, id: string): ValidateFunction {
+    if (!this.schemas.has(id)) throw new Error(`unknown schema $id ${id}`);
+    const compile = () => ajv.getSchema(AJV_BASE + id)!;
+    if (!this.options.lazy) return compile();
+    let fn: ValidateFunction | undefined;
+    const validate = ((value: unknown) => {
+      fn ??= compile();
+      const ok = fn(value);
+      validate.errors = fn.errors;
+      return ok;
+    }) as ValidateFunction;
+    return validate;
   }
 }

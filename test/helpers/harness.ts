@@ -10,6 +10,14 @@ import { createTestDatabase } from './pg-databases.ts';
 import { latestCode } from './mail.ts';
 import { freePort } from './child-process.ts';
 
+/** The migrated template's bytes, read once per worker. */
+const templates = new Map<string, Blob>();
+function templateBlob(file: string): Blob {
+  let blob = templates.get(file);
+  if (!blob) templates.set(file, (blob = new Blob([readFileSync(file)])));
+  return blob;
+}
+
 /** An HTTP answer as a client sees it. */
 export interface TestResponse<T = any> {
   status: number;
@@ -67,9 +75,9 @@ export class TestAerie {
       ...(port ? { AERIE_BASE_URL: `http://${options.exactBaseUrl === 'localhost' ? 'localhost' : '127.0.0.1'}:${port}` } : {}),
       ...options.env,
     };
-    const kernelOptions: KernelOptions = { env, cwd: dataDir, overrides: options.overrides, memoryDatabase: !db, clock: options.clock, validateResponses: true };
+    const kernelOptions: KernelOptions = { env, cwd: dataDir, overrides: options.overrides, memoryDatabase: !db, clock: options.clock, validateResponses: true, lazySchemas: true };
     const template = process.env.AERIE_TEST_TEMPLATE;
-    if (!db && fromTemplate && template) kernelOptions.pglite = new PGlite({ loadDataDir: new Blob([readFileSync(template)]), extensions: PGLITE_EXTENSIONS });
+    if (!db && fromTemplate && template) kernelOptions.pglite = new PGlite({ loadDataDir: templateBlob(template), extensions: PGLITE_EXTENSIONS });
     if (fromTemplate && (template || db)) env.AERIE_MASTER_KEY = process.env.AERIE_TEST_TEMPLATE_KEY!;
     try {
       const kernel = await Kernel.boot(kernelOptions);
