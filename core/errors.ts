@@ -77,3 +77,15 @@ export const upgradeRequired = (feature: string, message = 'Your plan does not i
 /** 404 `NOT_FOUND`; also used for other organizations' ids so existence does not leak. */
 export const notFound = (message = 'Not found.') => aerieError('NOT_FOUND', message);
 
+/** 400 `BAD_REQUEST`: the request could not be read (interrupted, malformed framing). */
+export const badRequest = (message: string) => aerieError('BAD_REQUEST', message);
+
+/** 413 `PAYLOAD_TOO_LARGE` with `limitBytes`; `what` names the limited thing ("Request bodies are", "The file is"). */
+export const payloadTooLarge = (limitBytes: number, what = 'The body is') => aerieError('PAYLOAD_TOO_LARGE', `${what} limited to ${limitBytes} bytes.`, { limitBytes });
+
+/** 415 `UNSUPPORTED_MEDIA_TYPE`: the body's `Content-Type` or `Content-Encoding` is not the route's; the message says what to send. */
+export const unsupportedMediaType = (message: string) => aerieError('UNSUPPORTED_MEDIA_TYPE', message);
+
+/** 415 for a body sent with a `Content-Encoding` (Aerie reads bodies as sent). */
+export const contentEncodingRefused = () => unsupportedMediaType('Send the body without Content-Encoding.');
+

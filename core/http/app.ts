@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import type Router from '@koa/router';
-import { AerieError, aerieError } from '../errors.ts';
+import { AerieError, aerieError, notFound } from '../errors.ts';
 import { requestIdFrom } from './router.ts';
 import { jsonBody } from './json-body.ts';
 
@@ -35,7 +35,7 @@ export function createHttpApp(router: Router, logger: Logger, errorFormats: read
       await next();
       // A route handed the request to a mounted handler (`delegate`), which answered it itself.
       if (ctx.respond === false) return logRequest(ctx, logger, started);
-      if (ctx.status === 404 && ctx.body === undefined) throw aerieError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}.`);
+      if (ctx.status === 404 && ctx.body === undefined) throw notFound(`No route for ${ctx.method} ${ctx.path}.`);
       // allowedMethods() sets a bare 405 (and `Allow`); answer it in the envelope like every other error.
       if (ctx.status === 405 && ctx.body === undefined) throw aerieError('METHOD_NOT_ALLOWED', `${ctx.method} is not allowed on ${ctx.path}.`);
       // Methods no route serves anywhere (TRACE, CONNECT, …).

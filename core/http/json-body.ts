@@ -6,7 +6,7 @@
  */
 import type { Middleware } from 'koa';
 import getRawBody from 'raw-body';
-import { aerieError } from '../errors.ts';
+import { aerieError, contentEncodingRefused, payloadTooLarge } from '../errors.ts';
 
 declare module 'koa' {
   interface Request {
@@ -32,13 +32,13 @@ export function jsonBody(limitBytes: number): Middleware {
   return async (ctx, next) => {
     if (!ctx.is(JSON_TYPES)) return next();
     const encoding = ctx.get('content-encoding').toLowerCase();
-    if (encoding && encoding !== 'identity') throw aerieError('UNSUPPORTED_MEDIA_TYPE', 'Send the body without Content-Encoding.');
+    if (encoding && encoding !== 'identity') throw contentEncodingRefused();
     let raw: Buffer;
     try {
       raw = await getRawBody(ctx.req, { limit: limitBytes, length: ctx.request.length });
     } catch (err) {
       if ((err as { type?: string }).type === 'entity.too.large') {
-        throw aerieError('PAYLOAD_TOO_LARGE', `Request bodies are limited to ${limitBytes} bytes.`, { limitBytes });
+        throw payloadTooLarge(limitBytes, 'Request bodies are');
       }
       throw aerieError('INVALID_JSON', 'The request body could not be read.');
     }

@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Context } from 'koa';
-import { aerieError } from '../errors.ts';
+import { aerieError, badRequest, contentEncodingRefused, payloadTooLarge } from '../errors.ts';
 import type { UploadedFile, UploadSpec } from './route.ts';
 
 /** An upload being read: the file part, and `discard()` to drop whatever the handler left unread (up to 16 MiB). */
@@ -52,7 +52,7 @@ function failures(spec: UploadSpec) {
       'A part\'s headers could not be read: a header value such as the file name holds a control character (CR, LF, …), or the form ends inside them. '
       + 'Send a file name with such characters percent-encoded (filename*=UTF-8\'\'…).', spec.field)),
     missingPart: own.missingPart ?? (() => invalid(`The body has no part named "${spec.field}".`, spec.field)),
-    tooLarge: own.tooLarge ?? ((maxBytes: number) => aerieError('PAYLOAD_TOO_LARGE', `The file is limited to ${maxBytes} bytes.`, { limitBytes: maxBytes })),
+    tooLarge: own.tooLarge ?? ((maxBytes: number) => payloadTooLarge(maxBytes, 'The file is')),
   };
 }
 
@@ -67,7 +67,7 @@ export function readUpload(ctx: Context, spec: UploadSpec): Promise<UploadReadin
   let discarding = false;
   if (ctx.request.body !== undefined || !ctx.is('multipart/form-data')) throw fail.notMultipart();
   const encoding = ctx.get('content-encoding').toLowerCase();
-  if (encoding && encoding !== 'identity') throw aerieError('UNSUPPORTED_MEDIA_TYPE', 'Send the body without Content-Encoding.');
+  if (encoding && encoding !== 'identity') throw contentEncodingRefused();
   let parser: busboy.Busboy;
   try {
     // busboy cuts the part itself at `fileSize` (the `limit` event): one byte more than allowed means too large.
@@ -115,7 +115,7 @@ export function readUpload(ctx: Context, spec: UploadSpec): Promise<UploadReadin
     });
     parser.on('close', () => reject(fail.missingPart()));
     ctx.req.once('close', () => {
-      if (!ctx.req.complete) failWith(aerieError('BAD_REQUEST', 'The upload was interrupted.'));
+      if (!ctx.req.complete) failWith(badRequest('The upload was interrupted.'));
     });
     ctx.req.pipe(parser);
   });

@@ -5,7 +5,7 @@
  */
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
-import { aerieError } from '../errors.ts';
+import { badRequest, contentEncodingRefused, payloadTooLarge, unsupportedMediaType } from '../errors.ts';
 
 /**
  * Reads the body of `ctx` (empty when there is none).
@@ -15,16 +15,16 @@ import { aerieError } from '../errors.ts';
  *   when the body cannot be read.
  */
 export async function readRawBody(ctx: Context, maxBytes: number): Promise<Buffer> {
-  if (ctx.request.body !== undefined) throw aerieError('UNSUPPORTED_MEDIA_TYPE', 'Send the bytes with a Content-Type other than JSON.');
+  if (ctx.request.body !== undefined) throw unsupportedMediaType('Send the bytes with a Content-Type other than JSON.');
   const encoding = ctx.get('content-encoding').toLowerCase();
-  if (encoding && encoding !== 'identity') throw aerieError('UNSUPPORTED_MEDIA_TYPE', 'Send the body without Content-Encoding.');
+  if (encoding && encoding !== 'identity') throw contentEncodingRefused();
   try {
     return await getRawBody(ctx.req, { limit: maxBytes, length: ctx.request.length });
   } catch (err) {
     if ((err as { type?: string }).type === 'entity.too.large') {
       ctx.set('Connection', 'close');
-      throw aerieError('PAYLOAD_TOO_LARGE', `The body is limited to ${maxBytes} bytes.`, { limitBytes: maxBytes });
+      throw payloadTooLarge(maxBytes);
     }
-    throw aerieError('BAD_REQUEST', 'The request body could not be read.');
+    throw badRequest('The request body could not be read.');
   }
 }

@@ -8,7 +8,7 @@ import type { OrgResolver } from './authorizer.ts';
 import { responseSchema, responsesOf, type HandlerInput, type OrgContext, type Principal, type RouteDef, type SchemaRef } from './route.ts';
 import { Delegation, Reply } from './reply.ts';
 import type { SchemaRegistry } from './schema-registry.ts';
-import { aerieError, notFound, permissionDenied, stepUpRequired, unauthorized } from '../errors.ts';
+import { notFound, permissionDenied, stepUpRequired, unauthorized, unsupportedMediaType } from '../errors.ts';
 import { runInRequestScope } from '../request-context.ts';
 import { KernelAuthz, type AuthzService } from '../authz/authz-service.ts';
 import { BootError } from '../plugins/boot-error.ts';
@@ -109,7 +109,7 @@ export function buildRouter(deps: RouterDeps): Router {
       let body: unknown = ctx.request.body;
       if (validateBody) {
         if (body === undefined || (ctx.request.length && !ctx.is('application/json'))) {
-          if (ctx.request.length) throw aerieError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
+          if (ctx.request.length) throw unsupportedMediaType('Send the body as application/json.');
           body = {};
         }
         validateBody(body);

@@ -24,7 +24,6 @@ declare module '../../core/index.ts' {
 /** Errors of the approvals plugin. */
 export const approvalsErrors = {
   ...memberErrors,
-  roleNotFound: (field: string) => aerieError('ROLE_NOT_FOUND', 'Role not found.', { field }),
   formNotFound: (field?: string) => aerieError('FORM_NOT_FOUND', 'Form not found.', field ? { field } : {}),
   instanceNotFound: () => aerieError('INSTANCE_NOT_FOUND', 'Approval instance not found.'),
   stepNotPending: (instanceStatus: string) =>

@@ -34,7 +34,6 @@ export const filesErrors = {
   invalidMode: () => aerieError('invalid_mode', 'mode must be "restricted" or "link_anyone".'),
   externalSharingDisabled: () => aerieError('external_sharing_disabled', 'This organization does not allow link sharing.'),
   meetingNotFound: () => aerieError('MEETING_NOT_FOUND', 'Meeting not found.', { field: 'meetingId' }),
-  appGroupNotFound: (appGroupId: string) => aerieError('APP_GROUP_NOT_FOUND', `No app group ${appGroupId} in this organization.`, { field: 'appGroupId' }),
   sealedAttachment: () => aerieError('sealed_attachment', 'This file is attached to a sealed approval document and cannot be trashed.'),
   planUpgradeRequired: (feature: 'lifecycle' | 'lifecycle_custom') =>
     aerieError('plan_upgrade_required', feature === 'lifecycle' ? "Lifecycle rules are not part of this organization's plan." : 'This plan allows only the preset rule (transition_ia after 90 days, all files).', { feature }),

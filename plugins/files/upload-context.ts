@@ -1,4 +1,4 @@
-import type { AppGroupDirectory } from '../keys/api.ts';
+import { appGroupNotFound, type AppGroupDirectory } from '../keys/api.ts';
 import type { MeetingDirectory } from './api.ts';
 import { filesErrors } from './errors.ts';
 
@@ -22,6 +22,6 @@ export async function uploadContext(
   orgId: string, accountId: string, query: { meetingId?: string; appGroupId?: string },
 ): Promise<UploadContext> {
   if (query.meetingId !== undefined && !(await directories.meetings.at(-1)?.(orgId, query.meetingId, accountId))) throw filesErrors.meetingNotFound();
-  if (query.appGroupId !== undefined && !(await directories.appGroups.at(-1)?.(orgId, query.appGroupId))) throw filesErrors.appGroupNotFound(query.appGroupId);
+  if (query.appGroupId !== undefined && !(await directories.appGroups.at(-1)?.(orgId, query.appGroupId))) throw appGroupNotFound(query.appGroupId);
   return { scope: query.meetingId !== undefined ? `meeting:${query.meetingId}` : 'free', appGroupId: query.appGroupId ?? null };
 }

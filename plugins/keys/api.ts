@@ -93,6 +93,7 @@ export const keysExtensions = {
  * @see docs/api/accounts.md: "an app-group-scoped key gets 401 there"
  */
 export { requireOrganizationWideKey } from './org-wide.ts';
+export { appGroupNotFound } from './errors.ts';
 
 /** Shared response schema other plugins reference or narrow: an API key as listed (never its value). */
 export { apiKey as apiKeySchema } from './schemas/responses.ts';

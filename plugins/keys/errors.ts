@@ -12,6 +12,10 @@ declare module '../../core/index.ts' {
 }
 
 /** Errors of the keys plugin. */
+/** 400 `APP_GROUP_NOT_FOUND` (`field: appGroupId`): the id names no app group of this organization (keys, file uploads). */
+export const appGroupNotFound = (appGroupId: string) =>
+  aerieError('APP_GROUP_NOT_FOUND', `No app group ${appGroupId} in this organization.`, { field: 'appGroupId' });
+
 export const keysErrors = {
   /** Unknown, malformed or revoked API key, or a key of another organization. */
   invalidApiKey: () => unauthorized('The API key is not valid for this organization.'),
@@ -31,8 +35,7 @@ export const keysErrors = {
   apiKeyNotFound: () => notFound('API key not found.'),
   /** Unknown slug, or an organization without signing keys. */
   organizationNotFound: () => notFound('Organization not found.'),
-  appGroupNotFound: (appGroupId: string) =>
-    aerieError('APP_GROUP_NOT_FOUND', `No app group ${appGroupId} in this organization.`, { field: 'appGroupId' }),
+  appGroupNotFound,
   serviceAccountNotFound: (serviceAccountId: string) =>
     aerieError('SERVICE_ACCOUNT_NOT_FOUND', `No active service account ${serviceAccountId} in this organization.`, { field: 'serviceAccountId' }),
   /** The key's service account is suspended or revoked. @see docs/api/keys.md */

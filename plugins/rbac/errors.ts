@@ -55,8 +55,8 @@ export class SodConflictError extends AerieError {
 }
 
 /**
- * Errors about members that rbac and the members plugin (which requires rbac) both answer, defined
- * once here and exported through `api.ts`.
+ * Errors about members and roles that rbac and the plugins requiring it (members, approvals) answer,
+ * defined once here and exported through `api.ts`.
  */
 export const memberErrors = {
   /** 404 `MEMBER_NOT_FOUND`; `field` names the body member that pointed at it (`ReportingManagerId`). */
@@ -66,12 +66,13 @@ export const memberErrors = {
   /** 400 `DIRECTOR_ORG_TYPE` with `orgType`. */
   directorOrgType: (orgType: string) =>
     aerieError('DIRECTOR_ORG_TYPE', 'Directors are only possible in Corporation and Project organizations.', { field: 'RoleId', orgType }),
+  /** 404 `ROLE_NOT_FOUND`; `field` names the body member that pointed at it (`linkedRoleId`). */
+  roleNotFound: (field?: string) => aerieError('ROLE_NOT_FOUND', 'Role not found.', field ? { field } : {}),
 };
 
 /** Errors of the rbac plugin. */
 export const rbacErrors = {
   ...memberErrors,
-  roleNotFound: () => aerieError('ROLE_NOT_FOUND', 'Role not found.'),
   templateNotFound: () => aerieError('PERMISSION_NOT_FOUND', 'Permission not found on this role.'),
   assignmentNotFound: () => aerieError('ASSIGNMENT_NOT_FOUND', 'Role assignment not found.'),
   roleKeyTaken: (roleKey: string) => aerieError('ROLE_KEY_TAKEN', `The role key "${roleKey}" is already used in this organization.`, { roleKey }),
