@@ -73,16 +73,21 @@ export interface HandlerInput<B = any, Q = any, P = any, Pr extends Principal | 
   seal?: SealVerification;
   /** The request body's bytes, on routes that declare `rawBody`. */
   rawBody?: Buffer;
+  /** The body's form fields, on routes that declare `rawBody` with `form: true`. */
+  form?: URLSearchParams;
   /** The uploaded file as a stream, on routes that declare `upload`. */
   upload?: UploadedFile;
 }
 
 /**
  * `rawBody` of a route: the handler gets the request body as bytes (any `Content-Type` but JSON),
- * read up to `maxBytes` — a longer body is cut off and answered 413 `PAYLOAD_TOO_LARGE`.
+ * read up to `maxBytes` — a longer body is cut off and answered 413 `PAYLOAD_TOO_LARGE`. With
+ * `form: true` it also gets `form`, the fields of an `application/x-www-form-urlencoded` body
+ * (UTF-8; empty when the body is sent with another `Content-Type`), as HTML forms and OAuth post them.
  */
 export interface RawBodySpec {
   readonly maxBytes: number;
+  readonly form?: boolean;
 }
 
 /**
@@ -189,7 +194,8 @@ export type PathParams<Path extends string> = Path extends `${string}{${infer Na
  */
 export type InputOf<A, O, B, Q, P, Path extends string, R = undefined, U = undefined> = HandlerInput<
   SchemaType<B>, SchemaType<Q>, P extends SchemaRef ? SchemaType<P> : PathParams<Path>, PrincipalOf<A>, O extends true ? OrgContext : null>
-  & (R extends RawBodySpec ? { rawBody: Buffer } : unknown) & (U extends UploadSpec ? { upload: UploadedFile } : unknown);
+  & (R extends RawBodySpec ? { rawBody: Buffer } : unknown) & (R extends { form: true } ? { form: URLSearchParams } : unknown)
+  & (U extends UploadSpec ? { upload: UploadedFile } : unknown);
 
 /** A route definition as the kernel stores it (types erased). */
 export interface RouteDef {

@@ -118,6 +118,7 @@ export function buildRouter(deps: RouterDeps): Router {
       const requestId = String(ctx.state.requestId);
       const input: HandlerInput = { body, query, params, principal, org, request: { id: requestId, method: ctx.method, path: ctx.path, ip: ctx.ip, headers: ctx.headers } };
       if (def.rawBody) input.rawBody = await readRawBody(ctx, def.rawBody.maxBytes);
+      if (def.rawBody?.form) input.form = formFields(ctx, input.rawBody!);
       const upload = def.upload ? await readUpload(ctx, def.upload) : undefined;
       if (upload) input.upload = upload.file;
       let result: unknown;
@@ -170,6 +171,11 @@ function answerChecker(def: RouteDef, schemas: SchemaRegistry, pluginId: string)
     process.stderr.write(`aerie response validation: ${message}\n`);
     throw new Error(message);
   };
+}
+
+/** The fields of an `application/x-www-form-urlencoded` body (UTF-8), or none for another `Content-Type`. */
+function formFields(ctx: Context, bytes: Buffer): URLSearchParams {
+  return ctx.is('application/x-www-form-urlencoded') ? new URLSearchParams(bytes.toString('utf8')) : new URLSearchParams();
 }
 
 function authRequest(ctx: Context): AuthRequest {

@@ -41,10 +41,10 @@ export function signinRoutes(signin: SigninService): RouteDef[] {
       }),
     }),
     route({
-      method: 'POST', path: '/idp/{slug}/saml/acs', auth: 'public', params: slugParams, rawBody: { maxBytes: MAX_SAML_FORM }, response: { 303: null },
+      method: 'POST', path: '/idp/{slug}/saml/acs', auth: 'public', params: slugParams, rawBody: { maxBytes: MAX_SAML_FORM, form: true }, response: { 303: null },
       summary: 'SAML assertion consumer service (HTTP-POST): assertion validated, member signed in (303 to the dashboard)', tags: ['federation'],
-      handler: ({ params, rawBody, request }) => signin.finish({
-        slug: params.slug, protocol: 'saml', samlResponse: new URLSearchParams(rawBody.toString('utf8')).get('SAMLResponse') ?? undefined,
+      handler: ({ params, form, request }) => signin.finish({
+        slug: params.slug, protocol: 'saml', samlResponse: form.get('SAMLResponse') ?? undefined,
         cookies: cookiesOf(request.headers.cookie), userAgent: userAgent(request.headers), ip: request.ip, accept: request.headers.accept,
       }),
     }),

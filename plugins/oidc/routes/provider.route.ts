@@ -35,12 +35,11 @@ export function providerRoutes(providers: OrgProviders, deps: ProviderDeps): Rou
    * UserInfo for the access token of the request: `Authorization: Bearer`, or (POST) the form field
    * `access_token` of an `application/x-www-form-urlencoded` body (RFC 6750 2.2); one of the two only.
    */
-  const userinfo = async (slug: string, headers: Record<string, string | string[] | undefined>, body?: Buffer) => {
+  const userinfo = async (slug: string, headers: Record<string, string | string[] | undefined>, fields?: URLSearchParams) => {
     const org = await providers.forSlug(slug);
     const header = headers.authorization === undefined ? undefined : String(headers.authorization);
     const fromHeader = header === undefined ? undefined : /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header)?.[1];
-    const form = body?.length && /^application\/x-www-form-urlencoded\s*(;|$)/i.test(String(headers['content-type'] ?? ''))
-      ? new URLSearchParams(body.toString('utf8')).getAll('access_token') : [];
+    const form = fields?.getAll('access_token') ?? [];
     // RFC 6750 2: one method per request, one token.
     if (form.length > 1 || (form.length === 1 && header !== undefined)) {
       return reply(400, { error: 'invalid_request', error_description: 'Send the access token once: in the Authorization header or as access_token in the form body.' },
@@ -111,9 +110,9 @@ export function providerRoutes(providers: OrgProviders, deps: ProviderDeps): Rou
     }),
     route({
       method: 'POST', path: '/api/public/orgs/{slug}/oauth/userinfo', auth: 'public', params: slugParams, tags, response: userinfoResponse,
-      rawBody: { maxBytes: USERINFO_BODY_MAX_BYTES },
+      rawBody: { maxBytes: USERINFO_BODY_MAX_BYTES, form: true },
       summary: 'UserInfo, posted: the access token as bearer, or as `access_token` in a form-encoded body (RFC 6750 2.2)',
-      handler: async ({ params, request, rawBody }) => userinfo(params.slug, request.headers, rawBody),
+      handler: async ({ params, request, form }) => userinfo(params.slug, request.headers, form),
     }),
   ];
 }

@@ -25,9 +25,16 @@ describe('http: raw request bodies (rawBody)', () => {
       return { size: rawBody.length, sha256: createHash('sha256').update(rawBody).digest('hex') };
     },
   });
+  const formDef = route({
+    method: 'POST', path: '/api/form', auth: 'public', rawBody: { maxBytes: LIMIT, form: true },
+    handler: ({ form, rawBody }) => {
+      expectTypeOf(form).toEqualTypeOf<URLSearchParams>();
+      return { fields: [...form.entries()], size: rawBody.length };
+    },
+  });
 
   beforeAll(async () => {
-    server = createHttpApp(buildRouter({ routes: [{ pluginId: 'files', def }], schemas: new SchemaRegistry(), authSchemes: new Map() }), pino({ level: 'silent' })).listen(0, '127.0.0.1');
+    server = createHttpApp(buildRouter({ routes: [{ pluginId: 'files', def }, { pluginId: 'files', def: formDef }], schemas: new SchemaRegistry(), authSchemes: new Map() }), pino({ level: 'silent' })).listen(0, '127.0.0.1');
     await new Promise((ok) => server.once('listening', ok));
     port = (server.address() as AddressInfo).port;
     base = `http://127.0.0.1:${port}`;
@@ -44,6 +51,16 @@ describe('http: raw request bodies (rawBody)', () => {
     }
     const empty = await fetch(`${base}/api/upload`, { method: 'POST' });
     expect((await empty.json()).size).toBe(0);
+  });
+
+  it('with form: true, hands over the fields of a form-encoded body (UTF-8), and none for another Content-Type', async () => {
+    const post = (body: string, type?: string) => fetch(`${base}/api/form`, { method: 'POST', body, ...(type ? { headers: { 'content-type': type } } : {}) }).then((r) => r.json());
+    const sent = 'access_token=a%2Bb&x=1&x=2&name=%C3%A9t%C3%A9&bad=%FF';
+    expect(await post(sent, 'application/x-www-form-urlencoded; charset=utf-8')).toEqual({
+      fields: [['access_token', 'a+b'], ['x', '1'], ['x', '2'], ['name', 'été'], ['bad', '\uFFFD']], size: sent.length,
+    });
+    expect(await post(sent, 'text/plain')).toEqual({ fields: [], size: sent.length });
+    expect(await post('', 'application/x-www-form-urlencoded')).toEqual({ fields: [], size: 0 });
   });
 
   it('answers 413 PAYLOAD_TOO_LARGE with limitBytes one byte past the limit', async () => {
