@@ -20,8 +20,9 @@ const OBJECT_OR_ARRAY = /^[\x20\x09\x0a\x0d]*[[{]/;
 const JSON_TYPES = ['application/json', '+json'];
 
 /**
- * Parses `application/json` (and `…+json`) bodies into `ctx.request.body`; other bodies are left
- * unread (routes then answer 415). An empty body is `{}`.
+ * Parses `application/json` (and `…+json`) bodies into `ctx.request.body`, keeping the bytes as
+ * received in `ctx.state.jsonBytes` (routes with `keepRawBody`); other bodies are left unread
+ * (routes then answer 415). An empty body is `{}`.
  * @param limitBytes - largest body accepted.
  * @throws AerieError 413 `PAYLOAD_TOO_LARGE` (`limitBytes`); 400 `INVALID_JSON` for bytes that are
  *   not UTF-8 or text that is not a JSON object or array; 415 `UNSUPPORTED_MEDIA_TYPE` for a
@@ -42,6 +43,7 @@ export function jsonBody(limitBytes: number): Middleware {
       }
       throw aerieError('INVALID_JSON', 'The request body could not be read.');
     }
+    ctx.state.jsonBytes = raw;
     let text: string;
     try {
       text = decoder.decode(raw);

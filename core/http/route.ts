@@ -71,7 +71,7 @@ export interface HandlerInput<B = any, Q = any, P = any, Pr extends Principal | 
   request: RequestInfo;
   /** The verified passkey seal, on routes that declare `seal` (when it applied). */
   seal?: SealVerification;
-  /** The request body's bytes, on routes that declare `rawBody`. */
+  /** The request body's bytes, on routes that declare `rawBody` (or `keepRawBody` beside a JSON `body`). */
   rawBody?: Buffer;
   /** The body's form fields, on routes that declare `rawBody` with `form: true`. */
   form?: URLSearchParams;
@@ -192,10 +192,10 @@ export type PathParams<Path extends string> = Path extends `${string}{${infer Na
  * The handler input a definition implies (`rawBody: Buffer`, `upload: UploadedFile` when the route
  * declares them).
  */
-export type InputOf<A, O, B, Q, P, Path extends string, R = undefined, U = undefined> = HandlerInput<
+export type InputOf<A, O, B, Q, P, Path extends string, R = undefined, U = undefined, K = undefined> = HandlerInput<
   SchemaType<B>, SchemaType<Q>, P extends SchemaRef ? SchemaType<P> : PathParams<Path>, PrincipalOf<A>, O extends true ? OrgContext : null>
   & (R extends RawBodySpec ? { rawBody: Buffer } : unknown) & (R extends { form: true } ? { form: URLSearchParams } : unknown)
-  & (U extends UploadSpec ? { upload: UploadedFile } : unknown);
+  & (U extends UploadSpec ? { upload: UploadedFile } : unknown) & (K extends true ? { rawBody: Buffer } : unknown);
 
 /** A route definition as the kernel stores it (types erased). */
 export interface RouteDef {
@@ -212,6 +212,7 @@ export interface RouteDef {
   body?: SchemaRef;
   rawBody?: RawBodySpec;
   upload?: UploadSpec;
+  keepRawBody?: boolean;
   query?: SchemaRef;
   params?: SchemaRef;
   guard?: (input: HandlerInput) => void | Promise<void>;
@@ -224,7 +225,7 @@ export interface RouteDef {
 }
 
 /** A route definition as a plugin writes it, with the handler's input narrowed from the rest. */
-export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P, Path extends string = string, R = undefined, U = undefined> {
+export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P, Path extends string = string, R = undefined, U = undefined, K = undefined> {
   method: HttpMethod;
   /** Path with `{param}` placeholders, as the spec writes them: `/api/org/{slug}/roles`. Write it as one literal. */
   path: Path;
@@ -262,22 +263,27 @@ export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P,
   rawBody?: R;
   /** A multipart file upload, streamed (no `body` or `rawBody` then); see {@link UploadSpec}. */
   upload?: U;
+  /**
+   * With a JSON `body`: the handler also gets `rawBody`, the body's bytes exactly as received, so a
+   * signature (an inbound webhook's) is verified over them, never over a re-serialisation.
+   */
+  keepRawBody?: K;
   query?: Q;
   params?: P;
   /**
    * Checks that run after validation and before the seal (e.g. "Owner only", request rules with
    * their own error codes), so a caller who could never succeed is not asked for a passkey first.
    */
-  guard?: (input: InputOf<A, O, B, Q, P, Path, R, U>) => void | Promise<void>;
+  guard?: (input: InputOf<A, O, B, Q, P, Path, R, U, K>) => void | Promise<void>;
   /** Passkey step-up required before the handler runs. @see core/seals/seal-service.types.ts */
-  seal?: RouteSeal<InputOf<A, O, B, Q, P, Path, R, U>>;
+  seal?: RouteSeal<InputOf<A, O, B, Q, P, Path, R, U, K>>;
   /** Status for a plain return value. Default 200. */
   status?: number;
   /** Schema of the success body (or one per success status); see {@link ResponseSpec}. */
   response?: ResponseSpec;
   summary?: string;
   tags?: string[];
-  handler: (input: InputOf<A, O, B, Q, P, Path, R, U>) => unknown | Promise<unknown>;
+  handler: (input: InputOf<A, O, B, Q, P, Path, R, U, K>) => unknown | Promise<unknown>;
 }
 
 /**
@@ -298,7 +304,8 @@ export function route<
   const Path extends string = string,
   const R extends RawBodySpec | undefined = undefined,
   const U extends UploadSpec | undefined = undefined,
->(def: RouteDefinition<A, O, B, Q, P, Path, R, U>): RouteDef {
+  const K extends boolean | undefined = undefined,
+>(def: RouteDefinition<A, O, B, Q, P, Path, R, U, K>): RouteDef {
   return def as unknown as RouteDef;
 }
 

@@ -77,6 +77,7 @@ export function buildRouter(deps: RouterDeps): Router {
     if ([def.body, def.rawBody, def.upload].filter(Boolean).length > 1) {
       throw new BootError(`plugin ${pluginId}: route ${def.method} ${def.path} declares more than one of body, rawBody and upload`);
     }
+    if (def.keepRawBody && !def.body) throw new BootError(`plugin ${pluginId}: route ${def.method} ${def.path} declares keepRawBody without a JSON body`);
     const validateBody = check(def.body, 'body');
     const validateQuery = check(def.query, 'query');
     const validateParams = check(def.params, 'params');
@@ -119,6 +120,7 @@ export function buildRouter(deps: RouterDeps): Router {
       const input: HandlerInput = { body, query, params, principal, org, request: { id: requestId, method: ctx.method, path: ctx.path, ip: ctx.ip, headers: ctx.headers } };
       if (def.rawBody) input.rawBody = await readRawBody(ctx, def.rawBody.maxBytes);
       if (def.rawBody?.form) input.form = formFields(ctx, input.rawBody!);
+      if (def.keepRawBody) input.rawBody = (ctx.state.jsonBytes as Buffer | undefined) ?? Buffer.alloc(0);
       const upload = def.upload ? await readUpload(ctx, def.upload) : undefined;
       if (upload) input.upload = upload.file;
       let result: unknown;

@@ -25,6 +25,14 @@ describe('http: raw request bodies (rawBody)', () => {
       return { size: rawBody.length, sha256: createHash('sha256').update(rawBody).digest('hex') };
     },
   });
+  const signedBody = { $id: 'test/signed.body', type: 'object', required: ['event'], additionalProperties: false, properties: { event: { type: 'string' } } } as const satisfies RouteSchema;
+  const signedDef = route({
+    method: 'POST', path: '/api/signed', auth: 'public', body: signedBody, keepRawBody: true,
+    handler: ({ body, rawBody }) => {
+      expectTypeOf(rawBody).toEqualTypeOf<Buffer>();
+      return { event: body.event, sha256: createHash('sha256').update(rawBody).digest('hex') };
+    },
+  });
   const formDef = route({
     method: 'POST', path: '/api/form', auth: 'public', rawBody: { maxBytes: LIMIT, form: true },
     handler: ({ form, rawBody }) => {
@@ -34,7 +42,7 @@ describe('http: raw request bodies (rawBody)', () => {
   });
 
   beforeAll(async () => {
-    server = createHttpApp(buildRouter({ routes: [{ pluginId: 'files', def }, { pluginId: 'files', def: formDef }], schemas: new SchemaRegistry(), authSchemes: new Map() }), pino({ level: 'silent' })).listen(0, '127.0.0.1');
+    server = createHttpApp(buildRouter({ routes: [{ pluginId: 'files', def }, { pluginId: 'files', def: formDef }, { pluginId: 'files', def: signedDef }], schemas: new SchemaRegistry(), authSchemes: new Map() }), pino({ level: 'silent' })).listen(0, '127.0.0.1');
     await new Promise((ok) => server.once('listening', ok));
     port = (server.address() as AddressInfo).port;
     base = `http://127.0.0.1:${port}`;
@@ -61,6 +69,19 @@ describe('http: raw request bodies (rawBody)', () => {
     });
     expect(await post(sent, 'text/plain')).toEqual({ fields: [], size: sent.length });
     expect(await post('', 'application/x-www-form-urlencoded')).toEqual({ fields: [], size: 0 });
+  });
+
+  it('with keepRawBody beside a JSON body, hands over the bytes as received (spacing, key order, escapes) and the validated value', async () => {
+    const sent = '{ "event" :"a\\u00e9b"  }\n';
+    const res = await fetch(`${base}/api/signed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sent });
+    expect(await res.json()).toEqual({ event: 'aéb', sha256: createHash('sha256').update(sent).digest('hex') });
+    const bad = await fetch(`${base}/api/signed`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"event":1}' });
+    expect(bad.status).toBe(400);
+  });
+
+  it('refuses keepRawBody without a JSON body at boot', () => {
+    const def = route({ method: 'POST', path: '/api/x', auth: 'public', keepRawBody: true, handler: () => ({}) });
+    expect(() => buildRouter({ routes: [{ pluginId: 'p', def }], schemas: new SchemaRegistry(), authSchemes: new Map() })).toThrow(BootError);
   });
 
   it('answers 413 PAYLOAD_TOO_LARGE with limitBytes one byte past the limit', async () => {
