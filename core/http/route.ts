@@ -182,8 +182,23 @@ export function schemaId(ref: SchemaRef): string {
 /** The value type a schema reference validates: `FromSchema` of a {@link RouteSchema}, else `unknown`. */
 export type SchemaType<S> = S extends RouteSchema ? FromSchema<S> : unknown;
 
-/** `null` on public routes, a {@link Principal} when at least one scheme must have authenticated. */
-export type PrincipalOf<A> = A extends 'public' ? null : string extends A ? Principal | null : Principal;
+/** A principal that is a person's Aerie account (a session): `accountId` is always set. */
+export interface AccountPrincipal extends Principal {
+  accountId: string;
+}
+
+/** The auth schemes whose principal is always a person's Aerie account: the accounts plugin's bearer and cookie sessions. */
+export type AccountSchemes = 'session' | 'cookieSession';
+
+type OnlyAccountSchemes<A> = A extends AccountSchemes ? true : A extends readonly (infer E)[] ? ([E] extends [AccountSchemes] ? true : false) : false;
+
+/**
+ * `null` on public routes; an {@link AccountPrincipal} when every accepted scheme is a session (on an
+ * `org: true` route only with `personOnly`, since organization credentials ride on the others);
+ * else a {@link Principal}.
+ */
+export type PrincipalOf<A, O = false, PO = undefined> = A extends 'public' ? null : string extends A ? Principal | null
+  : OnlyAccountSchemes<A> extends true ? (O extends true ? (PO extends string ? AccountPrincipal : Principal) : AccountPrincipal) : Principal;
 
 /** `{ slug: string; roleId: string }` for `/api/org/{slug}/roles/{roleId}`: the params of a route without a params schema. */
 export type PathParams<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? { [K in Name | keyof PathParams<Rest>]: string } : {};
@@ -192,8 +207,8 @@ export type PathParams<Path extends string> = Path extends `${string}{${infer Na
  * The handler input a definition implies (`rawBody: Buffer`, `upload: UploadedFile` when the route
  * declares them).
  */
-export type InputOf<A, O, B, Q, P, Path extends string, R = undefined, U = undefined, K = undefined> = HandlerInput<
-  SchemaType<B>, SchemaType<Q>, P extends SchemaRef ? SchemaType<P> : PathParams<Path>, PrincipalOf<A>, O extends true ? OrgContext : null>
+export type InputOf<A, O, B, Q, P, Path extends string, R = undefined, U = undefined, K = undefined, PO = undefined> = HandlerInput<
+  SchemaType<B>, SchemaType<Q>, P extends SchemaRef ? SchemaType<P> : PathParams<Path>, PrincipalOf<A, O, PO>, O extends true ? OrgContext : null>
   & (R extends RawBodySpec ? { rawBody: Buffer } : unknown) & (R extends { form: true } ? { form: URLSearchParams } : unknown)
   & (U extends UploadSpec ? { upload: UploadedFile } : unknown) & (K extends true ? { rawBody: Buffer } : unknown);
 
@@ -225,7 +240,7 @@ export interface RouteDef {
 }
 
 /** A route definition as a plugin writes it, with the handler's input narrowed from the rest. */
-export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P, Path extends string = string, R = undefined, U = undefined, K = undefined> {
+export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P, Path extends string = string, R = undefined, U = undefined, K = undefined, PO = undefined> {
   method: HttpMethod;
   /** Path with `{param}` placeholders, as the spec writes them: `/api/org/{slug}/roles`. Write it as one literal. */
   path: Path;
@@ -250,7 +265,7 @@ export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P,
    * Without it, every such scheme ({@link AuthScheme.orgCredential}) is accepted beside `auth`, and
    * the route's `scope` decides. Published as `x-aerie-person-only`. @see docs/plugins.md
    */
-  personOnly?: string;
+  personOnly?: PO;
   /**
    * This `org: true` route serves app-group-scoped credentials too (it acts within the credential's
    * app group). Without it such credentials get 401 `UNAUTHORIZED`: organization-wide routes need an
@@ -274,16 +289,16 @@ export interface RouteDefinition<A extends AuthSpec, O extends boolean, B, Q, P,
    * Checks that run after validation and before the seal (e.g. "Owner only", request rules with
    * their own error codes), so a caller who could never succeed is not asked for a passkey first.
    */
-  guard?: (input: InputOf<A, O, B, Q, P, Path, R, U, K>) => void | Promise<void>;
+  guard?: (input: InputOf<A, O, B, Q, P, Path, R, U, K, PO>) => void | Promise<void>;
   /** Passkey step-up required before the handler runs. @see core/seals/seal-service.types.ts */
-  seal?: RouteSeal<InputOf<A, O, B, Q, P, Path, R, U, K>>;
+  seal?: RouteSeal<InputOf<A, O, B, Q, P, Path, R, U, K, PO>>;
   /** Status for a plain return value. Default 200. */
   status?: number;
   /** Schema of the success body (or one per success status); see {@link ResponseSpec}. */
   response?: ResponseSpec;
   summary?: string;
   tags?: string[];
-  handler: (input: InputOf<A, O, B, Q, P, Path, R, U, K>) => unknown | Promise<unknown>;
+  handler: (input: InputOf<A, O, B, Q, P, Path, R, U, K, PO>) => unknown | Promise<unknown>;
 }
 
 /**
@@ -305,7 +320,8 @@ export function route<
   const R extends RawBodySpec | undefined = undefined,
   const U extends UploadSpec | undefined = undefined,
   const K extends boolean | undefined = undefined,
->(def: RouteDefinition<A, O, B, Q, P, Path, R, U, K>): RouteDef {
+  const PO extends string | undefined = undefined,
+>(def: RouteDefinition<A, O, B, Q, P, Path, R, U, K, PO>): RouteDef {
   return def as unknown as RouteDef;
 }
 

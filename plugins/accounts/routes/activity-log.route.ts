@@ -19,7 +19,7 @@ export function activityLogRoutes(activity: ActivityLogService): RouteDef[] {
       method: 'GET', path: '/api/auth/activity-log', auth: SIGNED_IN, query: activityLogQuery,
       response: activityLogResponse,
       summary: 'Sign-ins and passkey changes of the signed-in account', tags: ['accounts'],
-      handler: async ({ principal, query }) => ({ items: await activity.list(principal.accountId!, query.limit ?? ACTIVITY_PAGE_SIZE) }),
+      handler: async ({ principal, query }) => ({ items: await activity.list(principal.accountId, query.limit ?? ACTIVITY_PAGE_SIZE) }),
     }),
   ];
 }

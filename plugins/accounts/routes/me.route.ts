@@ -31,7 +31,7 @@ export function meRoutes({ config, clock, accounts, sessions, cache, contributor
       response: meResponse,
       summary: 'The signed-in account, its organizations and credentials', tags: ['accounts'],
       handler: async ({ principal, query }) => {
-        const accountId = principal.accountId!;
+        const accountId = principal.accountId;
         if (principal.sessionOrgId) return organizationSessionMe(principal.sessionOrgId, accountId);
         const now = clock.now().getTime();
         let body = query._t === undefined ? cache.get(accountId, now) : undefined;
@@ -50,7 +50,7 @@ export function meRoutes({ config, clock, accounts, sessions, cache, contributor
       method: 'PUT', path: '/api/v1/users/me/profile', auth: 'session', body: profileBody,
       response: accountResponse,
       summary: 'Change the display name', tags: ['accounts'],
-      handler: async ({ principal, body }) => ({ account: await accounts.updateProfile(principal.accountId!, { displayName: body.displayName.trim() }) }),
+      handler: async ({ principal, body }) => ({ account: await accounts.updateProfile(principal.accountId, { displayName: body.displayName.trim() }) }),
     }),
     route({
       method: 'POST', path: '/api/auth/logout', auth: ['session', 'cookieSession'], orgSessions: true, summary: 'End this session', tags: ['accounts'],

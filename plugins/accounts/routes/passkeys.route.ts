@@ -10,7 +10,7 @@ import { passkeyAddBody } from '../schemas/passkey-add.body.ts';
 import { optionsResponse, passkeyListResponse, passkeyResponse } from '../schemas/responses.ts';
 
 /** Bearer session (API clients) or cookie session with CSRF (Aerie's own pages). */
-export const SIGNED_IN = ['session', 'cookieSession'];
+export const SIGNED_IN = ['session', 'cookieSession'] as const;
 
 /**
  * The signed-in person's passkeys:
@@ -26,28 +26,28 @@ export function passkeyRoutes(registration: PasskeyRegistrationService, passkeys
       method: 'POST', path: '/api/passkey/add/options', auth: SIGNED_IN, body: emptyBody,
       response: optionsResponse,
       summary: 'Registration options for a new passkey', tags: ['passkeys'],
-      handler: async ({ principal }) => ({ options: await registration.options(principal.accountId!) }),
+      handler: async ({ principal }) => ({ options: await registration.options(principal.accountId) }),
     }),
     route({
       method: 'POST', path: '/api/passkey/add', auth: SIGNED_IN, body: passkeyAddBody, status: 201,
       response: passkeyResponse,
       summary: 'Register a passkey (mails a security notice)', tags: ['passkeys'],
       handler: async ({ principal, body, request }) => ({
-        passkey: await registration.add(principal.accountId!, { ...body, response: asWebAuthnJson<RegistrationResponseJSON>(body.response) }, { ip: request.ip, userAgent: userAgentOf(request.headers) }),
+        passkey: await registration.add(principal.accountId, { ...body, response: asWebAuthnJson<RegistrationResponseJSON>(body.response) }, { ip: request.ip, userAgent: userAgentOf(request.headers) }),
       }),
     }),
     route({
       method: 'GET', path: '/api/passkey/list', auth: SIGNED_IN,
       response: passkeyListResponse,
       summary: "The signed-in account's passkeys", tags: ['passkeys'],
-      handler: async ({ principal }) => ({ passkeys: await passkeys.list(principal.accountId!) }),
+      handler: async ({ principal }) => ({ passkeys: await passkeys.list(principal.accountId) }),
     }),
     route({
       method: 'DELETE', path: '/api/passkey/{credentialId}', auth: SIGNED_IN, params: credentialIdParams,
       response: { 204: null },
       summary: 'Remove a passkey (mails a security notice)', tags: ['passkeys'],
       handler: async ({ principal, params, request }) => {
-        await registration.remove(principal.accountId!, params.credentialId, { ip: request.ip, userAgent: userAgentOf(request.headers) });
+        await registration.remove(principal.accountId, params.credentialId, { ip: request.ip, userAgent: userAgentOf(request.headers) });
       },
     }),
   ];

@@ -19,13 +19,13 @@ export function sealRoutes(personalSeals: PersonalSealsService, seals: SealServi
       method: 'POST', path: '/api/v1/seals', auth: SIGNED_IN, body: sealBindBody,
       response: personalSealResponse,
       summary: 'Bind a passkey as the personal seal', tags: ['passkeys'],
-      handler: async ({ principal, body }) => ({ personalSeal: await personalSeals.bind(principal.accountId!, body.credentialId) }),
+      handler: async ({ principal, body }) => ({ personalSeal: await personalSeals.bind(principal.accountId, body.credentialId) }),
     }),
     route({
       method: 'POST', path: '/api/passkey/stepup/options', auth: SIGNED_IN, body: stepupOptionsBody,
       response: stepupOptionsResponse,
       summary: 'Step-up challenge bound to a purpose and subject (and content)', tags: ['passkeys'],
-      handler: async ({ principal, body }) => seals.issueOptions({ accountId: principal.accountId!, purpose: body.purpose, subject: body.subject, inputs: body.inputs }),
+      handler: async ({ principal, body }) => seals.issueOptions({ accountId: principal.accountId, purpose: body.purpose, subject: body.subject, inputs: body.inputs }),
     }),
   ];
 }

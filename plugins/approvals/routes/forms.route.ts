@@ -27,7 +27,7 @@ export function formRoutes(forms: FormsService, instances: InstancesService): Ro
       ...common, method: 'POST', path: '/api/org/{slug}/approvals/work-items', params: slugParams, body: createFormBody, status: 201,
       response: { 201: form }, summary: 'Create a form (Owner or Admin)',
       guard: ({ org }) => assertOwnerOrAdmin(org),
-      handler: ({ org, principal, body }) => forms.create(org.org.id, principal.accountId!, body),
+      handler: ({ org, principal, body }) => forms.create(org.org.id, principal.accountId, body),
     }),
     route({
       ...common, method: 'GET', path: '/api/org/{slug}/approvals/work-items', params: slugParams, response: formsResponse, summary: 'List forms',

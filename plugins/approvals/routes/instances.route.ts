@@ -33,7 +33,7 @@ export function instanceRoutes(forms: FormsService, instances: InstancesService,
       guard: async ({ org, body }) => { await forms.row(org.org.id, body.WorkItemId, undefined, 'WorkItemId'); },
       seal: { purpose: APPROVAL_SEAL_PURPOSE, subject: ({ org, body }) => submitSubject(org.org.slug, body.WorkItemId), assertionField: 'SealAssertionJson' },
       handler: async ({ org, principal, body }) => reply(201, await instances.submit(
-        org.org, { connectedId: org.member!.id, accountId: principal.accountId!, kind: principal.type === 'account' ? 'human' : 'agent' }, body,
+        org.org, { connectedId: org.member!.id, accountId: principal.accountId, kind: principal.type === 'account' ? 'human' : 'agent' }, body,
       )),
     }),
     route({
@@ -41,14 +41,14 @@ export function instanceRoutes(forms: FormsService, instances: InstancesService,
       response: { 200: stampResponse, 202: awaitingSecondDeviceResponse }, summary: 'Approve or reject (sealed, bound to the content; may await a second device)',
       guard: async ({ org, params, principal }) => {
         await stamps.assertStampable(org.org.id, params.id, org.member!.id);
-        await stamps.assertSecondDeviceReady(org.org.id, principal.accountId!);
+        await stamps.assertSecondDeviceReady(org.org.id, principal.accountId);
       },
       seal: {
         purpose: APPROVAL_SEAL_PURPOSE, subject: ({ params }) => stampSubject(params.id), assertionField: 'SealAssertionJson',
         inputs: ({ body }) => ({ 'input.reason': body.Reason ?? '' }),
       },
       handler: async ({ org, principal, params, body, seal }) => {
-        const outcome = await stamps.stamp(org.org, params.id, { id: org.member!.id, accountId: principal.accountId! }, body, seal!);
+        const outcome = await stamps.stamp(org.org, params.id, { id: org.member!.id, accountId: principal.accountId }, body, seal!);
         return outcome.recorded ? outcome.instance : reply(202, outcome.body);
       },
     }),

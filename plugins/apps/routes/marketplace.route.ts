@@ -35,7 +35,7 @@ export function marketplaceRoutes(marketplace: MarketplaceService): RouteDef[] {
     route({
       method: 'PUT', path: '/api/v1/admin/app-groups/{groupKey}/listing', auth: 'session', platformAdmin: true, params: groupKeyParams, body: listingBody,
       response: listingResponse, summary: 'List or delist an app group on the marketplace (platform administrators)', tags: ['apps'],
-      handler: ({ params, body, principal }) => marketplace.setListing(params.groupKey, body.listed, principal.accountId!),
+      handler: ({ params, body, principal }) => marketplace.setListing(params.groupKey, body.listed, principal.accountId),
     }),
     route({
       method: 'POST', path: '/api/org/{slug}/integrations/app:{groupKey}/enable', auth: 'session', org: true, scope: 'org.integration.enable',

@@ -1,4 +1,4 @@
-import { permissionDenied, reply, route, type OrgContext, type RouteDef } from '../../../core/index.ts';
+import { permissionDenied, reply, route, type AccountPrincipal, type OrgContext, type RouteDef } from '../../../core/index.ts';
 import type { ConnectionsService } from '../connections.service.ts';
 import { activeConnectionResponse, connection, createConnectionBody, providerParams, slugParams, testResponse } from '../schemas/connection.schemas.ts';
 
@@ -17,9 +17,9 @@ function ownerOrAdmin(org: OrgContext, scope: string): void {
  * @see docs/api/federation.md
  */
 export function connectionRoutes(connections: ConnectionsService): RouteDef[] {
-  const save = async ({ org, body, principal }: { org: OrgContext; body: Parameters<ConnectionsService['create']>[2]; principal: { accountId?: string } }) => {
+  const save = async ({ org, body, principal }: { org: OrgContext; body: Parameters<ConnectionsService['create']>[2]; principal: AccountPrincipal }) => {
     ownerOrAdmin(org, 'org.idp_connection.create');
-    return reply(201, await connections.create(org.org.id, principal.accountId!, body));
+    return reply(201, await connections.create(org.org.id, principal.accountId, body));
   };
   return [
     route({

@@ -15,19 +15,19 @@ export function announcementRoutes(announcements: AnnouncementsService, attachme
     route({
       method: 'POST', path: '/api/v1/notifications/org/send', auth: 'session', body: sendBody, status: 201, response: announcement,
       summary: 'Send an announcement (category Org) to every active member or to the listed memberships; Owner or Admin', tags: ['notifications'],
-      handler: async ({ principal, body }) => announcements.send(principal.accountId!, body),
+      handler: async ({ principal, body }) => announcements.send(principal.accountId, body),
     }),
     route({
       method: 'POST', path: '/api/v1/notifications/org/attachments', auth: 'session', query: attachmentUploadQuery,
       upload: { field: 'file', maxBytes: ATTACHMENT_MAX_BYTES }, status: 201, response: attachment,
       summary: 'Upload an announcement attachment (multipart part file, at most 10 MB) before sending; Owner or Admin', tags: ['notifications'],
-      handler: async ({ principal, query, upload }) => attachments.upload(query.orgSlug, principal.accountId!, upload),
+      handler: async ({ principal, query, upload }) => attachments.upload(query.orgSlug, principal.accountId, upload),
     }),
     route({
       method: 'GET', path: '/api/v1/notifications/org/attachments/{attachmentId}/download', auth: 'session', params: attachmentIdParams,
       response: downloadResponse, summary: "A short-lived download URL of an attachment: the announcement's recipients, the organization's Owner and Admins",
       tags: ['notifications'],
-      handler: async ({ principal, params }) => attachments.downloadUrl(params.attachmentId, principal.accountId!),
+      handler: async ({ principal, params }) => attachments.downloadUrl(params.attachmentId, principal.accountId),
     }),
   ];
 }

@@ -13,30 +13,30 @@ export function inboxRoutes(inbox: InboxService): RouteDef[] {
     route({
       method: 'GET', path: '/api/v1/notifications', auth: 'session', response: notificationsListResponse,
       summary: "The caller's 20 newest notifications, with their announcements' attachments", tags: ['notifications'],
-      handler: async ({ principal }) => ({ notifications: await inbox.list(principal.accountId!) }),
+      handler: async ({ principal }) => ({ notifications: await inbox.list(principal.accountId) }),
     }),
     route({
       method: 'GET', path: '/api/v1/notifications/unread-count', auth: 'session', response: countResponse,
       summary: "How many of the caller's notifications are unread", tags: ['notifications'],
-      handler: async ({ principal }) => ({ count: await inbox.unreadCount(principal.accountId!) }),
+      handler: async ({ principal }) => ({ count: await inbox.unreadCount(principal.accountId) }),
     }),
     route({
       method: 'PATCH', path: '/api/v1/notifications/{id}/read', auth: 'session', params: idParams, response: { 204: null },
       summary: 'Mark one of the caller\'s notifications read', tags: ['notifications'],
       handler: async ({ principal, params }) => {
-        await inbox.markRead(principal.accountId!, params.id);
+        await inbox.markRead(principal.accountId, params.id);
       },
     }),
     route({
       method: 'PATCH', path: '/api/v1/notifications/read-all', auth: 'session', response: updatedResponse,
       summary: "Mark all the caller's notifications read", tags: ['notifications'],
-      handler: async ({ principal }) => ({ updated: await inbox.markAllRead(principal.accountId!) }),
+      handler: async ({ principal }) => ({ updated: await inbox.markAllRead(principal.accountId) }),
     }),
     route({
       method: 'DELETE', path: '/api/v1/notifications', auth: 'session', body: deleteBody, response: { 204: null },
       summary: "Delete some of the caller's notifications (all or none)", tags: ['notifications'],
       handler: async ({ principal, body }) => {
-        await inbox.delete(principal.accountId!, body.ids);
+        await inbox.delete(principal.accountId, body.ids);
       },
     }),
   ];

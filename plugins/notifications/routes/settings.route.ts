@@ -27,7 +27,7 @@ export function settingsRoutes(settings: SettingsService, notifier: NotifyServic
       summary: 'Send the caller a test notification of the organization', tags: ['notifications'],
       handler: async ({ org, principal }) => ({
         count: await notifier.notify({
-          orgId: org.org.id, recipients: [principal.accountId!], category: 'System', title: 'Test notification',
+          orgId: org.org.id, recipients: [principal.accountId], category: 'System', title: 'Test notification',
           body: `Notifications of ${org.org.name} reach you.`,
         }),
       }),

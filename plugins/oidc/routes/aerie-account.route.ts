@@ -18,7 +18,7 @@ export function aerieAccountRoutes(login: HostedLogin, aerieAccount: AerieAccoun
       response: aerieAccountPreviewResponse, summary: 'What signing in to this application with your Aerie account would share, and whether consent is needed',
       handler: async ({ params, principal }) => {
         const { app, group } = await login.application(params.applicationKey);
-        return aerieAccount.preview(principal.accountId!, app, group);
+        return aerieAccount.preview(principal.accountId, app, group);
       },
     }),
     route({
@@ -26,14 +26,14 @@ export function aerieAccountRoutes(login: HostedLogin, aerieAccount: AerieAccoun
       tags: ['oidc'], response: aerieConnectResponse, summary: 'Connect your Aerie account to the application (consent the first time)',
       handler: async ({ params, principal, body }) => {
         const { app, group } = await login.application(params.applicationKey);
-        return { connected: true as const, endUserId: await aerieAccount.connect(principal.accountId!, app, group, body.consent === true) };
+        return { connected: true as const, endUserId: await aerieAccount.connect(principal.accountId, app, group, body.consent === true) };
       },
     }),
     route({
       method: 'POST', path: '/login/{applicationKey}/aerie/connect', auth: 'cookieSession', params: applicationParams, body: aerieConnectBody,
       tags: ['oidc'], response: redirectResponse, summary: 'On the hosted login: connect your Aerie account and finish the sign-in',
       handler: async ({ params, principal, body, request }) =>
-        login.aerieAccountSignIn(params.applicationKey, request.headers.cookie as string | undefined, principal.accountId!, body.consent === true, request.ip),
+        login.aerieAccountSignIn(params.applicationKey, request.headers.cookie as string | undefined, principal.accountId, body.consent === true, request.ip),
     }),
   ];
 }

@@ -48,7 +48,7 @@ export function sdkRoutes(sdk: SdkSignIn): RouteDef[] {
     route({
       method: 'POST', path: '/api/public/apps/{applicationKey}/auth/aerie-account/connect', auth: 'cookieSession', params: applicationParams, body: sdkAerieConnectBody,
       response: sdkCodeResponse, tags: ['oidc'], summary: 'Connect your Aerie account in an SDK sign-in (consent the first time); answers an authorization code',
-      handler: ({ params, body, principal, request }) => sdk.aerieAccountSignIn(params.applicationKey, body.signInId, principal.accountId!, body.consent === true, request.ip),
+      handler: ({ params, body, principal, request }) => sdk.aerieAccountSignIn(params.applicationKey, body.signInId, principal.accountId, body.consent === true, request.ip),
     }),
   ];
 }

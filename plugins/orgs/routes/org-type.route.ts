@@ -23,7 +23,7 @@ export function orgTypeRoutes(orgs: OrganizationsService, orgType: OrgTypeServic
       summary: 'Change the organization type (issues the Org Master Seal for Corporation)', tags: ['orgs'],
       handler: async ({ org, principal, body }) => {
         if (org.member?.role !== 'Owner') throw orgsErrors.ownerOnlyTypeChange();
-        const { org: updated, masterSeal } = await orgType.change(org.org.id, principal.accountId!, body);
+        const { org: updated, masterSeal } = await orgType.change(org.org.id, principal.accountId, body);
         return { ...(await orgs.toDto(updated)), role: 'Owner', masterSeal };
       },
     }),

@@ -20,7 +20,7 @@ export function organizationRoutes(orgs: OrganizationsService): RouteDef[] {
       response: memberOrganizationResponse,
       summary: 'Create an organization', tags: ['orgs'],
       handler: async ({ body, principal }) => {
-        const dto = await orgs.create(principal.accountId!, { name: body.name.trim(), slug: body.slug, type: body.type });
+        const dto = await orgs.create(principal.accountId, { name: body.name.trim(), slug: body.slug, type: body.type });
         return reply(201, { ...dto, role: 'Owner' }, { location: `/api/org/${dto.slug}` });
       },
     }),
@@ -49,7 +49,7 @@ export function organizationRoutes(orgs: OrganizationsService): RouteDef[] {
       response: platformPartnerResponse,
       summary: 'Mark or unmark an organization as a platform partner (platform admins)', tags: ['admin'],
       handler: async ({ params, body, principal }) => {
-        const updated = await orgs.setPlatformPartner(params.slug, body.platformPartner, principal.accountId!);
+        const updated = await orgs.setPlatformPartner(params.slug, body.platformPartner, principal.accountId);
         if (!updated) throw orgsErrors.organizationNotFound();
         return { slug: updated.slug, platformPartner: updated.platformPartner };
       },

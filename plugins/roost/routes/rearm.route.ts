@@ -42,7 +42,7 @@ export function rearmRoutes({ key, clock, audit, db }: Deps): RouteDef[] {
       },
       handler: async ({ body, org, principal, seal }) => {
         const iat = Math.floor(clock.now().getTime() / 1000);
-        const issued = issueTicket({ box: String(body.box), nonce: String(body.nonce), org: org.org.slug, by: principal.accountId!, iat }, key!.secret);
+        const issued = issueTicket({ box: String(body.box), nonce: String(body.nonce), org: org.org.slug, by: principal.accountId, iat }, key!.secret);
         const expiresAt = new Date(issued.expiresAt * 1000).toISOString();
         const keyFingerprint = key!.publicDocument.fingerprint;
         await db.transaction((trx) =>

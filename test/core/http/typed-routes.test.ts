@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import pino from 'pino';
 import { createHttpApp } from '../../../core/http/app.ts';
 import { buildRouter } from '../../../core/http/router.ts';
-import { route, schemaRef, type OrgContext, type Principal, type RouteSchema } from '../../../core/http/route.ts';
+import { route, schemaRef, type AccountPrincipal, type OrgContext, type Principal, type RouteSchema } from '../../../core/http/route.ts';
 import { SchemaRegistry } from '../../../core/http/schema-registry.ts';
 import { buildOpenApi } from '../../../core/http/openapi.ts';
 import { BootError } from '../../../core/plugins/boot-error.ts';
@@ -48,6 +48,19 @@ describe('route() narrows the handler input from the definition', () => {
       method: 'GET', path: '/api/things', auth: ['session', 'machineToken'], guard: ({ principal }) => void expectTypeOf(principal).toEqualTypeOf<Principal>(),
       handler: ({ principal }) => expectTypeOf(principal).toEqualTypeOf<Principal>(),
     });
+  });
+
+  it('gives an account principal where only sessions reach the handler', () => {
+    route({ method: 'GET', path: '/api/me/things', auth: 'session', handler: ({ principal }) => expectTypeOf(principal).toEqualTypeOf<AccountPrincipal>() });
+    route({ method: 'GET', path: '/api/me/more', auth: ['session', 'cookieSession'], handler: ({ principal }) => expectTypeOf(principal.accountId).toEqualTypeOf<string>() });
+    // Organization credentials ride on an org route unless it is person-only.
+    route({ method: 'GET', path: '/api/org/{slug}/x', auth: 'session', org: true, handler: ({ principal }) => expectTypeOf(principal).toEqualTypeOf<Principal>() });
+    route({
+      method: 'POST', path: '/api/org/{slug}/y', auth: 'session', org: true, personOnly: 'an owner decides',
+      guard: ({ principal }) => void expectTypeOf(principal).toEqualTypeOf<AccountPrincipal>(),
+      handler: ({ principal }) => expectTypeOf(principal).toEqualTypeOf<AccountPrincipal>(),
+    });
+    route({ method: 'GET', path: '/api/mixed', auth: ['session', 'apiKey'], handler: ({ principal }) => expectTypeOf(principal).toEqualTypeOf<Principal>() });
   });
 });
 
