@@ -10,7 +10,7 @@ export { coreRefs, coreExtensions } from './core-refs.ts';
 export { route, schemaRef } from './http/route.ts';
 export { deadLetterSchema } from './http/kernel-schemas.ts';
 export { ACTOR, DATE_TIME, NULLABLE_DATE_TIME, NULLABLE_STRING } from './http/schema-parts.ts';
-export type { RouteDef, RouteDefinition, RawBodySpec, UploadSpec, UploadErrors, UploadedFile, RouteSchema, SchemaRef, SchemaType, AuthSpec, HandlerInput, Principal, AccountPrincipal, AccountSchemes, OrgContext, RequestInfo, ResponseSpec, ResponseContent } from './http/route.ts';
+export type { RouteDef, RouteDefinition, RawBodySpec, UploadSpec, UploadErrors, UploadedFile, RouteSchema, SchemaRef, SchemaType, AuthSpec, HandlerInput, Principal, AccountPrincipal, AccountSchemes, OrgContext, MemberOrgContext, RequestInfo, ResponseSpec, ResponseContent } from './http/route.ts';
 export { delegate, Delegation, reply, Reply, type NodeHandler } from './http/reply.ts';
 export { PAGE_HEADERS } from './http/page-headers.ts';
 export type { AuthScheme, AuthRequest } from './http/auth-scheme.ts';

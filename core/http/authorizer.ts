@@ -1,4 +1,4 @@
-import type { OrgContext, Principal } from './route.ts';
+import type { MemberOrgContext, OrgContext, Principal } from './route.ts';
 
 /**
  * Supplies the scopes a principal holds in an organization: `'all'` (Owner/Admin hold everything
@@ -10,6 +10,8 @@ export type GrantsProvider = (principal: Principal, org: OrgContext) => Promise<
 
 /**
  * Resolves `{slug}` on `/api/org/{slug}/…` routes to an organization the principal may act in, or
- * `null` (the kernel answers 404 so other organizations' existence does not leak).
+ * `null` (the kernel answers 404 so other organizations' existence does not leak). A person's
+ * (account principal's) context always carries their active membership (`member`); route typing
+ * relies on it ({@link MemberOrgContext}).
  */
 export type OrgResolver = (slug: string, principal: Principal | null) => Promise<OrgContext | null>;

@@ -187,6 +187,14 @@ export interface AccountPrincipal extends Principal {
   accountId: string;
 }
 
+/**
+ * The organization context of a person: the organization resolver gives an account's context only
+ * with its active membership (404 otherwise), so `member` is set.
+ */
+export interface MemberOrgContext extends OrgContext {
+  member: NonNullable<OrgContext['member']>;
+}
+
 /** The auth schemes whose principal is always a person's Aerie account: the accounts plugin's bearer and cookie sessions. */
 export type AccountSchemes = 'session' | 'cookieSession';
 
@@ -208,7 +216,8 @@ export type PathParams<Path extends string> = Path extends `${string}{${infer Na
  * declares them).
  */
 export type InputOf<A, O, B, Q, P, Path extends string, R = undefined, U = undefined, K = undefined, PO = undefined> = HandlerInput<
-  SchemaType<B>, SchemaType<Q>, P extends SchemaRef ? SchemaType<P> : PathParams<Path>, PrincipalOf<A, O, PO>, O extends true ? OrgContext : null>
+  SchemaType<B>, SchemaType<Q>, P extends SchemaRef ? SchemaType<P> : PathParams<Path>, PrincipalOf<A, O, PO>,
+  O extends true ? (PrincipalOf<A, O, PO> extends AccountPrincipal ? MemberOrgContext : OrgContext) : null>
   & (R extends RawBodySpec ? { rawBody: Buffer } : unknown) & (R extends { form: true } ? { form: URLSearchParams } : unknown)
   & (U extends UploadSpec ? { upload: UploadedFile } : unknown) & (K extends true ? { rawBody: Buffer } : unknown);
 

@@ -39,7 +39,7 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
   const memberOrg = async (slug: string, principal: Parameters<OrganizationsService['resolveContext']>[1]) => {
     const org = await deps.organizations.resolveContext(slug, principal);
     if (!org?.member) throw notFound();
-    return org;
+    return { ...org, member: org.member };
   };
   /**
    * The organization a query names by `orgId` (spec 01) or `orgSlug`, where the caller is an active member.
@@ -59,7 +59,7 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
     return groups;
   };
   const ownerOrAdmin = (org: Awaited<ReturnType<typeof memberOrg>>, what: string) => {
-    if (org.member!.role !== 'Owner' && org.member!.role !== 'Admin') throw permissionDenied('org.audit_event_log.list', `Only the Owner or an Admin may ${what}.`);
+    if (org.member.role !== 'Owner' && org.member.role !== 'Admin') throw permissionDenied('org.audit_event_log.list', `Only the Owner or an Admin may ${what}.`);
   };
   return [
     route({
@@ -81,7 +81,7 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
         const appGroups = await groupsOf(org.org.id, query.appGroupId);
         const addonActive = await deps.entitlements.hasAddon(org.org.id, ANALYTICS_ADDON);
         return deps.analytics.dashboard(org.org.id, {
-          days: clampDays(query.days, addonActive), appGroupId: query.appGroupId, addonActive, appGroups, owner: org.member!.role === 'Owner',
+          days: clampDays(query.days, addonActive), appGroupId: query.appGroupId, addonActive, appGroups, owner: org.member.role === 'Owner',
           profiles: async (ids) => {
             const found = await Promise.all(ids.filter(isUuid).map((id) => deps.endUsers.get(org.org.id, id)));
             return new Map(found.filter((u) => u !== undefined).map((u) => [u.id, { email: u.email, displayName: u.displayName }]));

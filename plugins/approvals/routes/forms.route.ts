@@ -52,7 +52,7 @@ export function formRoutes(forms: FormsService, instances: InstancesService): Ro
     route({
       ...common, method: 'GET', path: '/api/org/{slug}/approvals/work-items/{id}/resolve-line', params: workItemParams, response: resolveLineResponse,
       summary: "Preview the caller's line on a form, with the approver count",
-      handler: ({ org, params }) => instances.preview(org.org.id, params.id, org.member!.id),
+      handler: ({ org, params }) => instances.preview(org.org.id, params.id, org.member.id),
     }),
   ];
 }

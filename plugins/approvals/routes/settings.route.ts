@@ -30,7 +30,7 @@ export function settingsRoutes(settings: SecondDeviceSettingsService): RouteDef[
         if (!body.secondDeviceConfirmation && role === 'Admin') throw approvalsErrors.ownerOnlyTurnsOff();
         if (role !== 'Admin') throw approvalsErrors.settingsOwnerOrAdmin();
       },
-      handler: ({ org, principal, body }) => settings.set(org.org.id, { accountId: principal.accountId, role: org.member!.role }, body.secondDeviceConfirmation),
+      handler: ({ org, principal, body }) => settings.set(org.org.id, { accountId: principal.accountId, role: org.member.role }, body.secondDeviceConfirmation),
     }),
   ];
 }

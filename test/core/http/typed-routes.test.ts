@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import pino from 'pino';
 import { createHttpApp } from '../../../core/http/app.ts';
 import { buildRouter } from '../../../core/http/router.ts';
-import { route, schemaRef, type AccountPrincipal, type OrgContext, type Principal, type RouteSchema } from '../../../core/http/route.ts';
+import { route, schemaRef, type AccountPrincipal, type MemberOrgContext, type OrgContext, type Principal, type RouteSchema } from '../../../core/http/route.ts';
 import { SchemaRegistry } from '../../../core/http/schema-registry.ts';
 import { buildOpenApi } from '../../../core/http/openapi.ts';
 import { BootError } from '../../../core/plugins/boot-error.ts';
@@ -58,8 +58,13 @@ describe('route() narrows the handler input from the definition', () => {
     route({
       method: 'POST', path: '/api/org/{slug}/y', auth: 'session', org: true, personOnly: 'an owner decides',
       guard: ({ principal }) => void expectTypeOf(principal).toEqualTypeOf<AccountPrincipal>(),
-      handler: ({ principal }) => expectTypeOf(principal).toEqualTypeOf<AccountPrincipal>(),
+      handler: ({ principal, org }) => {
+        expectTypeOf(principal).toEqualTypeOf<AccountPrincipal>();
+        // A person's organization context carries their membership.
+        expectTypeOf(org).toEqualTypeOf<MemberOrgContext>();
+      },
     });
+    route({ method: 'GET', path: '/api/org/{slug}/z', auth: 'session', org: true, handler: ({ org }) => expectTypeOf(org.member).toEqualTypeOf<OrgContext['member']>() });
     route({ method: 'GET', path: '/api/mixed', auth: ['session', 'apiKey'], handler: ({ principal }) => expectTypeOf(principal).toEqualTypeOf<Principal>() });
   });
 });
