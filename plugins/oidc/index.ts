@@ -30,12 +30,12 @@ const SWEEP_MS = 10 * 60 * 1000;
 export default definePlugin({
   id: 'oidc',
   deps: {
-    config: coreRefs.config, db: coreRefs.db, clock: coreRefs.clock, crypto: coreRefs.crypto, mail: coreRefs.mail, rateLimits: coreRefs.rateLimits,
+    config: coreRefs.config, db: coreRefs.db, clock: coreRefs.clock, crypto: coreRefs.crypto, rateLimits: coreRefs.rateLimits,
     egress: coreRefs.egress, audit: coreRefs.audit,
     orgs: orgsRefs.organizations, signingKeys: keysRefs.signingKeys, applications: appsRefs.applications, appGroups: appsRefs.appGroups, marketplace: appsRefs.marketplace,
     signIn: endUsersRefs.signIn, accounts: accountsRefs.accounts,
   },
-  init({ config, db, clock, crypto, mail, rateLimits, egress, audit, orgs, signingKeys, applications, appGroups, marketplace, signIn, accounts }, ctx) {
+  init({ config, db, clock, crypto, rateLimits, egress, audit, orgs, signingKeys, applications, appGroups, marketplace, signIn, accounts }, ctx) {
     const { oidc } = ctx.pluginConfig<{ oidc: { providerCacheSize: number } }>();
     const aerieAccount = new AerieAccountSignIn(db, clock, accounts, orgs, signIn, marketplace, audit);
     const deps = {
@@ -43,7 +43,7 @@ export default definePlugin({
       tenantOrgs: (orgId: string, appGroupId: string, endUserId: string) => aerieAccount.tenantOrgs(orgId, appGroupId, endUserId),
     };
     const providers = new OrgProviders({ ...deps, orgs }, oidc.providerCacheSize, config.http.trustProxy);
-    const codes = new LoginCodes(db, clock, crypto, mail, rateLimits);
+    const codes = new LoginCodes(db, clock, crypto, rateLimits);
     const passkeys = new EndUserPasskeys(db, clock);
     const upstream = egress.fetch({ timeoutMs: 10_000, maxResponseBytes: 256 * 1024 });
     const socialConnections = new SocialConnections(db, clock, crypto, upstream, audit, appGroups, config.loginUrl);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { HOUR_MS, rateLimited, requesterNetwork, secondsUntil, type Clock, type CryptoService, type Database, type Mailer, type RateLimiter, type RateLimitService } from '../../core/index.ts';
+import { HOUR_MS, rateLimited, requesterNetwork, secondsUntil, type Clock, type CryptoService, type Database, type RateLimiter, type RateLimitService } from '../../core/index.ts';
 import type { EndUserSignInService } from '../endusers/api.ts';
 import { oidcErrors } from './errors.ts';
 import { refused } from './sign-in-failures.ts';
@@ -54,8 +54,6 @@ export class LoginCodes {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly crypto: CryptoService,
-    /** Unused: the mail goes through `endusers.signIn`'s job (kept for the plugin's wiring). */
-    _mail: Mailer,
     rateLimits: RateLimitService,
   ) {
     this.sendsPerIp = rateLimits.limiter({ name: 'oidc.login-code-sends', ...LOGIN_CODE_SENDS_PER_IP });
