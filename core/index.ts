@@ -42,7 +42,7 @@ export type { AuditHealth, AuditHealthService, DeadLetter, DeadLetterPage } from
 export type { SealerState } from './audit/sealer.ts';
 export { rateLimited } from './rate-limit/rate-limits.ts';
 export { HOUR_MS, requesterNetwork, secondsUntil } from './rate-limit/rolling-window.ts';
-export type { JobDefinition, JobsService, SendJobOptions } from './jobs/jobs.types.ts';
+export type { JobDefinition, JobsService, ScheduleOptions, ScheduleTick, ScheduleTimes, SendJobOptions } from './jobs/jobs.types.ts';
 export { BlobTooLargeError, BlobKeyError } from './blob/blob.types.ts';
 export type { BlobStore, BlobInfo, PutOptions, PresignOptions } from './blob/blob.types.ts';
 export { EgressError } from './egress/egress.types.ts';

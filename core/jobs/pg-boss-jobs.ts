@@ -9,8 +9,9 @@
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
-import type { JobDefinition, JobsService, SendJobOptions } from './jobs.types.ts';
+import type { JobDefinition, JobsService, ScheduleOptions, ScheduleTick, ScheduleTimes, SendJobOptions } from './jobs.types.ts';
 import { transactionBossDb } from './pg-boss-db.ts';
+import { Schedules } from './schedules.ts';
 
 const NAME = /^[a-z][a-z0-9-]*\.[A-Za-z0-9._-]{1,100}$/;
 /** pg-boss's schema in the kernel database. */
@@ -25,6 +26,8 @@ export interface PgBossJobsOptions {
   databaseUrl?: string;
   pollingIntervalSeconds?: number;
   maintenanceIntervalSeconds?: number;
+  /** How often a process looks for due schedule times (1–45, default 30; tests use 1). */
+  cronMonitorIntervalSeconds?: number;
 }
 
 /** {@link JobsService} on pg-boss; `start()` after plugins have defined their jobs, `stop()` at shutdown. */
@@ -32,12 +35,15 @@ export class PgBossJobs implements JobsService {
   private readonly definitions = new Map<string, JobDefinition<any>>();
   private boss?: PgBoss;
   private starting?: Promise<PgBoss>;
+  private readonly schedules: Schedules;
 
   constructor(
     private readonly db: Database,
     private readonly logger: Logger,
     private readonly options: PgBossJobsOptions = {},
-  ) {}
+  ) {
+    this.schedules = new Schedules(db);
+  }
 
   define<T>(definition: JobDefinition<T>): void {
     if (!NAME.test(definition.name)) throw new Error(`job name "${definition.name}" must look like "<pluginId>.<job>"`);
@@ -46,6 +52,17 @@ export class PgBossJobs implements JobsService {
     if (this.definitions.has(definition.name)) throw new Error(`job "${definition.name}" is already defined`);
     if (this.boss) throw new Error(`job "${definition.name}" defined after the kernel started its workers`);
     this.definitions.set(definition.name, definition);
+  }
+
+  schedule(name: string, times: ScheduleTimes, handler: (tick: ScheduleTick) => Promise<void>, options: ScheduleOptions = {}): void {
+    const { definition, register } = this.schedules.prepare(name, times, handler, options);
+    this.define(definition);
+    register();
+  }
+
+  async runNow(name: string): Promise<string> {
+    if (!this.schedules.entries.has(name)) throw new Error(`no schedule "${name}" is defined`);
+    return (await this.send(name, {}))!;
   }
 
   async send<T>(name: string, data: T, options: SendJobOptions = {}): Promise<string | null> {
@@ -65,12 +82,17 @@ export class PgBossJobs implements JobsService {
   }
 
   /**
-   * Starts pg-boss (creating or migrating its schema) and one worker per defined job. Nothing runs
-   * when no plugin defined a job, so a kernel without jobs pays nothing.
+   * Starts pg-boss (creating or migrating its schema), one worker per defined job, and the schedules:
+   * each `catchUp` schedule whose last time passed unrun is queued now. Nothing runs when no plugin
+   * defined a job, so a kernel without jobs pays nothing.
    */
   async start(): Promise<void> {
     if (this.definitions.size === 0) return;
     const boss = await this.ready();
+    for (const name of await this.schedules.dueCatchUps(new Date())) {
+      this.logger.info({ schedule: name }, 'schedule missed its last time while no process ran: running it now');
+      await boss.send(name, {});
+    }
     for (const def of this.definitions.values()) {
       const options = { pollingIntervalSeconds: this.options.pollingIntervalSeconds ?? 1, batchSize: def.batchSize ?? 1, includeMetadata: true } as const;
       await boss.work<unknown>(def.name, options, async (jobs) => {
@@ -96,7 +118,9 @@ export class PgBossJobs implements JobsService {
     this.starting ??= (async () => {
       const connection = this.options.databaseUrl ? { connectionString: this.options.databaseUrl, max: 4 } : { db: { executeSql: (text: string, values?: unknown[]) => this.db.driverQuery(text, values) } };
       const boss = new PgBoss({
-        ...connection, schema: JOBS_SCHEMA, schedule: false, supervise: true, maintenanceIntervalSeconds: this.options.maintenanceIntervalSeconds ?? 60,
+        ...connection, schema: JOBS_SCHEMA, supervise: true, maintenanceIntervalSeconds: this.options.maintenanceIntervalSeconds ?? 60,
+        schedule: this.schedules.entries.size > 0, cronMonitorIntervalSeconds: this.options.cronMonitorIntervalSeconds ?? 30,
+        cronWorkerIntervalSeconds: Math.min(5, this.options.cronMonitorIntervalSeconds ?? 5),
       } as PgBoss.ConstructorOptions);
       boss.on('error', (err) => this.logger.error({ err }, 'background jobs'));
       await boss.start();
@@ -105,6 +129,8 @@ export class PgBossJobs implements JobsService {
           name: def.name, retryLimit: def.retryLimit ?? 5, retryDelay: def.retryDelaySeconds ?? 10, retryBackoff: true, expireInSeconds: def.expireInSeconds ?? 900,
         });
       }
+      // Upserts: the schedule table is shared by every process and survives restarts.
+      for (const [name, { cron }] of this.schedules.entries) await boss.schedule(name, cron, {}, { tz: 'UTC' });
       this.boss = boss;
       return boss;
     })();
