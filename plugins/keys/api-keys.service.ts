@@ -176,7 +176,6 @@ export class ApiKeysService implements ApiKeysServiceApi {
       return revoked;
     });
     if (change) this.keyStatus.apply(change);
-    await this.purgeExpiredMarkers();
   }
 
   /**
@@ -184,7 +183,6 @@ export class ApiKeysService implements ApiKeysServiceApi {
    * @returns how many were deleted
    */
   async purgeExpiredMarkers(): Promise<number> {
-    this.keyStatus.forgetExpired();
     return this.db.knex('keys.api_key_revocations').where('expiresAt', '<=', this.clock.now()).delete();
   }
 

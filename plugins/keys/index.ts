@@ -13,13 +13,13 @@ import { signingKeyRoutes } from './routes/signing-key.route.ts';
 import { apiKeyRoutes } from './routes/api-keys.route.ts';
 import { m2mTokenRoutes } from './routes/m2m-token.route.ts';
 
-/** Expired revocation markers are swept this often (they are also swept on every revocation). */
-const MARKER_SWEEP_MS = 10 * 60 * 1000;
+/** The schedule that deletes revocation markers whose time is up, every 10 minutes. */
+const MARKER_SWEEP = 'keys.purge-revocation-markers';
 
 export default definePlugin({
   id: 'keys',
   deps: {
-    config: coreRefs.config, authz: coreRefs.authz,
+    config: coreRefs.config, authz: coreRefs.authz, jobs: coreRefs.jobs,
     signingKeys: keysRefs.signingKeys, apiKeys: keysRefs.apiKeys, machineTokens: keysRefs.machineTokens,
     keyStatus: keysInternalRefs.keyStatus,
   },
@@ -32,7 +32,7 @@ export default definePlugin({
     reg.service(keysRefs.apiKeys, ApiKeysService);
     reg.service(keysRefs.machineTokens, MachineTokensService);
   },
-  async init({ config, authz, signingKeys, apiKeys, machineTokens, keyStatus }, ctx) {
+  async init({ config, authz, jobs, signingKeys, apiKeys, machineTokens, keyStatus }, ctx) {
     // The organization's signing key is made in its creation transaction.
     ctx.extend(orgsExtensions.onCreate, async (org, trx) => {
       await signingKeys.createFor(org, trx);
@@ -47,8 +47,6 @@ export default definePlugin({
     );
     await keyStatus.start(ctx.logger);
     ctx.onShutdown(() => keyStatus.stop());
-    const sweep = setInterval(() => void apiKeys.purgeExpiredMarkers().catch((err) => ctx.logger.warn({ err }, 'revocation marker sweep failed')), MARKER_SWEEP_MS);
-    sweep.unref();
-    ctx.onShutdown(() => clearInterval(sweep));
+    jobs.schedule(MARKER_SWEEP, { everyMinutes: 10 }, async () => void (await apiKeys.purgeExpiredMarkers()));
   },
 });

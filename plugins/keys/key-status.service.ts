@@ -114,10 +114,13 @@ export class KeyStatusService {
     if (this.db.kind === 'pg') await trx.raw('select pg_notify(?, ?)', [CHANNEL, JSON.stringify(change)]);
   }
 
-  /** Applies a committed change to this process's view. */
+  /** Applies a committed change to this process's view (a revocation first forgets the markers whose time is up). */
   apply(change: KeyChange): void {
     this.changes++;
-    if (change.type === 'revoked') this.revoked.set(change.keyId, change.expiresAt);
+    if (change.type === 'revoked') {
+      this.forgetExpired();
+      this.revoked.set(change.keyId, change.expiresAt);
+    }
     else if (change.type === 'retired') this.retired.add(change.kid);
     for (const listener of this.listeners) listener(change);
   }
@@ -127,8 +130,8 @@ export class KeyStatusService {
     return this.revoked.has(keyId);
   }
 
-  /** Forgets markers whose time is up (their keys' tokens have all expired). */
-  forgetExpired(): void {
+  /** Forgets markers whose time is up (their keys' tokens have all expired): the view grows only by revocations, which prune it. */
+  private forgetExpired(): void {
     const now = this.clock.now().getTime();
     for (const [keyId, expiresAt] of this.revoked) if (expiresAt <= now) this.revoked.delete(keyId);
   }

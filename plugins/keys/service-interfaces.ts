@@ -103,8 +103,8 @@ export interface ApiKeysService {
    */
   revoke(orgId: string, keyId: string): Promise<void>;
   /**
-   * Deletes revocation markers whose time is up (every token of the key has expired by then).
-   * @returns how many were deleted
+   * Deletes revocation markers whose time is up (every token of the key has expired by then): the
+   * schedule `keys.purge-revocation-markers`, every 10 minutes. @returns how many were deleted
    */
   purgeExpiredMarkers(): Promise<number>;
   /**

@@ -24,18 +24,18 @@ import { providerRoutes } from './routes/provider.route.ts';
 import { delegate } from '../../core/index.ts';
 import './errors.ts';
 
-/** Expired provider rows and old login codes are swept this often. */
-const SWEEP_MS = 10 * 60 * 1000;
+/** The schedule that deletes expired provider rows, login codes, challenges and sign-ins, every 10 minutes. */
+const SWEEP = 'oidc.sweep';
 
 export default definePlugin({
   id: 'oidc',
   deps: {
     config: coreRefs.config, db: coreRefs.db, clock: coreRefs.clock, crypto: coreRefs.crypto, rateLimits: coreRefs.rateLimits,
-    egress: coreRefs.egress, audit: coreRefs.audit,
+    egress: coreRefs.egress, audit: coreRefs.audit, jobs: coreRefs.jobs,
     orgs: orgsRefs.organizations, signingKeys: keysRefs.signingKeys, applications: appsRefs.applications, appGroups: appsRefs.appGroups, marketplace: appsRefs.marketplace,
     signIn: endUsersRefs.signIn, accounts: accountsRefs.accounts,
   },
-  init({ config, db, clock, crypto, rateLimits, egress, audit, orgs, signingKeys, applications, appGroups, marketplace, signIn, accounts }, ctx) {
+  init({ config, db, clock, crypto, rateLimits, egress, audit, jobs, orgs, signingKeys, applications, appGroups, marketplace, signIn, accounts }, ctx) {
     const { oidc } = ctx.pluginConfig<{ oidc: { providerCacheSize: number } }>();
     const aerieAccount = new AerieAccountSignIn(db, clock, accounts, orgs, signIn, marketplace, audit);
     const deps = {
@@ -61,10 +61,8 @@ export default definePlugin({
     ctx.routes(...providerRoutes(providers, deps), ...loginRoutes(login, config), ...aerieAccountRoutes(login, aerieAccount),
       ...ownerGateRoutes(new OwnerGate(deps, orgs, accounts, appGroups), { ...deps, orgs }),
       ...sdkRoutes(sdk), ...socialRoutes(socialConnections, social));
-    const sweep = setInterval(() => {
-      void Promise.all([purgeExpiredPayloads(db, clock), codes.purge(), passkeys.purge(), sdk.purge(), social.purge()]).catch((err: unknown) => ctx.logger.warn({ err }, 'oidc sweep failed'));
-    }, SWEEP_MS);
-    sweep.unref();
-    ctx.onShutdown(() => clearInterval(sweep));
+    jobs.schedule(SWEEP, { everyMinutes: 10 }, async () => {
+      await Promise.all([purgeExpiredPayloads(db, clock), codes.purge(), passkeys.purge(), sdk.purge(), social.purge()]);
+    });
   },
 });

@@ -44,7 +44,11 @@ export default async function setup(): Promise<() => Promise<void>> {
   return async () => rmSync(dir, { recursive: true, force: true });
 }
 
-/** The jobs the template's own boot queued (the next nightly runs) are not a suite's: each suite's boot queues its own. */
+/**
+ * The jobs the template's own boot queued are not a suite's, nor are its schedules' records: each
+ * suite's boot sees its schedules for the first time (so none catches up).
+ */
 async function forgetQueuedJobs(kernel: Kernel): Promise<void> {
   await kernel.db.knex.raw('delete from core_jobs.job');
+  await kernel.db.knex.raw('delete from core.job_schedules');
 }

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { Kernel, type KernelOptions } from '../../core/kernel.ts';
 import { PGLITE_EXTENSIONS } from '../../core/db/pglite-extensions.ts';
 import type { Clock } from '../../core/clock.ts';
+import { coreRefs } from '../../core/core-refs.ts';
+import type { JobsService } from '../../core/jobs/jobs.types.ts';
 import { createTestDatabase } from './pg-databases.ts';
 import { latestCode } from './mail.ts';
 import { freePort } from './child-process.ts';
@@ -127,6 +129,24 @@ export class TestAerie {
     const verified = await this.request('POST', '/api/v1/users/verification/email', { body: { email, code: this.code(email) } });
     if (verified.status !== 200) throw new Error(`verification failed: ${verified.status} ${JSON.stringify(verified.body)}`);
     return verified.body.sessionToken as string;
+  }
+
+  /**
+   * Runs one run of a `core.jobs` schedule now (`runNow`) and waits until it completed.
+   * @throws Error when the run failed (its last error) or did not finish within `ms`
+   */
+  async runSchedule(name: string, ms = 20_000): Promise<void> {
+    const jobs = this.kernel.container.resolve<JobsService>(coreRefs.jobs.id);
+    const id = await jobs.runNow(name);
+    for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+      const state = await jobs.state(name, id);
+      if (state === 'completed') return;
+      if (state === 'failed' || state === 'retry') {
+        const [row] = await this.sql(`select last_error from core.job_schedules where name = ?`, [name]);
+        throw new Error(`schedule ${name} failed: ${row?.last_error}`);
+      }
+    }
+    throw new Error(`schedule ${name} did not finish within ${ms} ms`);
   }
 
   /** Raw SQL against this instance's database. */

@@ -157,4 +157,16 @@ describe('oidc: a stranger with up to 50 IP addresses cannot lock an end user ou
     const fresh = await attack(email, attackers[1]);
     expect(fresh[1].body).toMatchObject({ error: 'LOGIN_CODE_INVALID', attemptsRemaining: 4 });
   });
+
+  it('the sweep schedule (oidc.sweep) deletes codes and wrong codes once they are a day old', async () => {
+    const count = async (table: string) => (await aerie.sql(`select count(*)::int as n from ${table} where org_id = ?`, [world.org.id]))[0].n as number;
+    const [codes, misses] = [await count('oidc.login_codes'), await count('oidc.login_code_misses')];
+    expect(codes).toBeGreaterThan(0);
+    expect(misses).toBeGreaterThan(0);
+    await aerie.runSchedule('oidc.sweep');
+    expect([await count('oidc.login_codes'), await count('oidc.login_code_misses')]).toEqual([codes, misses]);
+    clock.advance(86_401);
+    await aerie.runSchedule('oidc.sweep');
+    expect([await count('oidc.login_codes'), await count('oidc.login_code_misses')]).toEqual([0, 0]);
+  });
 });
