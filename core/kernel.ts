@@ -127,7 +127,7 @@ export class Kernel {
       const container = rootContainer.createChildContainer();
       const mail = new Mailer({ from: config.mail.from, smtpUrl: config.mail.smtpUrl, outboxDir: join(config.dataDir, 'outbox') });
       const events = new EventBus();
-      const jobs = new PgBossJobs(db, logger.child({ component: 'jobs' }), { databaseUrl: config.databaseUrl, maintenanceIntervalSeconds: config.jobs.maintenanceIntervalSeconds });
+      const jobs = new PgBossJobs(db, logger.child({ component: 'jobs' }), { databaseUrl: config.databaseUrl, maintenanceIntervalSeconds: config.jobs.maintenanceIntervalSeconds, scheduler: config.jobs.scheduler });
       const masterKey = resolveMasterKey(config.masterKey, options.memoryDatabase && !config.masterKey ? null : config.dataDir);
       const crypto = new CryptoService(masterKey);
       const clock = options.clock ?? systemClock;

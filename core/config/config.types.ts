@@ -39,8 +39,12 @@ export interface AerieConfig {
    * `X-Forwarded-Proto` set by a reverse proxy in front of Aerie.
    */
   http: { headersTimeoutSeconds: number; requestTimeoutSeconds: number; maxConnectionsPerAddress: number; trustProxy: boolean };
-  /** Background jobs: `maintenanceIntervalSeconds`, how often expired jobs are found and retried (1–3600, default 60). */
-  jobs: { maintenanceIntervalSeconds: number };
+  /**
+   * Background jobs: `maintenanceIntervalSeconds`, how often expired jobs are found and retried
+   * (1–3600, default 60); `scheduler` (default true), whether this process turns schedule times into
+   * jobs and catches up missed ones at start (false: it still runs the jobs, another process times them).
+   */
+  jobs: { maintenanceIntervalSeconds: number; scheduler: boolean };
   /** Object storage: `file` under `<dataDir>/blobs` (default) or `s3` with `blob.s3.bucket` (and endpoint, region, path style). */
   blob: { driver: 'file' | 's3'; s3?: { bucket?: string; endpoint?: string; region?: string; forcePathStyle?: boolean } };
   /** Outbound requests to user-supplied URLs: `allowLoopback` (a test switch, off by default, warned about), `caFiles` (extra trusted CAs, PEM). */

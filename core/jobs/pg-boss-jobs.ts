@@ -28,6 +28,8 @@ export interface PgBossJobsOptions {
   maintenanceIntervalSeconds?: number;
   /** How often a process looks for due schedule times (1–45, default 30; tests use 1). */
   cronMonitorIntervalSeconds?: number;
+  /** false: this process turns no schedule times into jobs and catches none up (it still runs them). Default true. */
+  scheduler?: boolean;
 }
 
 /** {@link JobsService} on pg-boss; `start()` after plugins have defined their jobs, `stop()` at shutdown. */
@@ -89,7 +91,7 @@ export class PgBossJobs implements JobsService {
   async start(): Promise<void> {
     if (this.definitions.size === 0) return;
     const boss = await this.ready();
-    for (const name of await this.schedules.dueCatchUps(new Date())) {
+    for (const name of this.options.scheduler === false ? [] : await this.schedules.dueCatchUps(new Date())) {
       this.logger.info({ schedule: name }, 'schedule missed its last time while no process ran: running it now');
       await boss.send(name, {});
     }
@@ -119,7 +121,7 @@ export class PgBossJobs implements JobsService {
       const connection = this.options.databaseUrl ? { connectionString: this.options.databaseUrl, max: 4 } : { db: { executeSql: (text: string, values?: unknown[]) => this.db.driverQuery(text, values) } };
       const boss = new PgBoss({
         ...connection, schema: JOBS_SCHEMA, supervise: true, maintenanceIntervalSeconds: this.options.maintenanceIntervalSeconds ?? 60,
-        schedule: this.schedules.entries.size > 0, cronMonitorIntervalSeconds: this.options.cronMonitorIntervalSeconds ?? 30,
+        schedule: this.schedules.entries.size > 0 && this.options.scheduler !== false, cronMonitorIntervalSeconds: this.options.cronMonitorIntervalSeconds ?? 30,
         cronWorkerIntervalSeconds: Math.min(5, this.options.cronMonitorIntervalSeconds ?? 5),
       } as PgBoss.ConstructorOptions);
       boss.on('error', (err) => this.logger.error({ err }, 'background jobs'));

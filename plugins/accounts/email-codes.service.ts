@@ -137,7 +137,6 @@ export class EmailCodesService {
     if (earlier) throw accountsErrors.codeExpired();
     await EmailCodeModel.query(trx).whereIn('id', usable.map((row) => row.id)).increment('attempts', 1);
     await CodeMissModel.query(trx).insert({ id: randomUUID(), email, requester, createdAt: now });
-    await CodeMissModel.query(trx).where('createdAt', '<', new Date(now.getTime() - 24 * HOUR_MS)).delete();
     const codeLeft = CODE_MAX_ATTEMPTS - (usable[0].attempts + 1);
     return { ok: false, attemptsRemaining: Math.max(0, Math.min(codeLeft, WRONG_CODES_PER_ADDRESS - (all.length + 1))) };
   }

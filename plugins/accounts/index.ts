@@ -21,11 +21,12 @@ import { activityLogRoutes } from './routes/activity-log.route.ts';
 import { securityPageRoutes } from './routes/security-page.route.ts';
 import { loginPageRoutes } from './routes/login-page.route.ts';
 import { MeCache } from './me-cache.ts';
+import { ACCOUNTS_SWEEP, sweepAccounts } from './sweep.ts';
 
 export default definePlugin({
   id: 'accounts',
   deps: {
-    db: coreRefs.db, config: coreRefs.config, clock: coreRefs.clock, events: coreRefs.events, seals: coreRefs.seals,
+    db: coreRefs.db, config: coreRefs.config, clock: coreRefs.clock, events: coreRefs.events, seals: coreRefs.seals, jobs: coreRefs.jobs,
     accounts: accountsRefs.accounts, sessions: accountsRefs.sessions, personalSeals: accountsRefs.personalSeals, codes: internalRefs.emailCodes,
     passkeys: internalRefs.passkeys, activity: internalRefs.activityLog, registration: internalRefs.passkeyRegistration, signIn: internalRefs.passkeySignIn,
   },
@@ -40,12 +41,13 @@ export default definePlugin({
     reg.service(internalRefs.passkeyRegistration, PasskeyRegistrationService);
     reg.service(internalRefs.passkeySignIn, PasskeySignInService);
   },
-  init({ db, config, clock, events, seals, accounts, sessions, personalSeals, codes, passkeys, activity, registration, signIn }, ctx) {
+  init({ db, config, clock, events, seals, jobs, accounts, sessions, personalSeals, codes, passkeys, activity, registration, signIn }, ctx) {
     const cache = new MeCache();
     const subscriptions = ['org.membership.changed', 'account.updated'].map((type) =>
       events.on(type).subscribe((e) => cache.invalidate(String(e.payload.accountId))),
     );
     ctx.onShutdown(() => subscriptions.forEach((s) => s.unsubscribe()));
+    jobs.schedule(ACCOUNTS_SWEEP, { everyMinutes: 10 }, async () => void (await sweepAccounts(db, clock)));
     ctx.authScheme(sessionAuthScheme(sessions));
     ctx.authScheme(cookieSessionAuthScheme(sessions, config));
     ctx.extend(coreExtensions.passkeys, passkeys);

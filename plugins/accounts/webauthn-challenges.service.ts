@@ -19,10 +19,9 @@ export class WebauthnChallengesService {
     @inject(coreRefs.clock.id) private readonly clock: Clock,
   ) {}
 
-  /** Stores `challenge` (base64url) for `kind`; drops challenges that expired over an hour ago. */
+  /** Stores `challenge` (base64url) for `kind` (the `accounts.sweep` schedule deletes it an hour after it expired). */
   async issue(kind: WebauthnChallengeModel['kind'], accountId: string | null, challenge: string): Promise<void> {
     const now = this.clock.now();
-    await WebauthnChallengeModel.query(this.db.knex).where('expiresAt', '<', new Date(now.getTime() - 3_600_000)).delete();
     await WebauthnChallengeModel.query(this.db.knex).insert({
       id: randomUUID(), kind, accountId, challenge, createdAt: now, expiresAt: new Date(now.getTime() + WEBAUTHN_CHALLENGE_TTL_SECONDS * 1000),
     });

@@ -72,6 +72,8 @@ export class TestAerie {
     const env: Record<string, string> = {
       AERIE_DATA_DIR: dataDir,
       AERIE_LOG_LEVEL: process.env.AERIE_TEST_LOG_LEVEL ?? 'silent',
+      // Schedules run when a test says (runSchedule), never at a wall-clock time in the middle of a test on a manual clock.
+      AERIE_JOBS_SCHEDULER: 'false',
       ...(options.plugins ? { AERIE_PLUGINS: options.plugins.join(',') } : {}),
       ...(db ? { DATABASE_URL: db.url } : {}),
       ...(port ? { AERIE_BASE_URL: `http://${options.exactBaseUrl === 'localhost' ? 'localhost' : '127.0.0.1'}:${port}` } : {}),

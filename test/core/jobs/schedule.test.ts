@@ -56,8 +56,8 @@ describe('core.jobs: schedules', () => {
   let aerie: TestAerie;
   const instances: PgBossJobs[] = [];
   const ranAt: Record<string, number[]> = {};
-  const instance = () => {
-    const jobs = new PgBossJobs(aerie.kernel.db, pino({ level: 'silent' }), { pollingIntervalSeconds: 1, cronMonitorIntervalSeconds: 1 });
+  const instance = (scheduler = true) => {
+    const jobs = new PgBossJobs(aerie.kernel.db, pino({ level: 'silent' }), { pollingIntervalSeconds: 1, cronMonitorIntervalSeconds: 1, scheduler });
     instances.push(jobs);
     return jobs;
   };
@@ -70,6 +70,19 @@ describe('core.jobs: schedules', () => {
   afterAll(async () => {
     for (const jobs of instances) await jobs.stop();
     await aerie?.close();
+  });
+
+  // First: no process with a scheduler may be running yet (any scheduler times every schedule in the table).
+  it('a process started with scheduler false (AERIE_JOBS_SCHEDULER=false) neither times schedules nor catches them up', async () => {
+    await aerie.sql(`insert into core.job_schedules (name, last_started_at) values ('schedtest.quiet-catch-up', '2020-01-01T00:00:00Z')`);
+    const jobs = instance(false);
+    jobs.schedule('schedtest.quiet', '* * * * *', record('schedtest.quiet'));
+    jobs.schedule('schedtest.quiet-catch-up', '0 0 1 1 *', record('schedtest.quiet-catch-up'), { catchUp: true });
+    await jobs.start();
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(ranAt['schedtest.quiet']).toBeUndefined();
+    expect(ranAt['schedtest.quiet-catch-up']).toBeUndefined();
+    await jobs.stop();
   });
 
   it('a schedule due every minute runs once a minute across two processes', async () => {

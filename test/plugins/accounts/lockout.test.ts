@@ -117,4 +117,15 @@ describe('accounts: a stranger with up to 50 IP addresses cannot lock the owner 
     const fresh = await attack(email, attackers[1]);
     expect(fresh[0].body).toMatchObject({ error: 'INVALID_CODE', attemptsRemaining: 4 });
   });
+
+  it('the sweep schedule (accounts.sweep) deletes wrong codes and expired codes once they are a day old, never sooner', async () => {
+    const count = async (table: string) => (await aerie.sql(`select count(*)::int as n from ${table}`))[0].n as number;
+    const before = [await count('accounts.code_misses'), await count('accounts.email_codes')];
+    expect(before.every((n) => n > 0)).toBe(true);
+    await aerie.runSchedule('accounts.sweep');
+    expect([await count('accounts.code_misses'), await count('accounts.email_codes')]).toEqual(before);
+    clock.advance(86_400 + 600 + 1);
+    await aerie.runSchedule('accounts.sweep');
+    expect([await count('accounts.code_misses'), await count('accounts.email_codes')]).toEqual([0, 0]);
+  });
 });
