@@ -7,7 +7,7 @@ import { ActivityProjector } from './activity-projector.ts';
 import { AnalyticsService } from './analytics.service.ts';
 import { analyticsRefs } from './api.ts';
 import { createRollupPool } from './rollup-pool.ts';
-import { rollupJob, scheduleRollups } from './rollup-job.ts';
+import { scheduleRollups } from './rollup-job.ts';
 import { RollupBuilder, RollupReader } from './rollups.ts';
 import { analyticsRoutes } from './routes/analytics.route.ts';
 import { EventCollection } from './event-collection.ts';
@@ -25,8 +25,7 @@ export default definePlugin({
     ctx.onShutdown(() => pool.close());
     const builder = new RollupBuilder({ db, archive, clock, logger: ctx.logger.child({ component: 'audit-rollups' }), rollup: pool.rollup, collection });
     ctx.provide(analyticsRefs.rollups, builder);
-    jobs.define(rollupJob({ db, clock, jobs, builder }));
-    ctx.onStarted(() => scheduleRollups(jobs, clock));
+    scheduleRollups({ db, clock, jobs, builder });
     // The hot end-user store follows the sealed chains.
     const projector = new ActivityProjector(db, auditLog, collection, clock, ctx.logger.child({ component: 'end-user-activity' }));
     ctx.provide(analyticsRefs.activity, projector);

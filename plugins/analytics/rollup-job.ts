@@ -1,5 +1,5 @@
-import { DAY_MS, utcDay, type Clock, type Database, type JobDefinition, type JobsService } from '../../core/index.ts';
-import { nightlyJob, scheduleNightly } from '../audit/api.ts';
+import { DAY_MS, utcDay, type Clock, type Database, type JobsService } from '../../core/index.ts';
+import { scheduleNightly } from '../audit/api.ts';
 import type { RollupBuilder } from './rollups.ts';
 import { purgeActiveDays } from './active-days.ts';
 
@@ -8,23 +8,18 @@ export const ROLLUP_JOB = 'analytics.rollup-days';
 /** Days the hot end-user store keeps (spec "Limits"). */
 export const HOT_STORE_DAYS = 181;
 
-/** 00:20 UTC: after the day files of 00:05 (`audit.compact-days`). */
-const SPEC = { name: ROLLUP_JOB, runsTable: 'analytics.rollup_runs', afterMidnightMs: 20 * 60_000 };
-
 /**
- * `analytics.rollup-days`, nightly at 00:20 UTC: rolls up every day file of the last 90 days that has
- * no rollup yet ({@link RollupBuilder.buildPending}), then removes hot end-user store rows older than
- * {@link HOT_STORE_DAYS} days. A failed day makes the job throw after the rest, so it is retried.
+ * `analytics.rollup-days`, nightly at 00:20 UTC, after the day files of 00:05 (`audit.compact-days`):
+ * rolls up every day file of the last 90 days that has no rollup yet ({@link RollupBuilder.buildPending}),
+ * then removes hot end-user store rows older than {@link HOT_STORE_DAYS} days. A failed day makes the
+ * run throw after the rest, so it is retried; a night missed while no process ran is caught up at start.
  * @see docs/api/audit-analytics.md "Rollups"
  */
-export function rollupJob(deps: { db: Database; clock: Clock; jobs: JobsService; builder: RollupBuilder }): JobDefinition<Record<string, never>> {
-  return nightlyJob(deps, {
-    ...SPEC,
-    run: async () => {
-      const report = await deps.builder.buildPending();
-      await purgeHotStore(deps.db, deps.clock);
-      return report.failed.map((f) => `${f.orgId} ${f.day}: ${f.error}`);
-    },
+export function scheduleRollups(deps: { db: Database; clock: Clock; jobs: JobsService; builder: Pick<RollupBuilder, 'buildPending'> }): void {
+  scheduleNightly(deps.jobs, ROLLUP_JOB, '20 0 * * *', async () => {
+    const report = await deps.builder.buildPending();
+    await purgeHotStore(deps.db, deps.clock);
+    return report.failed.map((f) => `${f.orgId} ${f.day}: ${f.error}`);
   });
 }
 
@@ -40,9 +35,4 @@ export async function purgeHotStore(db: Database, clock: Clock): Promise<number>
   );
   await purgeActiveDays(db, utcDay(cutoff));
   return Number(rows[0].n);
-}
-
-/** Queues the next nightly run at boot; an overdue one left queued runs now. */
-export async function scheduleRollups(jobs: JobsService, clock: Clock): Promise<void> {
-  await scheduleNightly(jobs, clock, SPEC);
 }

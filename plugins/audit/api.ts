@@ -91,4 +91,4 @@ export const auditRefs = {
 
 
 /** Nightly jobs claimed once per UTC day (compaction, retention; other plugins' nightly audit work). */
-export { nightlyJob, scheduleNightly, type NightlyJobSpec } from './nightly-job.ts';
+export { NIGHTLY, scheduleNightly } from './nightly-job.ts';

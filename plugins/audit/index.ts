@@ -12,8 +12,8 @@ import { deadLettersRoute } from './routes/dead-letters.route.ts';
 import { archiveRoutes } from './routes/archive.route.ts';
 import { DayFileArchive } from './day-files.ts';
 import { BatchArchive } from './batch-files.ts';
-import { compactionJob, scheduleCompaction } from './compaction-job.ts';
-import { RetentionEnforcer, retentionJob, scheduleRetention } from './retention-job.ts';
+import { scheduleCompaction } from './compaction-job.ts';
+import { RetentionEnforcer, scheduleRetention } from './retention-job.ts';
 import { readPurgeHorizon } from './purge-horizon.ts';
 import { accountsRefs } from '../accounts/api.ts';
 import { MemberActivity } from './member-activity.ts';
@@ -45,15 +45,13 @@ export default definePlugin({
     ctx.provide(auditRefs.batchFiles, batches);
     ctx.onStarted(() => batches.start(events));
     ctx.onShutdown(() => batches.stop());
-    jobs.define(compactionJob({ db, clock, jobs, archive }));
-    ctx.onStarted(() => scheduleCompaction(jobs, clock));
+    scheduleCompaction(jobs, archive);
     // Retention: notices to Owners, then the purge of archived days from the hot table, daily after compaction.
     const enforcer = new RetentionEnforcer({
       db, clock, log: auditLog, audit, blob, mail, entitlements, organizations, memberships, accounts, logger: ctx.logger.child({ component: 'audit-retention' }),
     });
     ctx.provide(auditRefs.retention, enforcer);
-    jobs.define(retentionJob({ db, clock, jobs, enforcer }));
-    ctx.onStarted(() => scheduleRetention(jobs, clock));
+    scheduleRetention(jobs, enforcer);
     ctx.routes(
       jwksRoute(auditQuery),
       verifyRoute(auditQuery, organizations),

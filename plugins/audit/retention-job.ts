@@ -2,19 +2,17 @@ import { hash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import {
-  DAY_MS, GENESIS_HASH, decodeDayFile, utcDay, verifyCheckpoint, verifyDayFile, type AuditLog, type AuditService, type BlobStore, type Clock, type Database, type JobDefinition,
+  DAY_MS, GENESIS_HASH, decodeDayFile, utcDay, verifyCheckpoint, verifyDayFile, type AuditLog, type AuditService, type BlobStore, type Clock, type Database,
   type JobsService, type MailMessage, type Mailer,
 } from '../../core/index.ts';
 import type { AccountsService } from '../accounts/api.ts';
 import type { EntitlementsService, MembershipsService, OrganizationsService } from '../orgs/api.ts';
-import { nightlyJob, scheduleNightly } from './nightly-job.ts';
+import { scheduleNightly } from './nightly-job.ts';
 import { readPurgeHorizon, writePurgeHorizon } from './purge-horizon.ts';
 import { GRACE_DAYS, NOTICE_COUNT, NOTICE_INTERVAL_DAYS, cohortPurgeAt, type OpenCohort } from './retention-schedule.ts';
 
 /** The daily retention job's name. @see docs/audit.md "Retention" */
 export const RETENTION_JOB = 'audit.enforce-retention';
-/** The daily run's time after midnight UTC (00:35, half an hour after the day-file compaction). */
-export const RETENTION_RUN_AFTER_MS = 35 * 60_000;
 /** Actor of the notice and purge events. */
 export const RETENTION_ACTOR = { type: 'system' as const, id: 'audit.retention' };
 
@@ -331,19 +329,12 @@ export function retentionNoticeMail(input: {
   };
 }
 
-const SPEC = { name: RETENTION_JOB, runsTable: 'audit.retention_runs', afterMidnightMs: RETENTION_RUN_AFTER_MS };
-
 /**
- * `audit.enforce-retention`, daily at 00:35 UTC, after `audit.compact-days` (a nightly job,
+ * `audit.enforce-retention`, daily at 00:35 UTC, after `audit.compact-days` (00:05; a nightly schedule,
  * `./nightly-job.ts`): runs {@link RetentionEnforcer.runAll}; an organization that failed makes the
- * job throw after the others are done, so it is retried; notices and purged days are never repeated.
+ * run throw after the others are done, so it is retried; notices and purged days are never repeated.
  * @see docs/audit.md "Retention"
  */
-export function retentionJob(deps: { db: Database; clock: Clock; jobs: JobsService; enforcer: RetentionEnforcer }): JobDefinition<Record<string, never>> {
-  return nightlyJob(deps, { ...SPEC, run: async () => (await deps.enforcer.runAll()).failed.map((f) => `${f.orgId}: ${f.error}`) });
-}
-
-/** Queues the next daily retention run at boot (the plugin's `onStarted`); an overdue one runs now. */
-export async function scheduleRetention(jobs: JobsService, clock: Clock): Promise<void> {
-  await scheduleNightly(jobs, clock, SPEC);
+export function scheduleRetention(jobs: JobsService, enforcer: Pick<RetentionEnforcer, 'runAll'>): void {
+  scheduleNightly(jobs, RETENTION_JOB, '35 0 * * *', async () => (await enforcer.runAll()).failed.map((f) => `${f.orgId}: ${f.error}`));
 }

@@ -5,7 +5,7 @@ import { filesExtensions } from './api.ts';
 import { approvalAttachments } from './approval-attachments.ts';
 import { FilesService } from './files.service.ts';
 import { filesRefs } from './internal-refs.ts';
-import { lifecycleJob } from './lifecycle-job.ts';
+import { lifecycleJob, scheduleLifecycle } from './lifecycle-job.ts';
 import { LifecycleService } from './lifecycle.service.ts';
 import { purgeJob } from './purge.ts';
 import { lifecycleRoutes } from './routes/lifecycle.route.ts';
@@ -36,7 +36,8 @@ export default definePlugin({
   },
   init({ files, lifecycle, shares, sharingPolicy, storage, db, blob, clock, audit, jobs, rateLimits, authz }, ctx) {
     jobs.define(purgeJob({ db, blob, clock, audit, jobs, storage }));
-    jobs.define(lifecycleJob({ db, clock, jobs, lifecycle }));
+    jobs.define(lifecycleJob({ db, clock, lifecycle }));
+    scheduleLifecycle({ db, clock, jobs });
     // With the approvals plugin, documents take their attachments from the file box (sealed there).
     ctx.extend(approvalsExtensions.attachmentStore, approvalAttachments(audit));
     // One budget for both ways of opening a link: the JSON route and the viewer page.

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { coreRefs, inject, injectable, isUuid, type BlobStore, type Clock, type Database, type JobsService } from '../../core/index.ts';
+import { coreRefs, inject, injectable, isUuid, type BlobStore, type Clock, type Database } from '../../core/index.ts';
 import { orgsRefs, type EntitlementsService } from '../orgs/api.ts';
 import { filesErrors } from './errors.ts';
 import { FILES_TABLE, STORAGE_TABLE, type FileRow } from './file-row.ts';
@@ -11,8 +11,10 @@ import {
 } from './lifecycle-rules.ts';
 
 export const RULES_TABLE = 'files.lifecycle_rules';
-/** The per-organization job that runs its rules; it queues its own next run. */
+/** The per-organization job that runs its rules, queued by the {@link LIFECYCLE_DUE} schedule. */
 export const LIFECYCLE_JOB = 'files.lifecycle';
+/** The schedule (every 10 minutes) that queues a {@link LIFECYCLE_JOB} for each organization whose rules are due. */
+export const LIFECYCLE_DUE = 'files.lifecycle-due';
 /** Rules run every 12 hours. */
 export const LIFECYCLE_INTERVAL_SECONDS = 12 * 3600;
 /** Files one rule moves in one run (the rest wait for the next run). */
@@ -67,7 +69,6 @@ export class LifecycleService {
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.blob.id) private readonly blob: BlobStore,
     @inject(coreRefs.clock.id) private readonly clock: Clock,
-    @inject(coreRefs.jobs.id) private readonly jobs: JobsService,
     @inject(coreRefs.logger.id) private readonly logger: Logger,
     @inject(orgsRefs.entitlements.id) private readonly entitlements: EntitlementsService,
     @inject(filesRefs.files.id) private readonly files: FilesService,
@@ -84,7 +85,7 @@ export class LifecycleService {
   }
 
   /**
-   * Creates an enabled rule and makes sure the organization's 12-hour run is queued.
+   * Creates an enabled rule; the organization's first makes its rules due in 12 hours.
    * @throws 400 `invalid_action`, `invalid_days`, `invalid_scope`; 403 `plan_upgrade_required`
    *   (`feature` `lifecycle`, `lifecycle_custom`, or `lifecycle_rules` with `limit` and `used`)
    */
@@ -102,11 +103,9 @@ export class LifecycleService {
         id: randomUUID(), orgId, ...conditions, enabled: true, lastRunAt: null, lastRunCount: null, lastRunBytes: null, createdAt: this.clock.now(),
       };
       await trx(RULES_TABLE).insert(row);
-      // No chain yet, or one that died (its due time long past): queue a run.
-      const due = storage?.lifecycleNextRunAt as Date | null | undefined;
-      if (!due || due.getTime() < this.clock.now().getTime() - LIFECYCLE_INTERVAL_SECONDS * 1000) {
+      // The organization's first rule: its rules are due in 12 hours.
+      if (!storage?.lifecycleNextRunAt) {
         await trx(STORAGE_TABLE).where({ orgId }).update({ lifecycleNextRunAt: new Date(this.clock.now().getTime() + LIFECYCLE_INTERVAL_SECONDS * 1000) });
-        await this.jobs.send(LIFECYCLE_JOB, { orgId }, { trx, startAfterSeconds: LIFECYCLE_INTERVAL_SECONDS });
       }
       return this.dto(row, plan);
     });

@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../core/clock.ts';
 import { coreRefs } from '../../../core/core-refs.ts';
 import type { AuditService } from '../../../core/audit/audit-service.types.ts';
-import type { JobsService } from '../../../core/jobs/jobs.types.ts';
 import { createCompactPool, type CompactPool } from '../../../core/audit/chain/compact-pool.ts';
 import { decodeDayFile, encodeDayFile } from '../../../core/audit/chain/day-file.ts';
 import { auditRefs, type DayFileArchive } from '../../../plugins/audit/api.ts';
@@ -21,15 +20,6 @@ const HOUR = 3_600_000;
 const D1 = Math.floor(Date.now() / DAY) * DAY - 3 * DAY;
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const [DAY1, DAY2, DAY3] = [day(D1), day(D1 + DAY), day(D1 + 2 * DAY)];
-
-async function eventually(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 
 describe('audit archive: Parquet day files, nightly compaction, offline verification, download routes', () => {
   let aerie: TestAerie;
@@ -138,19 +128,11 @@ describe('audit archive: Parquet day files, nightly compaction, offline verifica
     expect(blobFiles(orgs.acme)).toHaveLength(2);
   });
 
-  it('the nightly job compacts the due days, queues the next night once, and completes', async () => {
-    const jobs = aerie.kernel.container.resolve<JobsService>(coreRefs.jobs.id);
-    const id = await jobs.send(COMPACTION_JOB, {});
-    await eventually(async () => (await jobs.state(COMPACTION_JOB, id!)) === 'completed');
+  it('the nightly schedule (00:05 UTC) compacts the due days', async () => {
+    expect(await aerie.sql(`select cron, timezone from core_jobs.schedule where name = ?`, [COMPACTION_JOB])).toEqual([{ cron: '5 0 * * *', timezone: 'UTC' }]);
+    await aerie.runSchedule(COMPACTION_JOB);
     expect((await manifest(orgs.acme)).map((r) => r.day)).toEqual([DAY1, DAY2, DAY3]);
-    const today = day(clock.now().getTime());
-    expect(await aerie.sql(`select day from audit.compaction_runs`)).toEqual([{ day: today }]);
-    // The boot queued one run for the next 00:05 UTC; the job queued the next night's, once per day.
-    const queued = () => aerie.sql(`select count(*)::int as n from core_jobs.job where name = ? and state = 'created'`, [COMPACTION_JOB]);
-    expect(await queued()).toEqual([{ n: 2 }]);
-    const again = await jobs.send(COMPACTION_JOB, {});
-    await eventually(async () => (await jobs.state(COMPACTION_JOB, again!)) === 'completed');
-    expect(await queued()).toEqual([{ n: 2 }]);
+    expect(await aerie.sql(`select last_error from core.job_schedules where name = ?`, [COMPACTION_JOB])).toEqual([{ last_error: null }]);
   });
 
   it('a stored day file verifies offline with the published JWKS; tampered in the blob store, it fails with exit code 1', async () => {

@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../core/clock.ts';
 import { coreRefs } from '../../../core/core-refs.ts';
 import type { AuditService } from '../../../core/audit/audit-service.types.ts';
-import type { JobsService } from '../../../core/jobs/jobs.types.ts';
 import { GENESIS_HASH } from '../../../core/audit/chain/chain-hash.ts';
 import { decodeDayFile } from '../../../core/audit/chain/day-file.ts';
 import { verifyRecords } from '../../../core/audit/chain/verify-chain.ts';
@@ -27,14 +26,6 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const [DAY1, DAY2, DAY3] = [day(D1), day(D1 + DAY), day(D1 + 2 * DAY)];
 const OWNER = 'acme-owner@example.com';
 const ZETA_OWNER = 'zeta-boss@example.com';
-
-async function eventually(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Runs an `aerie …` command in-process: its stdout and exit code. */
 async function cli(register: (program: Command) => void, args: string[]) {
@@ -234,11 +225,9 @@ describe('audit retention: notices to Owners, purge of archived days, verificati
     await aerie.sql(`update audit.purge_horizons set chain_hash = ? where org_id = ?`, [horizon.chainHash, orgs.acme]);
   });
 
-  it('the daily job runs the enforcement and queues the next day once', async () => {
-    const jobs = aerie.kernel.container.resolve<JobsService>(coreRefs.jobs.id);
-    const id = await jobs.send(RETENTION_JOB, {});
-    await eventually(async () => (await jobs.state(RETENTION_JOB, id!)) === 'completed');
-    expect(await aerie.sql(`select day from audit.retention_runs`)).toEqual([{ day: day(clock.now().getTime()) }]);
+  it('the daily schedule (00:35 UTC) runs the enforcement', async () => {
+    expect(await aerie.sql(`select cron, timezone from core_jobs.schedule where name = ?`, [RETENTION_JOB])).toEqual([{ cron: '35 0 * * *', timezone: 'UTC' }]);
+    await aerie.runSchedule(RETENTION_JOB);
     expect(notices(OWNER).length).toBeGreaterThanOrEqual(2);
   });
 });

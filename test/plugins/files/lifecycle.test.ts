@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { TestAerie } from '../../helpers/harness.ts';
 import { ManualClock } from '../../../core/clock.ts';
 import { coreRefs } from '../../../core/core-refs.ts';
-import type { BlobStore, Database, JobsService } from '../../../core/index.ts';
+import type { BlobStore, Database } from '../../../core/index.ts';
 import { filesRefs } from '../../../plugins/files/internal-refs.ts';
 import { lifecycleJob } from '../../../plugins/files/lifecycle-job.ts';
 import { call, fetchPresigned, fileRows, keyedOrg, s3Env, startS3, startWithOrg, uploaded, type KeyedOrg, type LocalS3 } from './helpers.ts';
@@ -26,9 +26,15 @@ describe.each(['file', 's3'] as const)('files: lifecycle rules on the %s driver'
     await setPlan(org, plan);
     return org;
   };
+  const jobsOf = async (org: KeyedOrg) => (await aerie.sql(`select state from core_jobs.job where name = 'files.lifecycle' and data->>'orgId' = ?`, [org.id])).map((r) => r.state as string);
+  const eventually = async (check: () => Promise<boolean>) => {
+    for (const until = Date.now() + 20_000; !(await check()); await new Promise((r) => setTimeout(r, 100))) {
+      if (Date.now() > until) throw new Error('condition not met in time');
+    }
+  };
   const run = (org: KeyedOrg) => {
     const c = aerie.kernel.container;
-    return lifecycleJob({ db: c.resolve<Database>(coreRefs.db.id), clock, jobs: c.resolve<JobsService>(coreRefs.jobs.id), lifecycle: c.resolve(filesRefs.lifecycle.id) })
+    return lifecycleJob({ db: c.resolve<Database>(coreRefs.db.id), clock, lifecycle: c.resolve(filesRefs.lifecycle.id) })
       .handler({ id: 'test', data: { orgId: org.id } });
   };
 
@@ -139,25 +145,26 @@ describe.each(['file', 's3'] as const)('files: lifecycle rules on the %s driver'
     const ia = (await call(aerie, org.key, 'POST', '/storage/lifecycle/rules', { action: 'transition_ia', unaccessedDays: 30 })).body;
     const [storage] = await aerie.sql('select lifecycle_next_run_at from files.org_storage where org_id = ?', [org.id]);
     expect(new Date(storage.lifecycle_next_run_at).getTime()).toBe(clock.now().getTime() + 12 * HOUR * 1000);
-    const queued = await aerie.sql(`select start_after from core_jobs.job where name = 'files.lifecycle' and data->>'orgId' = ?`, [org.id]);
-    expect(queued).toHaveLength(1);
-    expect(Math.abs(new Date(queued[0].start_after).getTime() - Date.now() - 12 * HOUR * 1000)).toBeLessThan(60_000);
     await call(aerie, other.key, 'POST', '/storage/lifecycle/rules', { action: 'transition_ia', unaccessedDays: 30 });
 
+    // The schedule files.lifecycle-due queues a job per organization once its rules are due.
     clock.advance(12 * HOUR - 1);
-    await run(org);
+    await aerie.runSchedule('files.lifecycle-due');
+    expect(await jobsOf(org)).toEqual([]);
+    await run(org); // early: claims nothing
     expect((await rules(org))[0].last_run_at).toBeNull();
     clock.advance(1);
-    await run(org);
+    await aerie.runSchedule('files.lifecycle-due');
+    await eventually(async () => (await jobsOf(org)).join() === 'completed' && (await jobsOf(other)).join() === 'completed');
     await run(org); // a duplicate of the same run claims nothing
-    await run(other);
     const classes = Object.fromEntries((await fileRows(aerie, org.id)).map((r) => [r.file_name, r.storage_class]));
     expect(classes).toEqual({ 'old.bin': 'STANDARD', 'gone.bin': 'STANDARD', 'sealed.bin': 'STANDARD_IA', 'recent.bin': 'STANDARD' });
     expect((await rules(org))[0]).toMatchObject({ id: ia.id, last_run_count: 1, last_run_at: clock.now() });
     expect(Number((await rules(org))[0].last_run_bytes)).toBe(20);
     expect((await fileRows(aerie, other.id))[0].storage_class).toBe('STANDARD_IA');
     expect((await blob().get((await fileRows(aerie, other.id))[0].blob_key))?.storageClass).toBe('STANDARD_IA');
-    expect((await aerie.sql(`select 1 from core_jobs.job where name = 'files.lifecycle' and data->>'orgId' = ?`, [org.id]))).toHaveLength(2);
+    await aerie.runSchedule('files.lifecycle-due'); // due again in 12 hours: nothing queued now
+    expect(await jobsOf(org)).toEqual(['completed']);
 
     // 40 more days: old is now 50 days unaccessed and moves too; a link handed out before still works.
     clock.advance(40 * DAY);
@@ -179,7 +186,7 @@ describe.each(['file', 's3'] as const)('files: lifecycle rules on the %s driver'
     expect(otherOld.id).toBeDefined();
   });
 
-  it('ends the chain of an organization without rules, and skips rules its plan no longer allows', async () => {
+  it('stops running an organization without rules (no due time left), and skips rules its plan no longer allows', async () => {
     const org = await orgOn('chain-end', 'Business');
     await uploaded(aerie, org.key, 'x', 'x.bin');
     const rule = (await call(aerie, org.key, 'POST', '/storage/lifecycle/rules', { action: 'trash', unaccessedDays: 30 })).body;
