@@ -62,6 +62,12 @@ describe('core.jobs: durable background jobs on the kernel database', () => {
     expect(Math.abs(row.s - 86_400)).toBeLessThan(60);
   });
 
+  it('runs the fixture\'s schedule when asked (docs/plugins.md "Schedules"), every 10 minutes in UTC', async () => {
+    expect(await aerie.sql(`select cron from core_jobs.schedule where name = 'jobs-demo.tick'`)).toEqual([{ cron: '*/10 * * * *' }]);
+    await aerie.runSchedule('jobs-demo.tick');
+    expect((await runs('tick')).map((r) => r.label)).toEqual(['tick']);
+  });
+
   it('refuses unknown and malformed job kinds', async () => {
     await expect(jobs.send('jobs-demo.nope', {})).rejects.toThrow(/no job "jobs-demo.nope"/);
     expect(() => jobs.define({ name: 'NoDot', handler: async () => undefined })).toThrow(/<pluginId>.<job>/);

@@ -128,11 +128,12 @@ describe('plugin import boundaries', () => {
 /**
  * Mechanisms the kernel provides are used, not rebuilt: a permission check goes through
  * `core.authz` (which reads the grants provider), never a permission set a plugin builds or a
- * grants provider it reads itself.
+ * grants provider it reads itself; recurring work is a `core.jobs` schedule, never a timer.
  */
 const KERNEL_SERVICES: Array<{ pattern: RegExp; use: string }> = [
   { pattern: /new PermissionSet\(/, use: 'core.authz (holds, require, permissionSet, setOf)' },
   { pattern: /extensions\(\s*coreExtensions\.grants\s*\)/, use: 'core.authz (plugins only contribute to coreExtensions.grants)' },
+  { pattern: /\bsetInterval\(/, use: 'core.jobs schedule (once across processes, survives restarts)' },
 ];
 
 function kernelServiceCopies(code: string): string[] {
@@ -144,10 +145,11 @@ describe('plugins use the kernel services', () => {
   it('flags a permission set built in a plugin and a grants provider read by one, not a comment', () => {
     expect(kernelServiceCopies('const held = new PermissionSet(grants);')).toHaveLength(1);
     expect(kernelServiceCopies('const g = ctx.extensions(coreExtensions.grants);')).toHaveLength(1);
+    expect(kernelServiceCopies('const sweep = setInterval(() => purge(), 600_000);')).toHaveLength(1);
     expect(kernelServiceCopies('// never new PermissionSet( here\nctx.extend(coreExtensions.grants, provider);')).toEqual([]);
   });
 
-  it('no plugin builds a permission set or reads the grants provider', () => {
+  it('no plugin builds a permission set, reads the grants provider or runs a timer of its own', () => {
     const bad = sources(PLUGINS).flatMap((f) => kernelServiceCopies(readFileSync(f, 'utf8')).map((why) => `${relative(ROOT, f)}: ${why}`));
     expect(bad).toEqual([]);
   });
