@@ -127,9 +127,9 @@ export class PgBossJobs implements JobsService {
       boss.on('error', (err) => this.logger.error({ err }, 'background jobs'));
       await boss.start();
       for (const def of this.definitions.values()) {
-        await boss.createQueue(def.name, {
+        await retryDeadlock(() => boss.createQueue(def.name, {
           name: def.name, retryLimit: def.retryLimit ?? 5, retryDelay: def.retryDelaySeconds ?? 10, retryBackoff: true, expireInSeconds: def.expireInSeconds ?? 900,
-        });
+        }));
       }
       // Upserts: the schedule table is shared by every process and survives restarts.
       for (const [name, { cron }] of this.schedules.entries) await boss.schedule(name, cron, {}, { tz: 'UTC' });
@@ -137,6 +137,21 @@ export class PgBossJobs implements JobsService {
       return boss;
     })();
     return this.starting;
+  }
+}
+
+/**
+ * Runs `step`, again (up to 5 times, after 50–250 ms) when PostgreSQL chose it as a deadlock victim:
+ * processes starting together create the same queues, whose partitions lock pg-boss's job table.
+ */
+async function retryDeadlock(step: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (err) {
+      if ((err as { code?: string }).code !== '40P01' || attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, 50 + Math.random() * 200));
+    }
   }
 }
 
