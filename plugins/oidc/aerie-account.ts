@@ -1,8 +1,8 @@
-import type { AccountsService } from '../accounts/api.ts';
-import type { AppGroupDto, ApplicationDto, MarketplaceService } from '../apps/api.ts';
-import type { EndUserSignInService } from '../endusers/api.ts';
-import type { OrganizationsService } from '../orgs/api.ts';
-import type { AuditService, Clock, Database } from '../../core/index.ts';
+import { accountsRefs, type AccountsService } from '../accounts/api.ts';
+import { appsRefs, type AppGroupDto, type ApplicationDto, type MarketplaceService } from '../apps/api.ts';
+import { endUsersRefs, type EndUserSignInService } from '../endusers/api.ts';
+import { orgsRefs, type OrganizationsService } from '../orgs/api.ts';
+import { coreRefs, inject, injectable, type AuditService, type Clock, type Database } from '../../core/index.ts';
 import { oidcErrors } from './errors.ts';
 import { refused } from './sign-in-failures.ts';
 
@@ -31,15 +31,16 @@ export interface AerieAccountPreview {
  * dashboard permission, no other organization's data) reaches the application.
  * @see docs/api/signin.md "Sign-in with an Aerie account"
  */
+@injectable()
 export class AerieAccountSignIn {
   constructor(
-    private readonly db: Database,
-    private readonly clock: Clock,
-    private readonly accounts: AccountsService,
-    private readonly orgs: OrganizationsService,
-    private readonly signIn: EndUserSignInService,
-    private readonly marketplace: MarketplaceService,
-    private readonly audit: AuditService,
+    @inject(coreRefs.db.id) private readonly db: Database,
+    @inject(coreRefs.clock.id) private readonly clock: Clock,
+    @inject(accountsRefs.accounts.id) private readonly accounts: AccountsService,
+    @inject(orgsRefs.organizations.id) private readonly orgs: OrganizationsService,
+    @inject(endUsersRefs.signIn.id) private readonly signIn: EndUserSignInService,
+    @inject(appsRefs.marketplace.id) private readonly marketplace: MarketplaceService,
+    @inject(coreRefs.audit.id) private readonly audit: AuditService,
   ) {}
 
   /**

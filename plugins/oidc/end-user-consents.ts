@@ -1,4 +1,4 @@
-import type { AuditService, Clock, Database } from '../../core/index.ts';
+import { coreRefs, inject, injectable, type AuditService, type Clock, type Database } from '../../core/index.ts';
 
 const CONSENTS = 'oidc.end_user_consents';
 
@@ -27,11 +27,12 @@ export interface ConsentSubject {
  * (`org.end_user.consent_granted`, `org.end_user.consent_denied`).
  * @see docs/api/signin.md "Consent"
  */
+@injectable()
 export class EndUserConsents {
   constructor(
-    private readonly db: Database,
-    private readonly clock: Clock,
-    private readonly audit: AuditService,
+    @inject(coreRefs.db.id) private readonly db: Database,
+    @inject(coreRefs.clock.id) private readonly clock: Clock,
+    @inject(coreRefs.audit.id) private readonly audit: AuditService,
   ) {}
 
   /**

@@ -4,7 +4,7 @@ import {
   type AuthenticationResponseJSON, type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import { AerieError, type Clock, type Database } from '../../core/index.ts';
+import { AerieError, coreRefs, inject, injectable, type Clock, type Database } from '../../core/index.ts';
 import { clientDataChallenge } from '../accounts/api.ts';
 import { oidcErrors } from './errors.ts';
 import { refused } from './sign-in-failures.ts';
@@ -55,10 +55,11 @@ interface PasskeyRow {
  * signature counter must move forward; a challenge serves once, for its sign-in, for 5 minutes.
  * @see docs/api/signin.md "Passkeys"
  */
+@injectable()
 export class EndUserPasskeys {
   constructor(
-    private readonly db: Database,
-    private readonly clock: Clock,
+    @inject(coreRefs.db.id) private readonly db: Database,
+    @inject(coreRefs.clock.id) private readonly clock: Clock,
   ) {}
 
   /** Options for `navigator.credentials.get()` (discoverable credentials: no allow list). */

@@ -1,10 +1,10 @@
 import Cookies from 'cookies';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AppGroupDto, AppGroupsService, ApplicationDto, ApplicationsService } from '../apps/api.ts';
-import type { EndUserSignInService } from '../endusers/api.ts';
-import type { OrganizationsService } from '../orgs/api.ts';
+import { appsRefs, type AppGroupDto, type AppGroupsService, type ApplicationDto, type ApplicationsService } from '../apps/api.ts';
+import { endUsersRefs, type EndUserSignInService } from '../endusers/api.ts';
+import { orgsRefs, type OrganizationsService } from '../orgs/api.ts';
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import type { CryptoService } from '../../core/index.ts';
+import { coreRefs, inject, injectable, type AerieConfig, type CryptoService } from '../../core/index.ts';
 import type { Ceremony, EndUserPasskeys } from './end-user-passkeys.ts';
 import type { AerieAccountSignIn } from './aerie-account.ts';
 import type { EndUserConsents } from './end-user-consents.ts';
@@ -14,6 +14,8 @@ import type { LoginCodes } from './login-codes.ts';
 import { recordingFailures } from './sign-in-failures.ts';
 import { COOKIE_NAMES, cookieKeys } from './provider-factory.ts';
 import type { OrgProvider, OrgProviders } from './providers.ts';
+import { oidcInternalRefs } from './internal-refs.ts';
+import type { SocialConnections } from './social-connections.ts';
 
 /** A sign-in in progress on the hosted login page. */
 export interface SignInInProgress {
@@ -38,23 +40,28 @@ export interface LoginMethods {
  * where the browser goes next (the provider's resume URL).
  * @see docs/api/signin.md "Hosted login"
  */
+@injectable()
 export class HostedLogin {
+  /** Aerie's own WebAuthn RP ID (`webauthn.rpId`) and the login page's origin. */
+  private readonly webauthn: { rpId: string; loginOrigin: string };
+
   constructor(
-    private readonly providers: OrgProviders,
-    private readonly orgs: OrganizationsService,
-    private readonly applications: ApplicationsService,
-    private readonly appGroups: AppGroupsService,
-    private readonly signIn: EndUserSignInService,
-    private readonly codes: LoginCodes,
-    private readonly crypto: CryptoService,
-    private readonly passkeys: EndUserPasskeys,
-    /** Aerie's own WebAuthn RP ID (`webauthn.rpId`) and the login page's origin. */
-    private readonly webauthn: { rpId: string; loginOrigin: string },
-    private readonly aerieAccount: AerieAccountSignIn,
-    private readonly consents: EndUserConsents,
-    /** The social providers the app group offers (its connections, in button order). */
-    private readonly socialOffered: (orgId: string, group: AppGroupDto) => Promise<string[]> = async () => [],
-  ) {}
+    @inject(oidcInternalRefs.providers.id) private readonly providers: OrgProviders,
+    @inject(orgsRefs.organizations.id) private readonly orgs: OrganizationsService,
+    @inject(appsRefs.applications.id) private readonly applications: ApplicationsService,
+    @inject(appsRefs.appGroups.id) private readonly appGroups: AppGroupsService,
+    @inject(endUsersRefs.signIn.id) private readonly signIn: EndUserSignInService,
+    @inject(oidcInternalRefs.codes.id) private readonly codes: LoginCodes,
+    @inject(coreRefs.crypto.id) private readonly crypto: CryptoService,
+    @inject(oidcInternalRefs.passkeys.id) private readonly passkeys: EndUserPasskeys,
+    @inject(oidcInternalRefs.aerieAccount.id) private readonly aerieAccount: AerieAccountSignIn,
+    @inject(oidcInternalRefs.consents.id) private readonly consents: EndUserConsents,
+    /** The social providers an app group offers (its connections, in button order). */
+    @inject(oidcInternalRefs.socialConnections.id) private readonly socialConnections: SocialConnections,
+    @inject(coreRefs.config.id) config: AerieConfig,
+  ) {
+    this.webauthn = { rpId: config.webauthn.rpId, loginOrigin: new URL(config.loginUrl).origin };
+  }
 
   /** The application and its group, for pages and login-methods. @throws 404 for an unknown key */
   async application(applicationKey: string): Promise<{ app: ApplicationDto & { orgId: string }; group: AppGroupDto }> {
@@ -127,7 +134,7 @@ export class HostedLogin {
 
   /** What the hosted login offers for an app group: {@link methods} with the social providers it is connected to. */
   async loginMethods(orgId: string, group: AppGroupDto): Promise<LoginMethods> {
-    return { ...(await this.methods(group)), social: await this.socialOffered(orgId, group) };
+    return { ...(await this.methods(group)), social: await this.socialConnections.offered(orgId, group) };
   }
 
   /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { HOUR_MS, rateLimited, requesterNetwork, secondsUntil, type Clock, type CryptoService, type Database, type RateLimiter, type RateLimitService } from '../../core/index.ts';
+import { HOUR_MS, coreRefs, inject, injectable, rateLimited, requesterNetwork, secondsUntil, type Clock, type CryptoService, type Database, type RateLimitService, type RateLimiter } from '../../core/index.ts';
 import type { EndUserSignInService } from '../endusers/api.ts';
 import { oidcErrors } from './errors.ts';
 import { refused } from './sign-in-failures.ts';
@@ -47,14 +47,15 @@ export type CodeMailQueue = Pick<EndUserSignInService, 'queueSignInCode'>;
  * so the answer — and its time — is the same for every address.
  * @see docs/api/signin.md "Email code"
  */
+@injectable()
 export class LoginCodes {
   private readonly sendsPerIp: RateLimiter;
 
   constructor(
-    private readonly db: Database,
-    private readonly clock: Clock,
-    private readonly crypto: CryptoService,
-    rateLimits: RateLimitService,
+    @inject(coreRefs.db.id) private readonly db: Database,
+    @inject(coreRefs.clock.id) private readonly clock: Clock,
+    @inject(coreRefs.crypto.id) private readonly crypto: CryptoService,
+    @inject(coreRefs.rateLimits.id) rateLimits: RateLimitService,
   ) {
     this.sendsPerIp = rateLimits.limiter({ name: 'oidc.login-code-sends', ...LOGIN_CODE_SENDS_PER_IP });
   }

@@ -1,10 +1,11 @@
-import { isUuid, permissionDenied, unauthorized } from '../../core/index.ts';
-import type { AccountsService } from '../accounts/api.ts';
-import type { AppGroupDto, AppGroupsService } from '../apps/api.ts';
-import type { OrganizationsService } from '../orgs/api.ts';
+import { inject, injectable, isUuid, permissionDenied, unauthorized } from '../../core/index.ts';
+import { accountsRefs, type AccountsService } from '../accounts/api.ts';
+import { appsRefs, type AppGroupDto, type AppGroupsService } from '../apps/api.ts';
+import { orgsRefs, type OrganizationsService } from '../orgs/api.ts';
 import { verifyEndUserAccessToken } from './access-tokens.ts';
 import { oidcErrors } from './errors.ts';
 import type { ProviderDeps } from './provider-factory.ts';
+import { oidcInternalRefs } from './internal-refs.ts';
 
 /** An account-owner's organization as the public API shows it. */
 export interface OwnedOrg {
@@ -30,12 +31,13 @@ const NO_ACCOUNT = '00000000-0000-0000-0000-000000000000';
  * person always comes from the token, never from a request body.
  * @see docs/api/public-v1.md "Owner status", "Create an app group for an owner"
  */
+@injectable()
 export class OwnerGate {
   constructor(
-    private readonly deps: Pick<ProviderDeps, 'db' | 'clock' | 'signingKeys' | 'applications' | 'signIn'>,
-    private readonly orgs: OrganizationsService,
-    private readonly accounts: AccountsService,
-    private readonly appGroups: AppGroupsService,
+    @inject(oidcInternalRefs.providerContext.id) private readonly deps: Pick<ProviderDeps, 'db' | 'clock' | 'signingKeys' | 'applications' | 'signIn'>,
+    @inject(orgsRefs.organizations.id) private readonly orgs: OrganizationsService,
+    @inject(accountsRefs.accounts.id) private readonly accounts: AccountsService,
+    @inject(appsRefs.appGroups.id) private readonly appGroups: AppGroupsService,
   ) {}
 
   /**

@@ -1,6 +1,8 @@
 import type Provider from 'oidc-provider';
 import { LRUCache } from 'lru-cache';
-import type { OrganizationsService } from '../orgs/api.ts';
+import { coreRefs, inject, injectable, type AerieConfig } from '../../core/index.ts';
+import { orgsRefs, type OrganizationsService } from '../orgs/api.ts';
+import { oidcInternalRefs, type OidcConfig } from './internal-refs.ts';
 import { buildProvider, type ProviderDeps } from './provider-factory.ts';
 
 /** Providers kept in memory when the configuration does not say (`oidc.providerCacheSize`). */
@@ -35,16 +37,22 @@ interface Entry {
  * Everything a provider stores lives in the database, so dropping one loses nothing.
  * @see docs/api/signin.md "One provider per organization"
  */
+@injectable()
 export class OrgProviders {
   private readonly cache: LRUCache<string, Entry>;
   private readonly orgsBySlug: LRUCache<string, { id: string; slug: string }>;
 
+  /** The kernel's `http.trustProxy`: the client address then comes from the proxy's `X-Forwarded-For`. */
+  private readonly trustProxy: boolean;
+
   constructor(
-    private readonly deps: ProviderDeps & { orgs: OrganizationsService },
-    size: number = DEFAULT_PROVIDER_CACHE_SIZE,
-    /** The kernel's `http.trustProxy`: the client address then comes from the proxy's `X-Forwarded-For`. */
-    private readonly trustProxy = false,
+    @inject(oidcInternalRefs.providerContext.id) private readonly deps: ProviderDeps,
+    @inject(orgsRefs.organizations.id) private readonly orgs: OrganizationsService,
+    @inject(oidcInternalRefs.config.id) { oidc }: OidcConfig,
+    @inject(coreRefs.config.id) config: AerieConfig,
   ) {
+    const size = oidc.providerCacheSize ?? DEFAULT_PROVIDER_CACHE_SIZE;
+    this.trustProxy = config.http.trustProxy;
     this.cache = new LRUCache<string, Entry>({ max: size });
     this.orgsBySlug = new LRUCache<string, { id: string; slug: string }>({ max: size, ttl: ORG_LOOKUP_TTL_MS });
   }
@@ -53,7 +61,7 @@ export class OrgProviders {
   async forSlug(slug: string): Promise<OrgProvider | undefined> {
     let org = this.orgsBySlug.get(slug);
     if (!org) {
-      const found = await this.deps.orgs.findBySlug(slug);
+      const found = await this.orgs.findBySlug(slug);
       if (!found) return undefined;
       org = { id: found.id, slug: found.slug };
       this.orgsBySlug.set(slug, org);

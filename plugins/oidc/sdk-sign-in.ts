@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { requesterNetwork, type Clock, type CryptoService, type Database, type RateLimiter } from '../../core/index.ts';
+import { coreRefs, inject, injectable, requesterNetwork, type Clock, type CryptoService, type Database, type RateLimiter, type RateLimitService } from '../../core/index.ts';
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import type { AppGroupDto } from '../apps/api.ts';
-import type { EndUserSignInService, SignInContext, SignInMethod } from '../endusers/api.ts';
-import type { OrganizationsService } from '../orgs/api.ts';
+import { endUsersRefs, type EndUserSignInService, type SignInContext, type SignInMethod } from '../endusers/api.ts';
+import { orgsRefs, type OrganizationsService } from '../orgs/api.ts';
 import type { AerieAccountSignIn } from './aerie-account.ts';
 import type { Ceremony, EndUserPasskeys } from './end-user-passkeys.ts';
 import { oidcErrors } from './errors.ts';
@@ -11,7 +11,8 @@ import type { HostedLogin } from './hosted-login.ts';
 import type { LoginCodes } from './login-codes.ts';
 import type { OrgProviders } from './providers.ts';
 import { recordingFailures } from './sign-in-failures.ts';
-import type { SocialSignIn } from './social-sign-in.ts';
+import type { SocialFlows } from './social-flows.ts';
+import { oidcInternalRefs } from './internal-refs.ts';
 import { appGroupAudience, INTERACTION_TTL_SECONDS, TOKEN_SCOPES } from './token-policy.ts';
 
 const SDK = 'oidc.sdk_sign_ins';
@@ -49,21 +50,26 @@ interface SdkRow {
  * application holds (SHA-256 at rest), valid 10 minutes, finished once.
  * @see docs/api/signin.md "SDK routes"
  */
+@injectable()
 export class SdkSignIn {
+  private readonly startsPerIp: RateLimiter;
+
   constructor(
-    private readonly db: Database,
-    private readonly clock: Clock,
-    private readonly crypto: CryptoService,
-    private readonly providers: OrgProviders,
-    private readonly login: HostedLogin,
-    private readonly codes: LoginCodes,
-    private readonly signIn: EndUserSignInService,
-    private readonly orgs: OrganizationsService,
-    private readonly startsPerIp: RateLimiter,
-    private readonly passkeys: EndUserPasskeys,
-    private readonly aerieAccount: AerieAccountSignIn,
-    private readonly social: SocialSignIn,
-  ) {}
+    @inject(coreRefs.db.id) private readonly db: Database,
+    @inject(coreRefs.clock.id) private readonly clock: Clock,
+    @inject(coreRefs.crypto.id) private readonly crypto: CryptoService,
+    @inject(oidcInternalRefs.providers.id) private readonly providers: OrgProviders,
+    @inject(oidcInternalRefs.login.id) private readonly login: HostedLogin,
+    @inject(oidcInternalRefs.codes.id) private readonly codes: LoginCodes,
+    @inject(endUsersRefs.signIn.id) private readonly signIn: EndUserSignInService,
+    @inject(orgsRefs.organizations.id) private readonly orgs: OrganizationsService,
+    @inject(coreRefs.rateLimits.id) rateLimits: RateLimitService,
+    @inject(oidcInternalRefs.passkeys.id) private readonly passkeys: EndUserPasskeys,
+    @inject(oidcInternalRefs.aerieAccount.id) private readonly aerieAccount: AerieAccountSignIn,
+    @inject(oidcInternalRefs.socialFlows.id) private readonly flows: SocialFlows,
+  ) {
+    this.startsPerIp = rateLimits.limiter({ name: 'oidc.sdk-starts', ...SDK_STARTS_PER_IP });
+  }
 
   /**
    * Starts a sign-in. @returns the handle (shown once) and its lifetime in seconds
@@ -171,7 +177,7 @@ export class SdkSignIn {
    */
   async socialStart(applicationKey: string, signInId: string, provider: string): Promise<{ url: string }> {
     const { row, app, group } = await this.live(applicationKey, signInId);
-    return { url: await this.social.startSdk(app, group.id, row.id, provider) };
+    return { url: await this.flows.open(app, group.id, provider, `sdk:${row.id}`) };
   }
 
   /**

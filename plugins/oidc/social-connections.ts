@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { AppGroupDto, AppGroupsService } from '../apps/api.ts';
-import { discoverProvider, SigninRefused, type AuditService, type Clock, type CryptoService, type Database, type EgressFetch, type OidcSigninConfig } from '../../core/index.ts';
+import { appsRefs, type AppGroupDto, type AppGroupsService } from '../apps/api.ts';
+import {
+  coreRefs, discoverProvider, inject, injectable, SigninRefused, type AerieConfig, type AuditService, type Clock, type CryptoService, type Database, type EgressFetch,
+  type Egress, type OidcSigninConfig,
+} from '../../core/index.ts';
 import { oidcErrors } from './errors.ts';
 
 const TABLE = 'oidc.social_connections';
@@ -48,18 +51,25 @@ interface Row {
  * `org.app_group.social_connection_set` / `_removed`.
  * @see docs/api/signin.md "Social sign-in"
  */
+@injectable()
 export class SocialConnections {
+  /** `core.egress` as a fetch for the providers (10 s, 256 KiB answers). */
+  private readonly fetch: EgressFetch;
+  /** `{login_url}`: the callback every connection registers at its provider. */
+  private readonly loginUrl: string;
+
   constructor(
-    private readonly db: Database,
-    private readonly clock: Clock,
-    private readonly crypto: CryptoService,
-    /** `core.egress` as a fetch (10 s, 256 KiB answers). */
-    private readonly fetch: EgressFetch,
-    private readonly audit: AuditService,
-    private readonly appGroups: AppGroupsService,
-    /** `{login_url}`: the callback every connection registers at its provider. */
-    private readonly loginUrl: string,
-  ) {}
+    @inject(coreRefs.db.id) private readonly db: Database,
+    @inject(coreRefs.clock.id) private readonly clock: Clock,
+    @inject(coreRefs.crypto.id) private readonly crypto: CryptoService,
+    @inject(coreRefs.egress.id) egress: Egress,
+    @inject(coreRefs.audit.id) private readonly audit: AuditService,
+    @inject(appsRefs.appGroups.id) private readonly appGroups: AppGroupsService,
+    @inject(coreRefs.config.id) config: AerieConfig,
+  ) {
+    this.fetch = socialFetch(egress);
+    this.loginUrl = config.loginUrl;
+  }
 
   /** The redirect URI to register at the provider, for applications of any key: the key is a path segment. */
   redirectUri(provider: string): string {
@@ -151,4 +161,9 @@ export class SocialConnections {
       createdAt: new Date(r.createdAt).toISOString(), updatedAt: new Date(r.updatedAt).toISOString(),
     };
   }
+}
+
+/** How Aerie calls social providers: through `core.egress`, answers within 10 s and 256 KiB. */
+export function socialFetch(egress: Egress): EgressFetch {
+  return egress.fetch({ timeoutMs: 10_000, maxResponseBytes: 256 * 1024 });
 }
