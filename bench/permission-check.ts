@@ -105,7 +105,7 @@ async function measureDb(): Promise<number> {
   // The check as a plugin makes it: core.authz over rbac's grants provider.
   const authz = new KernelAuthz(() => (p, o) => service.grantsOf(p, o));
   const principal: Principal = { type: 'account', id: 'a', accountId: 'a' };
-  const org: OrgContext = { org: { id: orgId, slug: 'acme', name: 'Acme', type: 'Standard' }, member: { id: memberId, role: 'Member' } };
+  const org: OrgContext = { organization: { id: orgId, slug: 'acme', name: 'Acme', type: 'Standard' }, membership: { id: memberId, role: 'Member' } };
   for (let i = 0; i < 200; i++) await authz.holds(principal, org, queries[i % queries.length]);
   const start = performance.now();
   let n = 0;

@@ -43,9 +43,9 @@ export interface Principal {
  * (its `api.ts` narrows them); the kernel only carries them.
  */
 export interface OrgContext {
-  org: { id: string; slug: string; name: string; type: string };
+  organization: { id: string; slug: string; name: string; type: string };
   /** The caller's active membership (absent for org-bound credentials such as machine tokens). */
-  member?: { id: string; role: string };
+  membership?: { id: string; role: string };
 }
 
 /** What a handler knows of the HTTP request. */
@@ -192,7 +192,7 @@ export interface AccountPrincipal extends Principal {
  * with its active membership (404 otherwise), so `member` is set.
  */
 export interface MemberOrgContext extends OrgContext {
-  member: NonNullable<OrgContext['member']>;
+  membership: NonNullable<OrgContext['membership']>;
 }
 
 /** The auth schemes whose principal is always a person's Aerie account: the accounts plugin's bearer and cookie sessions. */

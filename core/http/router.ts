@@ -99,7 +99,7 @@ export function buildRouter(deps: RouterDeps): Router {
       if (def.org) {
         org = await deps.orgResolver!(String(params.slug), principal);
         // An organization session never reaches another organization, whatever the resolver answers.
-        if (!org || (principal?.sessionOrgId && org.org.id !== principal.sessionOrgId)) throw notFound('Organization not found.');
+        if (!org || (principal?.sessionOrgId && org.organization.id !== principal.sessionOrgId)) throw notFound('Organization not found.');
       }
       if (def.scope) await checkScope(def.scope, principal, org, authz);
       validateParams?.(params);

@@ -32,8 +32,8 @@ export interface OrgReader {
 export async function orgReader(organizations: OrganizationsService, authz: AuthzService, slug: string, principal: Principal): Promise<OrgReader> {
   const org = await organizations.resolveContext(slug, principal);
   if (!org) throw notFound();
-  const role = org.member?.role;
-  const allowed = org.member ? role === 'Owner' || role === 'Admin' : await authz.holds(principal, org, LIST_ALL);
+  const role = org.membership?.role;
+  const allowed = org.membership ? role === 'Owner' || role === 'Admin' : await authz.holds(principal, org, LIST_ALL);
   if (!allowed) throw auditErrors.permissionDenied(LIST_ALL);
   const owner = role === 'Owner';
   return { org, owner, excludePrefixes: owner ? [] : OWNER_ONLY_PREFIXES, ...(principal.sessionId ? { sessionId: principal.sessionId } : {}) };

@@ -41,7 +41,7 @@ export class OrgStats {
    */
   async stats(reader: OrgReader, requestedDays: number) {
     const { auditLog, clock, entitlements } = this.deps;
-    const orgId = reader.org.org.id;
+    const orgId = reader.org.organization.id;
     const now = clock.now();
     const retentionDays = await entitlements.retentionDays(orgId);
     const days = Math.max(1, Math.min(requestedDays, retentionDays ?? STATS_LIMITS.maxDays));
@@ -78,7 +78,7 @@ export class OrgStats {
   /** Header figures: today's and the last 24 hours' events, the chain head, the sealer backlog, members active today. */
   async quick(reader: OrgReader) {
     const { auditLog, clock } = this.deps;
-    const orgId = reader.org.org.id;
+    const orgId = reader.org.organization.id;
     const now = clock.now();
     const today = utcDay(now);
     const p = await auditLog.pulse(orgId, { now, todayStart: new Date(dayStartMs(today)), excludePrefixes: reader.excludePrefixes, backlogCap: STATS_LIMITS.backlogCap + 1 });

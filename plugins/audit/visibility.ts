@@ -42,7 +42,7 @@ const LIST_ALL = 'org.audit_event_log.list';
 export async function resolveVisibility(
   scope: 'mine' | 'all', principal: Principal, org: OrgContext, authz: AuthzService, hasViewAll: () => Promise<boolean>,
 ): Promise<AuditVisibility> {
-  const role = org.member?.role;
+  const role = org.membership?.role;
   const owner = role === 'Owner';
   const self = principal.accountId ?? principal.id;
   const selfType = principal.accountId ? 'account' : principal.type;
@@ -50,7 +50,7 @@ export async function resolveVisibility(
   const held = await authz.permissionSet(principal, org);
   // Members see the whole organization by role; a credential without membership (a machine token)
   // by holding the unconstrained list scope — it has no role (docs/api/keys.md).
-  const wholeOrg = org.member ? role === 'Owner' || role === 'Admin' : held === 'all' || held.has(LIST_ALL);
+  const wholeOrg = org.membership ? role === 'Owner' || role === 'Admin' : held === 'all' || held.has(LIST_ALL);
   const prefixes = held === 'all' ? [] : held.toArray().map((g) => SYSTEM_GRANT.exec(g)?.[1]).filter((k): k is string => !!k && k in SYSTEM_PREFIXES).map((k) => SYSTEM_PREFIXES[k]);
   if (!wholeOrg && prefixes.length === 0) throw auditErrors.permissionDenied(LIST_ALL);
   if (!(await hasViewAll())) throw auditErrors.upgradeRequired('feature.audit.view_all');
@@ -75,6 +75,6 @@ export function isVisible(record: { eventType: string; actor: { type: string; id
  * @see docs/audit.md; spec 01 "Audit"
  */
 export async function requireWholeArchive(principal: Principal, org: OrgContext, authz: AuthzService, hasViewAll: () => Promise<boolean>): Promise<void> {
-  if (org.member?.role !== 'Owner' || !(await authz.holds(principal, org, LIST_ALL))) throw auditErrors.permissionDenied(LIST_ALL);
+  if (org.membership?.role !== 'Owner' || !(await authz.holds(principal, org, LIST_ALL))) throw auditErrors.permissionDenied(LIST_ALL);
   if (!(await hasViewAll())) throw auditErrors.upgradeRequired('feature.audit.view_all');
 }

@@ -69,7 +69,7 @@ export class InvitationsService implements InvitationsServiceApi {
    *   403 `PERMISSION_DENIED` / `SOD_CONFLICT`, 400 `DIRECTOR_ORG_TYPE` / `COMPANY_EMAIL_REQUIRED` /
    *   `VALIDATION_FAILED`, 409 `ALREADY_MEMBER` / `INVITATION_PENDING`
    */
-  async invite(org: OrgContext['org'], inviter: Inviter, input: InviteInput): Promise<InvitationDto> {
+  async invite(org: OrgContext['organization'], inviter: Inviter, input: InviteInput): Promise<InvitationDto> {
     const email = input.Email.trim().toLowerCase();
     const role = await this.assignments.preflight(org.id, input.RoleId, { accountId: inviter.accountId, role: inviter.role, grants: inviter.grants });
     const director = isDirectorRoleKey(role.roleKey);
@@ -128,7 +128,7 @@ export class InvitationsService implements InvitationsServiceApi {
    * @throws 404 `INVITATION_NOT_FOUND`, 409 `INVITATION_NOT_PENDING`, 403 `PERMISSION_DENIED`,
    *   429 `RATE_LIMITED` with `retryAfterSeconds` (nothing changes, nothing is mailed)
    */
-  async resend(org: OrgContext['org'], inviter: Inviter, ref: { InvitationId?: string; Email?: string }): Promise<InvitationDto> {
+  async resend(org: OrgContext['organization'], inviter: Inviter, ref: { InvitationId?: string; Email?: string }): Promise<InvitationDto> {
     const token = this.crypto.randomToken(INVITATION_TOKEN_BYTES);
     const now = this.clock.now();
     const row = await this.db.transaction(async (trx) => {

@@ -23,7 +23,7 @@ export interface InvitationsService {
    *   403 `PERMISSION_DENIED` / `SOD_CONFLICT`, 400 `DIRECTOR_ORG_TYPE` / `COMPANY_EMAIL_REQUIRED` /
    *   `VALIDATION_FAILED`, 409 `ALREADY_MEMBER` / `INVITATION_PENDING`
    */
-  invite(org: OrgContext['org'], inviter: Inviter, input: InviteInput): Promise<InvitationDto>;
+  invite(org: OrgContext['organization'], inviter: Inviter, input: InviteInput): Promise<InvitationDto>;
   /**
    * Re-sends a `pending` or `expired` invitation with a new token and expiry (the old token stops
    * working). At most one send per {@link RESEND_INTERVAL_SECONDS} per invitation.
@@ -31,7 +31,7 @@ export interface InvitationsService {
    * @throws 404 `INVITATION_NOT_FOUND`, 409 `INVITATION_NOT_PENDING`, 403 `PERMISSION_DENIED`,
    *   429 `RATE_LIMITED` with `retryAfterSeconds` (nothing changes, nothing is mailed)
    */
-  resend(org: OrgContext['org'], inviter: Inviter, ref: { InvitationId?: string; Email?: string }): Promise<InvitationDto>;
+  resend(org: OrgContext['organization'], inviter: Inviter, ref: { InvitationId?: string; Email?: string }): Promise<InvitationDto>;
   /**
    * Cancels a `pending` or `expired` invitation; the caller must be able to invite to its role, as
    * inviting requires (a plain member cannot cancel the Owner's invitation to a role they could not grant).

@@ -19,8 +19,8 @@ export type { PlanKey } from './plans.ts';
  * the `orgResolver` it contributes): with the organization's plan and the caller's role narrowed.
  */
 export interface OrgsContext extends OrgContext {
-  org: OrgContext['org'] & { planKey: PlanKey };
-  member?: { id: string; role: MembershipRole };
+  organization: OrgContext['organization'] & { planKey: PlanKey };
+  membership?: { id: string; role: MembershipRole };
 }
 
 /** Organization (public DTO) plus the fields a member sees. @see docs/api/public-v1.md */
@@ -73,7 +73,7 @@ export const orgsExtensions = {
  * @see docs/api/keys.md (machine tokens on organization routes)
  */
 export function actingRole(org: OrgContext | null): MembershipRole {
-  return (org?.member?.role as MembershipRole | undefined) ?? 'Member';
+  return (org?.membership?.role as MembershipRole | undefined) ?? 'Member';
 }
 
 /** Shared response schema other plugins reference (`schemaRef`): an organization. */

@@ -35,7 +35,7 @@ export default definePlugin({
     contributeMasterSealReadiness(ctx, masterSeals, personalSeals);
     ctx.extend(coreExtensions.orgResolver, (slug, principal) => organizations.resolveContext(slug, principal));
     ctx.extend(coreExtensions.grants, async (_principal, org) =>
-      org.member?.role === 'Owner' || org.member?.role === 'Admin' ? 'all' : DEFAULT_MEMBER_GRANTS,
+      org.membership?.role === 'Owner' || org.membership?.role === 'Admin' ? 'all' : DEFAULT_MEMBER_GRANTS,
     );
     ctx.extend(accountsExtensions.me, async (accountId) => ({ organizations: await organizations.listForAccount(accountId) }));
     ctx.routes(...organizationRoutes(organizations));

@@ -77,12 +77,12 @@ export class OrganizationsService implements OrganizationsServiceApi {
     const org = await this.findBySlug(slug);
     if (!org) return null;
     const ctxOrg = { id: org.id, slug: org.slug, name: org.name, type: org.type, planKey: org.planKey as PlanKey };
-    if (principal.orgId) return principal.orgId === org.id ? { org: ctxOrg } : null;
+    if (principal.orgId) return principal.orgId === org.id ? { organization: ctxOrg } : null;
     // An organization session reaches its own organization only.
     if (principal.sessionOrgId && principal.sessionOrgId !== org.id) return null;
     if (!principal.accountId) return null;
     const member = await MembershipModel.query(this.db.knex).findOne({ orgId: org.id, accountId: principal.accountId, status: 'active' });
-    return member ? { org: ctxOrg, member: { id: member.id, role: member.role as MembershipRole } } : null;
+    return member ? { organization: ctxOrg, membership: { id: member.id, role: member.role as MembershipRole } } : null;
   }
 
   /** Active organizations of an account with its role, oldest first; `role` narrows to memberships with that role (in the query). */

@@ -50,11 +50,11 @@ export class PermissionsService implements PermissionsServiceApi {
    */
   async grantsOf(principal: Principal, org: OrgContext): Promise<'all' | string[]> {
     if (principal.scopes) return principal.scopes;
-    const role = org.member?.role;
+    const role = org.membership?.role;
     if (role === 'Owner' || role === 'Admin') return 'all';
-    if (!org.member) return [];
+    if (!org.membership) return [];
     // The same frozen array while the grants are unchanged: the kernel reuses the set it built for it.
-    return (await this.current(org.org.id, org.member.id))?.grants ?? DEFAULT_GRANTS;
+    return (await this.current(org.organization.id, org.membership.id))?.grants ?? DEFAULT_GRANTS;
   }
 
   /**

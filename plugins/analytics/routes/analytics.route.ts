@@ -38,8 +38,8 @@ export function clampDays(days: number | undefined, addonActive: boolean): numbe
 export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
   const memberOrg = async (slug: string, principal: Parameters<OrganizationsService['resolveContext']>[1]) => {
     const org = await deps.organizations.resolveContext(slug, principal);
-    if (!org?.member) throw notFound();
-    return { ...org, member: org.member };
+    if (!org?.membership) throw notFound();
+    return { ...org, membership: org.membership };
   };
   /**
    * The organization a query names by `orgId` (spec 01) or `orgSlug`, where the caller is an active member.
@@ -59,7 +59,7 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
     return groups;
   };
   const ownerOrAdmin = (org: Awaited<ReturnType<typeof memberOrg>>, what: string) => {
-    if (org.member.role !== 'Owner' && org.member.role !== 'Admin') throw permissionDenied('org.audit_event_log.list', `Only the Owner or an Admin may ${what}.`);
+    if (org.membership.role !== 'Owner' && org.membership.role !== 'Admin') throw permissionDenied('org.audit_event_log.list', `Only the Owner or an Admin may ${what}.`);
   };
   return [
     route({
@@ -68,8 +68,8 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
       handler: async ({ params, body, principal }) => {
         const org = await memberOrg(body.orgSlug, principal);
         ownerOrAdmin(org, "switch an app group's event collection");
-        await groupsOf(org.org.id, params.appGroupId);
-        const changed = await deps.collection.set(org.org.id, params.appGroupId, body.enabled);
+        await groupsOf(org.organization.id, params.appGroupId);
+        const changed = await deps.collection.set(org.organization.id, params.appGroupId, body.enabled);
         return { appGroupId: params.appGroupId, eventsEnabled: body.enabled, changed };
       },
     }),
@@ -78,12 +78,12 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
       summary: 'Usage analytics of end users: KPIs, daily series, providers, top users and IPs, event types', tags: ['audit'],
       handler: async ({ query, principal }) => {
         const org = await queryOrg(query, principal);
-        const appGroups = await groupsOf(org.org.id, query.appGroupId);
-        const addonActive = await deps.entitlements.hasAddon(org.org.id, ANALYTICS_ADDON);
-        return deps.analytics.dashboard(org.org.id, {
-          days: clampDays(query.days, addonActive), appGroupId: query.appGroupId, addonActive, appGroups, owner: org.member.role === 'Owner',
+        const appGroups = await groupsOf(org.organization.id, query.appGroupId);
+        const addonActive = await deps.entitlements.hasAddon(org.organization.id, ANALYTICS_ADDON);
+        return deps.analytics.dashboard(org.organization.id, {
+          days: clampDays(query.days, addonActive), appGroupId: query.appGroupId, addonActive, appGroups, owner: org.membership.role === 'Owner',
           profiles: async (ids) => {
-            const found = await Promise.all(ids.filter(isUuid).map((id) => deps.endUsers.get(org.org.id, id)));
+            const found = await Promise.all(ids.filter(isUuid).map((id) => deps.endUsers.get(org.organization.id, id)));
             return new Map(found.filter((u) => u !== undefined).map((u) => [u.id, { email: u.email, displayName: u.displayName }]));
           },
         });
@@ -94,8 +94,8 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
       summary: 'Sign-in outcomes and event volumes from sealed daily rollups', tags: ['audit'],
       handler: async ({ query, principal }) => {
         const org = await queryOrg(query, principal);
-        const addonActive = await deps.entitlements.hasAddon(org.org.id, ANALYTICS_ADDON);
-        return deps.analytics.signInRollup(org.org.id, clampDays(query.days, addonActive));
+        const addonActive = await deps.entitlements.hasAddon(org.organization.id, ANALYTICS_ADDON);
+        return deps.analytics.signInRollup(org.organization.id, clampDays(query.days, addonActive));
       },
     }),
     route({
@@ -103,8 +103,8 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
       summary: 'Pages, dwell time, referrers, campaign sources and countries from sealed daily rollups', tags: ['audit'],
       handler: async ({ query, principal }) => {
         const org = await queryOrg(query, principal);
-        if (query.appGroupId !== undefined) await groupsOf(org.org.id, query.appGroupId);
-        return deps.analytics.behaviorRollup(org.org.id, query.appGroupId, clampDays(query.days, true));
+        if (query.appGroupId !== undefined) await groupsOf(org.organization.id, query.appGroupId);
+        return deps.analytics.behaviorRollup(org.organization.id, query.appGroupId, clampDays(query.days, true));
       },
     }),
     route({
@@ -113,8 +113,8 @@ export function analyticsRoutes(deps: AnalyticsRouteDeps): RouteDef[] {
       handler: async ({ query, principal }) => {
         const org = await queryOrg(query, principal);
         ownerOrAdmin(org, "read an end user's trail");
-        await groupsOf(org.org.id, query.appGroupId);
-        return deps.analytics.forensic(org.org.id, query.appGroupId, query.email, query.days ?? 30, query.limit ?? 100);
+        await groupsOf(org.organization.id, query.appGroupId);
+        return deps.analytics.forensic(org.organization.id, query.appGroupId, query.email, query.days ?? 30, query.limit ?? 100);
       },
     }),
   ];

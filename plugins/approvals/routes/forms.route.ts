@@ -10,7 +10,7 @@ const PERSON_ONLY = 'approval forms and lines are read and changed by members of
 
 /** "Owner or Admin only" (spec 02 "Approvals"). */
 export function assertOwnerOrAdmin(org: OrgContext): void {
-  if (org.member?.role !== 'Owner' && org.member?.role !== 'Admin') throw approvalsErrors.ownerOrAdmin();
+  if (org.membership?.role !== 'Owner' && org.membership?.role !== 'Admin') throw approvalsErrors.ownerOrAdmin();
 }
 
 /**
@@ -27,32 +27,32 @@ export function formRoutes(forms: FormsService, instances: InstancesService): Ro
       ...common, method: 'POST', path: '/api/org/{slug}/approvals/work-items', params: slugParams, body: createFormBody, status: 201,
       response: { 201: form }, summary: 'Create a form (Owner or Admin)',
       guard: ({ org }) => assertOwnerOrAdmin(org),
-      handler: ({ org, principal, body }) => forms.create(org.org.id, principal.accountId, body),
+      handler: ({ org, principal, body }) => forms.create(org.organization.id, principal.accountId, body),
     }),
     route({
       ...common, method: 'GET', path: '/api/org/{slug}/approvals/work-items', params: slugParams, response: formsResponse, summary: 'List forms',
-      handler: async ({ org }) => ({ workItems: await forms.list(org.org.id) }),
+      handler: async ({ org }) => ({ workItems: await forms.list(org.organization.id) }),
     }),
     route({
       ...common, method: 'GET', path: '/api/org/{slug}/approvals/work-items/{id}', params: workItemParams, response: form, summary: 'One form',
-      handler: ({ org, params }) => forms.get(org.org.id, params.id),
+      handler: ({ org, params }) => forms.get(org.organization.id, params.id),
     }),
     route({
       ...common, method: 'GET', path: '/api/org/{slug}/approvals/work-items/{id}/approval-line', params: workItemParams, response: approvalLineResponse,
       summary: "A form's approval line (Owner or Admin)",
       guard: ({ org }) => assertOwnerOrAdmin(org),
-      handler: async ({ org, params }) => ({ workItemId: params.id, positions: await forms.line(org.org.id, params.id) }),
+      handler: async ({ org, params }) => ({ workItemId: params.id, positions: await forms.line(org.organization.id, params.id) }),
     }),
     route({
       ...common, method: 'PUT', path: '/api/org/{slug}/approvals/work-items/{id}/approval-line', params: workItemParams, body: approvalLineBody,
       response: approvalLineResponse, summary: "Replace a form's approval line (Owner or Admin)",
       guard: ({ org }) => assertOwnerOrAdmin(org),
-      handler: async ({ org, params, body }) => ({ workItemId: params.id, positions: await forms.replaceLine(org.org.id, params.id, body.positions) }),
+      handler: async ({ org, params, body }) => ({ workItemId: params.id, positions: await forms.replaceLine(org.organization.id, params.id, body.positions) }),
     }),
     route({
       ...common, method: 'GET', path: '/api/org/{slug}/approvals/work-items/{id}/resolve-line', params: workItemParams, response: resolveLineResponse,
       summary: "Preview the caller's line on a form, with the approver count",
-      handler: ({ org, params }) => instances.preview(org.org.id, params.id, org.member.id),
+      handler: ({ org, params }) => instances.preview(org.organization.id, params.id, org.membership.id),
     }),
   ];
 }

@@ -25,37 +25,37 @@ export function instanceRoutes(forms: FormsService, instances: InstancesService,
     route({
       ...common, method: 'GET', path: '/api/org/{slug}/approvals/instances', params: slugParams, response: instancesResponse,
       summary: "The caller's documents: requested, to stamp, or received",
-      handler: async ({ org }) => ({ Instances: await instances.list(org.org.id, org.member.id) }),
+      handler: async ({ org }) => ({ Instances: await instances.list(org.organization.id, org.membership.id) }),
     }),
     route({
       ...common, method: 'POST', path: '/api/org/{slug}/approvals/instances', params: slugParams, body: submitBody, status: 201,
       response: { 201: instance }, summary: 'Submit a document (sealed)',
-      guard: async ({ org, body }) => { await forms.row(org.org.id, body.WorkItemId, undefined, 'WorkItemId'); },
-      seal: { purpose: APPROVAL_SEAL_PURPOSE, subject: ({ org, body }) => submitSubject(org.org.slug, body.WorkItemId), assertionField: 'SealAssertionJson' },
+      guard: async ({ org, body }) => { await forms.row(org.organization.id, body.WorkItemId, undefined, 'WorkItemId'); },
+      seal: { purpose: APPROVAL_SEAL_PURPOSE, subject: ({ org, body }) => submitSubject(org.organization.slug, body.WorkItemId), assertionField: 'SealAssertionJson' },
       handler: async ({ org, principal, body }) => reply(201, await instances.submit(
-        org.org, { connectedId: org.member.id, accountId: principal.accountId, kind: principal.type === 'account' ? 'human' : 'agent' }, body,
+        org.organization, { connectedId: org.membership.id, accountId: principal.accountId, kind: principal.type === 'account' ? 'human' : 'agent' }, body,
       )),
     }),
     route({
       ...common, method: 'POST', path: '/api/org/{slug}/approvals/instances/{id}/stamp', params: instanceParams, body: stampBody,
       response: { 200: stampResponse, 202: awaitingSecondDeviceResponse }, summary: 'Approve or reject (sealed, bound to the content; may await a second device)',
       guard: async ({ org, params, principal }) => {
-        await stamps.assertStampable(org.org.id, params.id, org.member.id);
-        await stamps.assertSecondDeviceReady(org.org.id, principal.accountId);
+        await stamps.assertStampable(org.organization.id, params.id, org.membership.id);
+        await stamps.assertSecondDeviceReady(org.organization.id, principal.accountId);
       },
       seal: {
         purpose: APPROVAL_SEAL_PURPOSE, subject: ({ params }) => stampSubject(params.id), assertionField: 'SealAssertionJson',
         inputs: ({ body }) => ({ 'input.reason': body.Reason ?? '' }),
       },
       handler: async ({ org, principal, params, body, seal }) => {
-        const outcome = await stamps.stamp(org.org, params.id, { id: org.member.id, accountId: principal.accountId }, body, seal!);
+        const outcome = await stamps.stamp(org.organization, params.id, { id: org.membership.id, accountId: principal.accountId }, body, seal!);
         return outcome.recorded ? outcome.instance : reply(202, outcome.body);
       },
     }),
     route({
       ...common, method: 'GET', path: '/api/org/{slug}/approvals/instances/by-number/{documentNumber}', params: documentNumberParams, response: instance,
       summary: 'Look up a document by its number',
-      handler: ({ org, params }) => instances.byNumber(org.org.id, params.documentNumber, org.member),
+      handler: ({ org, params }) => instances.byNumber(org.organization.id, params.documentNumber, org.membership),
     }),
   ];
 }

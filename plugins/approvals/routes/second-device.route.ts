@@ -30,7 +30,7 @@ export function secondDeviceRoutes(secondDevice: SecondDeviceService, stamps: St
     route({
       method: 'GET', path: '/api/org/{slug}/approvals/second-device/{requestId}', auth: 'session', org: true, personOnly: PERSON_ONLY, tags: ['approvals'],
       params: secondDeviceParams, response: secondDeviceRequest, summary: 'Poll a second-device confirmation (the approver who stamped)',
-      handler: ({ org, params }) => secondDevice.poll(org.org.id, params.requestId, org.member.id),
+      handler: ({ org, params }) => secondDevice.poll(org.organization.id, params.requestId, org.membership.id),
     }),
     route({
       ...link, method: 'POST', path: '/api/approvals/second-device/options', body: secondDeviceLinkBody, response: secondDeviceOptionsResponse,

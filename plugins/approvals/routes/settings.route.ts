@@ -19,18 +19,18 @@ export function settingsRoutes(settings: SecondDeviceSettingsService): RouteDef[
     route({
       ...common, method: 'GET', path: '/api/org/{slug}/approvals/settings', params: slugParams, response: settingsResponse,
       summary: "The organization's approval settings (second-device confirmation)",
-      handler: ({ org }) => settings.get(org.org.id),
+      handler: ({ org }) => settings.get(org.organization.id),
     }),
     route({
       ...common, method: 'PUT', path: '/api/org/{slug}/approvals/settings', params: slugParams, body: settingsBody, response: settingsResponse,
       summary: 'Turn second-device confirmation on (Owner or Admin) or off (Owner only)',
       guard: ({ org, body }) => {
-        const role = org.member?.role;
+        const role = org.membership?.role;
         if (role === 'Owner') return;
         if (!body.secondDeviceConfirmation && role === 'Admin') throw approvalsErrors.ownerOnlyTurnsOff();
         if (role !== 'Admin') throw approvalsErrors.settingsOwnerOrAdmin();
       },
-      handler: ({ org, principal, body }) => settings.set(org.org.id, { accountId: principal.accountId, role: org.member.role }, body.secondDeviceConfirmation),
+      handler: ({ org, principal, body }) => settings.set(org.organization.id, { accountId: principal.accountId, role: org.membership.role }, body.secondDeviceConfirmation),
     }),
   ];
 }

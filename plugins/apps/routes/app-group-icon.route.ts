@@ -25,12 +25,12 @@ export function appGroupIconRoutes(icons: AppGroupIconsService): RouteDef[] {
       method: 'POST', path: '/api/org/{slug}/app-groups/{groupId}/icon', auth: 'session', org: true, scope: 'org.app_group.update', params: groupIdParams,
       rawBody: { maxBytes: ICON_MAX_BYTES }, response: appGroup,
       summary: "Upload the group's icon: the body is a PNG, JPEG, WebP or SVG image (type read from the bytes, SVG cleaned)", tags: ['apps'],
-      handler: async ({ org, params, rawBody }) => icons.upload(org.org.id, params.groupId, rawBody),
+      handler: async ({ org, params, rawBody }) => icons.upload(org.organization.id, params.groupId, rawBody),
     }),
     route({
       method: 'DELETE', path: '/api/org/{slug}/app-groups/{groupId}/icon', auth: 'session', org: true, scope: 'org.app_group.update', params: groupIdParams,
       response: appGroup, summary: "Delete the group's icon and clear iconUrl", tags: ['apps'],
-      handler: async ({ org, params }) => icons.remove(org.org.id, params.groupId),
+      handler: async ({ org, params }) => icons.remove(org.organization.id, params.groupId),
     }),
     route({
       method: 'GET', path: '/api/public/app-groups/{groupKey}/icon', auth: 'public', params: groupKeyParams,

@@ -23,32 +23,32 @@ export function appGroupRoutes(groups: AppGroupsService, apps: ApplicationsServi
     route({
       method: 'GET', path: '/api/org/{slug}/app-groups', auth: 'session', org: true, scope: 'org.app_group.list', params: slugParams,
       response: appGroupsListResponse, summary: "The organization's app groups", tags: ['apps'],
-      handler: async ({ org }) => ({ appGroups: await groups.list(org.org.id) }),
+      handler: async ({ org }) => ({ appGroups: await groups.list(org.organization.id) }),
     }),
     route({
       method: 'GET', path: '/api/org/{slug}/app-groups/{groupId}', auth: 'session', org: true, scope: 'org.app_group.read', params: groupIdParams,
       response: appGroup, summary: 'One app group', tags: ['apps'],
-      handler: async ({ org, params }) => (await groups.get(org.org.id, params.groupId)) ?? Promise.reject(appsErrors.appGroupNotFound()),
+      handler: async ({ org, params }) => (await groups.get(org.organization.id, params.groupId)) ?? Promise.reject(appsErrors.appGroupNotFound()),
     }),
     route({
       method: 'POST', path: '/api/org/{slug}/app-groups', auth: 'session', org: true, scope: 'org.app_group.create', params: slugParams,
       body: createAppGroupBody, status: 201, response: appGroupCreatedResponse, guard: monetizationGuard,
       summary: 'Create an app group and its first application (Web, Development)', tags: ['apps'],
       handler: async ({ org, body, principal }) => {
-        const created = await groups.create(org.org.id, principal.accountId ?? null, body);
+        const created = await groups.create(org.organization.id, principal.accountId ?? null, body);
         return reply(201, created, { 'cache-control': 'no-store' });
       },
     }),
     route({
       method: 'PUT', path: '/api/org/{slug}/app-groups/{groupId}', auth: 'session', org: true, scope: 'org.app_group.update', params: groupIdParams,
       body: updateAppGroupBody, response: appGroup, guard: monetizationGuard, summary: 'Change an app group', tags: ['apps'],
-      handler: async ({ org, params, body }) => groups.update(org.org.id, params.groupId, body),
+      handler: async ({ org, params, body }) => groups.update(org.organization.id, params.groupId, body),
     }),
     route({
       method: 'DELETE', path: '/api/org/{slug}/app-groups/{groupId}', auth: 'session', org: true, scope: 'org.app_group.delete', params: groupIdParams,
       response: { 204: null }, summary: 'Delete an app group and its applications', tags: ['apps'],
       handler: async ({ org, params }) => {
-        await groups.delete(org.org.id, params.groupId);
+        await groups.delete(org.organization.id, params.groupId);
       },
     }),
     route({
@@ -56,8 +56,8 @@ export function appGroupRoutes(groups: AppGroupsService, apps: ApplicationsServi
       body: createGroupApplicationBody, status: 201, response: applicationWithSecretResponse,
       summary: 'Create an application in this group (a confidential client gets its secret, shown once)', tags: ['apps'],
       handler: async ({ org, params, body }) => {
-        if (!(await groups.exists(org.org.id, params.groupId))) throw appsErrors.appGroupNotFound();
-        return reply(201, await apps.create(org.org.id, { ...body, appGroupId: params.groupId }), { 'cache-control': 'no-store' });
+        if (!(await groups.exists(org.organization.id, params.groupId))) throw appsErrors.appGroupNotFound();
+        return reply(201, await apps.create(org.organization.id, { ...body, appGroupId: params.groupId }), { 'cache-control': 'no-store' });
       },
     }),
   ];

@@ -42,11 +42,11 @@ export function marketplaceRoutes(marketplace: MarketplaceService): RouteDef[] {
       personOnly: "an Owner's or Admin's decision, sealed with their passkey", params: installPath, body: installBody, status: 201,
       response: { 201: installResponse, 200: installResponse }, summary: 'Install a marketplace app group into this organization (sealed)', tags: ['apps'],
       guard: ({ org }) => {
-        if (org.member?.role !== 'Owner' && org.member?.role !== 'Admin') throw permissionDenied('org.integration.enable', 'Only the Owner or an Admin installs an app group.');
+        if (org.membership?.role !== 'Owner' && org.membership?.role !== 'Admin') throw permissionDenied('org.integration.enable', 'Only the Owner or an Admin installs an app group.');
       },
-      seal: { purpose: INSTALL_SEAL_PURPOSE, subject: (i) => `${i.org.org.slug}|${i.params.groupKey}`, assertionField: 'SealAssertionJson' },
+      seal: { purpose: INSTALL_SEAL_PURPOSE, subject: (i) => `${i.org.organization.slug}|${i.params.groupKey}`, assertionField: 'SealAssertionJson' },
       handler: async ({ org, params, principal }) => {
-        const done = await marketplace.install(org.org.id, params.groupKey, principal.accountId ?? null);
+        const done = await marketplace.install(org.organization.id, params.groupKey, principal.accountId ?? null);
         return reply(done.created ? 201 : 200, { appGroupId: done.appGroupId, groupKey: params.groupKey, installedAt: done.installedAt });
       },
     }),

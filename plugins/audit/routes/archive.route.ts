@@ -41,8 +41,8 @@ function parseDay(day: string, field: string): number {
 export function archiveRoutes(deps: ArchiveRouteDeps): RouteDef[] {
   const authorize = async (orgSlug: string, principal: Principal) => {
     const org = await deps.organizations.resolveContext(orgSlug, principal);
-    if (!org?.member) throw notFound();
-    await requireWholeArchive(principal, org, deps.authz, () => deps.entitlements.hasFeature(org.org.id, 'feature.audit.view_all'));
+    if (!org?.membership) throw notFound();
+    await requireWholeArchive(principal, org, deps.authz, () => deps.entitlements.hasFeature(org.organization.id, 'feature.audit.view_all'));
     return org;
   };
   const link = async (orgSlug: string, row: DayFileRow) => {
@@ -64,18 +64,18 @@ export function archiveRoutes(deps: ArchiveRouteDeps): RouteDef[] {
         if (query.day !== undefined) parseDay(query.day, 'day');
         const org = await authorize(query.orgSlug, principal as Principal);
         if (query.seq !== undefined) {
-          const batch = await deps.batches.batchFileAt(org.org.id, query.seq);
+          const batch = await deps.batches.batchFileAt(org.organization.id, query.seq);
           if (!batch) throw notFound('No batch file holds that record (yet).');
-          const fileName = `audit-${org.org.slug}-${batch.firstSeq}-${batch.lastSeq}.jsonl`;
+          const fileName = `audit-${org.organization.slug}-${batch.firstSeq}-${batch.lastSeq}.jsonl`;
           return {
             kind: 'batch' as const, url: await deps.blob.presignGet(batch.blobKey, { expiresInSeconds: DAY_FILE_URL_SECONDS, fileName }),
             expiresAt: new Date(deps.clock.now().getTime() + DAY_FILE_URL_SECONDS * 1000).toISOString(), fileName, sha256: batch.sha256, byteSize: batch.byteSize,
             rowCount: batch.rowCount, firstSeq: batch.firstSeq, lastSeq: batch.lastSeq, firstSealedAt: batch.firstSealedAt.toISOString(), lastSealedAt: batch.lastSealedAt.toISOString(),
           };
         }
-        const row = await deps.archive.dayFile(org.org.id, query.day!);
+        const row = await deps.archive.dayFile(org.organization.id, query.day!);
         if (!row) throw notFound('No day file for that day.');
-        return link(org.org.slug, row);
+        return link(org.organization.slug, row);
       },
     }),
     route({
@@ -89,8 +89,8 @@ export function archiveRoutes(deps: ArchiveRouteDeps): RouteDef[] {
         const days = (to - from) / DAY_MS + 1;
         if (days > MAX_SPAN_DAYS) throw auditErrors.spanTooLong(days);
         const org = await authorize(query.orgSlug, principal as Principal);
-        const rows = await deps.archive.dayFiles(org.org.id, query.from, query.to);
-        return { from: query.from, to: query.to, files: await Promise.all(rows.map((r) => link(org.org.slug, r))) };
+        const rows = await deps.archive.dayFiles(org.organization.id, query.from, query.to);
+        return { from: query.from, to: query.to, files: await Promise.all(rows.map((r) => link(org.organization.slug, r))) };
       },
     }),
   ];

@@ -17,8 +17,8 @@ export function heartbeatRoute(organizations: OrganizationsService, activity: Me
     summary: "Record a member's active time in the console", tags: ['audit'],
     handler: async ({ body, principal }) => {
       const org = await organizations.resolveContext(body.orgSlug, principal);
-      if (!org?.member || !principal.accountId) throw notFound();
-      return activity.beat(org.org.id, principal.accountId);
+      if (!org?.membership || !principal.accountId) throw notFound();
+      return activity.beat(org.organization.id, principal.accountId);
     },
   });
 }

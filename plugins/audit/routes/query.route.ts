@@ -33,7 +33,7 @@ async function orgOf(deps: QueryDeps, { query, principal }: HandlerInput<unknown
 }
 
 async function visibilityOf(deps: QueryDeps, input: HandlerInput<unknown, Q, unknown, Principal>, org: OrgContext): Promise<AuditVisibility> {
-  return resolveVisibility(input.query.scope ?? 'mine', input.principal, org, deps.authz, () => deps.entitlements.hasFeature(org.org.id, 'feature.audit.view_all'));
+  return resolveVisibility(input.query.scope ?? 'mine', input.principal, org, deps.authz, () => deps.entitlements.hasFeature(org.organization.id, 'feature.audit.view_all'));
 }
 
 /** Start of the plan's retention window (`null` = unlimited). */
@@ -67,12 +67,12 @@ export function queryRoutes(deps: QueryDeps): RouteDef[] {
         if (from > to) throw auditErrors.invalid('from', 'must not be after to');
         const spanDays = (to.getTime() - from.getTime()) / DAY_MS;
         if (spanDays > MAX_SPAN_DAYS) throw auditErrors.spanTooLong(Math.ceil(spanDays));
-        const retention = await windowStart(deps, org.org.id);
+        const retention = await windowStart(deps, org.organization.id);
         const clipped = retention.start !== null && from < retention.start;
         const effectiveFrom = clipped ? retention.start! : from;
         const limit = query.limit ?? 100;
         const types = (query.eventTypes ?? '').split(',').map((t) => t.trim()).filter(Boolean);
-        const page = await deps.auditQuery.page(org.org.id, v, { from: effectiveFrom, to, eventTypes: types, cursor: query.cursor, limit });
+        const page = await deps.auditQuery.page(org.organization.id, v, { from: effectiveFrom, to, eventTypes: types, cursor: query.cursor, limit });
         return {
           ...page,
           window: { from: effectiveFrom.toISOString(), to: to.toISOString(), windowStartUtc: retention.start?.toISOString() ?? null, retentionDays: retention.days, clipped },
@@ -86,9 +86,9 @@ export function queryRoutes(deps: QueryDeps): RouteDef[] {
       handler: async (input) => {
         const org = await orgOf(deps, input);
         const v = await visibilityOf(deps, input, org);
-        const record = await deps.auditQuery.event(org.org.id, input.query.id!);
+        const record = await deps.auditQuery.event(org.organization.id, input.query.id!);
         if (!record) throw notFound();
-        const retention = await windowStart(deps, org.org.id);
+        const retention = await windowStart(deps, org.organization.id);
         if (!isVisible(record, v) || (retention.start && new Date(record.occurredAt) < retention.start)) throw notFound();
         return { ...toAuditEventItem(record), hashVersion: record.hashVersion ?? 1, payloadHash: record.payloadHash, prevHash: record.prevHash, chainHash: record.chainHash };
       },

@@ -23,9 +23,9 @@ export function retentionRoute(
     summary: "The organization's audit retention window", tags: ['audit'],
     handler: async ({ query, principal }) => {
       const org = await organizations.resolveContext(query.orgSlug, principal);
-      if (!org?.member) throw notFound();
-      const oldest = await auditQuery.oldestOccurredAt(org.org.id);
-      return retentionSchedule(org.org.planKey, await entitlements.retentionDays(org.org.id), oldest, clock.now(), await state(org.org.id));
+      if (!org?.membership) throw notFound();
+      const oldest = await auditQuery.oldestOccurredAt(org.organization.id);
+      return retentionSchedule(org.organization.planKey, await entitlements.retentionDays(org.organization.id), oldest, clock.now(), await state(org.organization.id));
     },
   });
 }

@@ -30,7 +30,7 @@ export function sessionsRoute(deps: SessionsRouteDeps): RouteDef {
       const reader = await orgReader(deps.organizations, deps.authz, query.orgSlug, principal);
       const page = query.page ?? 1;
       const pageSize = query.pageSize ?? 25;
-      const listed = await deps.sessions.listLive(deps.memberships.activeAccountsQuery(reader.org.org.id), { offset: (page - 1) * pageSize, limit: pageSize });
+      const listed = await deps.sessions.listLive(deps.memberships.activeAccountsQuery(reader.org.organization.id), { offset: (page - 1) * pageSize, limit: pageSize });
       return {
         page, pageSize, total: listed.total,
         items: listed.items.map((s) => ({

@@ -20,7 +20,7 @@ export function verifyRoute(auditQuery: AuditQueryService, organizations: Organi
       if (!record) throw notFound();
       const org = await organizations.findById(record.orgId);
       const ctx = org ? await organizations.resolveContext(org.slug, principal) : null;
-      const role = ctx?.member?.role;
+      const role = ctx?.membership?.role;
       if (role !== 'Owner' && role !== 'Admin') throw notFound();
       if (record.eventType.startsWith('payment.') && role !== 'Owner') throw notFound();
       return auditQuery.verifyRecord(record);

@@ -6,7 +6,7 @@ const PERSON = "changes how every member signs in: an Owner's or Admin's decisio
 
 /** Owner or Admin only (a role granting the scope is not enough). */
 function ownerOrAdmin(org: OrgContext, scope: string): void {
-  const role = org.member?.role;
+  const role = org.membership?.role;
   if (role !== 'Owner' && role !== 'Admin') throw permissionDenied(scope, 'Only the organization owner or an admin may do this.');
 }
 
@@ -19,13 +19,13 @@ function ownerOrAdmin(org: OrgContext, scope: string): void {
 export function connectionRoutes(connections: ConnectionsService): RouteDef[] {
   const save = async ({ org, body, principal }: { org: OrgContext; body: Parameters<ConnectionsService['create']>[2]; principal: AccountPrincipal }) => {
     ownerOrAdmin(org, 'org.idp_connection.create');
-    return reply(201, await connections.create(org.org.id, principal.accountId, body));
+    return reply(201, await connections.create(org.organization.id, principal.accountId, body));
   };
   return [
     route({
       method: 'GET', path: '/api/org/{slug}/idp-connections', auth: 'session', org: true, scope: 'org.idp_connection.read', params: slugParams,
       response: activeConnectionResponse, summary: 'The active IdP connection, or null (native login); secrets redacted', tags: ['federation'],
-      handler: async ({ org }) => ({ connection: await connections.active(org.org.id) }),
+      handler: async ({ org }) => ({ connection: await connections.active(org.organization.id) }),
     }),
     route({
       method: 'POST', path: '/api/org/{slug}/idp-connections', auth: 'session', org: true, scope: 'org.idp_connection.create', params: slugParams,
@@ -44,7 +44,7 @@ export function connectionRoutes(connections: ConnectionsService): RouteDef[] {
       response: { 204: null }, personOnly: PERSON, summary: 'The settings page’s removal: deactivates the active connection when it is this provider’s', tags: ['federation'],
       handler: async ({ org, params }) => {
         ownerOrAdmin(org, 'org.idp_connection.deactivate');
-        await connections.deactivate(org.org.id, params.providerId);
+        await connections.deactivate(org.organization.id, params.providerId);
       },
     }),
     route({
@@ -53,7 +53,7 @@ export function connectionRoutes(connections: ConnectionsService): RouteDef[] {
       summary: 'Try a configuration: discovery or metadata fetched and read, nothing saved', tags: ['federation'],
       handler: async ({ org, body }) => {
         ownerOrAdmin(org, 'org.idp_connection.create');
-        return connections.test(org.org.id, body);
+        return connections.test(org.organization.id, body);
       },
     }),
     route({
@@ -61,7 +61,7 @@ export function connectionRoutes(connections: ConnectionsService): RouteDef[] {
       response: { 204: null }, personOnly: PERSON, summary: 'Back to native login', tags: ['federation'],
       handler: async ({ org }) => {
         ownerOrAdmin(org, 'org.idp_connection.deactivate');
-        await connections.deactivate(org.org.id);
+        await connections.deactivate(org.organization.id);
       },
     }),
   ];

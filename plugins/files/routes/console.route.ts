@@ -23,7 +23,7 @@ export function consoleRoutes(
   const common = { auth: 'session' as const, org: true as const, tags: ['files'] };
   const reach = (principal: Principal, org: OrgContext) => fileVisibility(principal, org, authz);
   const reachFile = async ({ principal, org, params }: HandlerInput<unknown, unknown, { id: string }, Principal, OrgContext>) => {
-    assertReaches(await reach(principal, org), await files.find(org.org.id, params.id));
+    assertReaches(await reach(principal, org), await files.find(org.organization.id, params.id));
   };
   return [
     route({
@@ -32,7 +32,7 @@ export function consoleRoutes(
       handler: async ({ principal, org, query }) => {
         const visibility = await reach(principal, org);
         if (query.view === 'all') assertSeesAll(visibility);
-        return files.list(org.org.id, { ...query, ...(query.view === 'all' ? {} : { uploadedBy: visibility.self }) });
+        return files.list(org.organization.id, { ...query, ...(query.view === 'all' ? {} : { uploadedBy: visibility.self }) });
       },
     }),
     route({
@@ -40,23 +40,23 @@ export function consoleRoutes(
       summary: 'Upload a file (multipart part `file`, at most 10 MiB) as yourself, optionally for a meeting or an app group',
       handler: async ({ principal, org, query, upload }) => {
         const { self } = await reach(principal, org);
-        return files.upload(org.org.id, self, upload, await uploadContext(directories, org.org.id, self, query));
+        return files.upload(org.organization.id, self, upload, await uploadContext(directories, org.organization.id, self, query));
       },
     }),
     route({
       ...common, method: 'DELETE', path: '/api/org/{slug}/files/{id}', params: fileIdParams, response: trashed,
       summary: 'Move a file you reach to the trash',
-      guard: reachFile, handler: ({ org, params }) => files.trash(org.org.id, params.id),
+      guard: reachFile, handler: ({ org, params }) => files.trash(org.organization.id, params.id),
     }),
     route({
       ...common, method: 'POST', path: '/api/org/{slug}/files/{id}/restore', params: fileIdParams, response: file,
       summary: 'Bring a trashed file you reach back (if it fits the quota)',
-      guard: reachFile, handler: ({ org, params }) => files.restore(org.org.id, params.id),
+      guard: reachFile, handler: ({ org, params }) => files.restore(org.organization.id, params.id),
     }),
     route({
       ...common, method: 'PATCH', path: '/api/org/{slug}/files/{id}/share', params: fileIdParams, body: shareBody, response: share,
       summary: 'Set the share mode of a file you reach',
-      guard: reachFile, handler: ({ org, params, body }) => shares.setMode(org.org.id, params.id, body.mode),
+      guard: reachFile, handler: ({ org, params, body }) => shares.setMode(org.organization.id, params.id, body.mode),
     }),
   ];
 }

@@ -13,12 +13,12 @@ export function sharingPolicyRoutes(policy: SharingPolicyService): RouteDef[] {
   return [
     route({
       ...common, method: 'GET', path: '/api/org/{slug}/files/sharing-policy', response: sharingPolicy,
-      summary: 'Whether the organization blocks link sharing', handler: ({ org }) => policy.get(org.org.id),
+      summary: 'Whether the organization blocks link sharing', handler: ({ org }) => policy.get(org.organization.id),
     }),
     route({
       ...common, method: 'PUT', path: '/api/org/{slug}/files/sharing-policy', body: sharingPolicyBody, response: sharingPolicySet,
       summary: 'Block or allow link sharing; blocking closes every open share link (each audited)',
-      handler: ({ org, body }) => policy.set(org.org.id, body.blockExternalSharing),
+      handler: ({ org, body }) => policy.set(org.organization.id, body.blockExternalSharing),
     }),
   ];
 }

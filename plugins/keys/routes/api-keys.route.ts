@@ -22,7 +22,7 @@ export const longLifetimeSeal: RouteSeal<HandlerInput<CreateBody, unknown, Schem
   assertionField: 'assertionResponseJson',
   when: (i) => {
     if (!needsLongLifetimeSeal(i.body)) return false;
-    if (i.org?.member?.role !== 'Owner') throw keysErrors.ownerOnlyLongLifetime();
+    if (i.org?.membership?.role !== 'Owner') throw keysErrors.ownerOnlyLongLifetime();
     return true;
   },
 };
@@ -54,7 +54,7 @@ export function apiKeyRoutes(apiKeys: ApiKeysService, authz: AuthzService): Rout
         const missing = held === 'all' ? undefined : scopes.find((s) => !held.has(s));
         if (missing) throw keysErrors.grantNotHeld(missing);
         const { assertionResponseJson: _seal, ...input } = body;
-        const { key, value } = await apiKeys.create(org.org.id, principal.accountId ?? null, { ...input, scopes });
+        const { key, value } = await apiKeys.create(org.organization.id, principal.accountId ?? null, { ...input, scopes });
         return reply(201, { ...key, apiKey: value }, { 'cache-control': 'no-store' });
       },
     }),
@@ -64,7 +64,7 @@ export function apiKeyRoutes(apiKeys: ApiKeysService, authz: AuthzService): Rout
       summary: "The organization's API keys (never their values)", tags: ['keys'],
       // App-group-scoped tokens get 401 from the kernel: this is an organization-wide route.
       handler: async ({ org }) => {
-        return { apiKeys: await apiKeys.list(org.org.id) };
+        return { apiKeys: await apiKeys.list(org.organization.id) };
       },
     }),
     route({
@@ -72,7 +72,7 @@ export function apiKeyRoutes(apiKeys: ApiKeysService, authz: AuthzService): Rout
       response: apiKeyWithValueResponse,
       summary: 'Give an API key a new value (the old one stops working at once)', tags: ['keys'],
       handler: async ({ params, org }) => {
-        const { key, value } = await apiKeys.rotate(org.org.id, params.keyId);
+        const { key, value } = await apiKeys.rotate(org.organization.id, params.keyId);
         return reply(200, { ...key, apiKey: value }, { 'cache-control': 'no-store' });
       },
     }),
@@ -81,7 +81,7 @@ export function apiKeyRoutes(apiKeys: ApiKeysService, authz: AuthzService): Rout
       response: { 204: null },
       summary: 'Revoke an API key and cut off the machine tokens it issued', tags: ['keys'],
       handler: async ({ params, org }) => {
-        await apiKeys.revoke(org.org.id, params.keyId);
+        await apiKeys.revoke(org.organization.id, params.keyId);
       },
     }),
   ];

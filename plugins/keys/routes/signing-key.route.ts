@@ -20,10 +20,10 @@ export function signingKeyRoutes(signingKeys: SigningKeysService): RouteDef[] {
       response: signingKeyRotateResponse,
       summary: "Rotate the organization's signing key (old tokens stop verifying at once)", tags: ['keys'],
       handler: async ({ org }) => {
-        const role = org.member?.role;
+        const role = org.membership?.role;
         if (role !== 'Owner' && role !== 'Admin') throw keysErrors.ownerOrAdminOnly(SCOPE);
-        const { kid, retiredKid } = await signingKeys.rotate({ id: org.org.id, slug: org.org.slug });
-        const issuer = signingKeys.issuer(org.org.slug);
+        const { kid, retiredKid } = await signingKeys.rotate({ id: org.organization.id, slug: org.organization.slug });
+        const issuer = signingKeys.issuer(org.organization.slug);
         return { kid, retiredKid, issuer, jwksUri: `${issuer}/.well-known/jwks.json` };
       },
     }),

@@ -35,32 +35,32 @@ export function invitationRoutes(invitations: InvitationsService, permissions: P
       seal: {
         purpose: DIRECTOR_SEAL_PURPOSE,
         // The organization's canonical (lowercase) slug and the invitee's address, lowercased.
-        subject: (i) => `${i.org.org.slug}|${i.body.Email.trim().toLowerCase()}|appoint-invite`,
+        subject: (i) => `${i.org.organization.slug}|${i.body.Email.trim().toLowerCase()}|appoint-invite`,
         assertionField: 'SealAssertionJson',
         // Only where directors are allowed at all: elsewhere the handler refuses (400) without spending a seal.
-        when: (i) => DIRECTOR_ORG_TYPES.has(i.org.org.type) && isDirectorRoleId(i.org.org.id, i.body.RoleId),
+        when: (i) => DIRECTOR_ORG_TYPES.has(i.org.organization.type) && isDirectorRoleId(i.org.organization.id, i.body.RoleId),
       },
-      handler: async ({ org, body, principal }) => reply(201, await invitations.invite(org.org, await inviter(principal, org), body)),
+      handler: async ({ org, body, principal }) => reply(201, await invitations.invite(org.organization, await inviter(principal, org), body)),
     }),
     route({
       method: 'POST', path: '/api/org/{slug}/members/invite/resend', auth: 'session', org: true, scope: 'org.member.invite', params: orgParams, body: resendBody,
       response: invitation,
       summary: 'Re-send an invitation with a new token', tags: ['members'],
-      handler: async ({ org, body, principal }) => invitations.resend(org.org, await inviter(principal, org), body),
+      handler: async ({ org, body, principal }) => invitations.resend(org.organization, await inviter(principal, org), body),
     }),
     route({
       method: 'DELETE', path: '/api/org/{slug}/members/invite/{invitationId}', auth: 'session', org: true, scope: 'org.member.invite', params: invitationParams,
       response: { 204: null },
       summary: 'Cancel an invitation', tags: ['members'],
       handler: async ({ org, params, principal }) => {
-        await invitations.cancel(org.org.id, await inviter(principal, org), params.invitationId);
+        await invitations.cancel(org.organization.id, await inviter(principal, org), params.invitationId);
       },
     }),
     route({
       method: 'GET', path: '/api/org/{slug}/members/invitations', auth: 'session', org: true, scope: 'org.member.list', params: orgParams, query: invitationsListQuery,
       response: invitationsListResponse,
       summary: "The organization's invitations", tags: ['members'],
-      handler: async ({ org, query }) => ({ Invitations: await invitations.list(org.org.id, query.status) }),
+      handler: async ({ org, query }) => ({ Invitations: await invitations.list(org.organization.id, query.status) }),
     }),
   ];
 }

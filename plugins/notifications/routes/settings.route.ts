@@ -14,12 +14,12 @@ export function settingsRoutes(settings: SettingsService, notifier: NotifyServic
     route({
       method: 'GET', path: '/api/org/{slug}/settings/notifications', auth: 'session', org: true, scope: 'org.notification.read', params: slugParams,
       response: settingsSchema, summary: "The organization's notification settings", tags: ['notifications'],
-      handler: async ({ org }) => settings.get(org.org.id),
+      handler: async ({ org }) => settings.get(org.organization.id),
     }),
     route({
       method: 'PUT', path: '/api/org/{slug}/settings/notifications', auth: 'session', org: true, scope: 'org.notification.update', params: slugParams,
       body: settingsBody, response: settingsSchema, summary: "Replace the organization's notification settings", tags: ['notifications'],
-      handler: async ({ org, principal, body }) => settings.put(org.org.id, principal.accountId ?? null, body),
+      handler: async ({ org, principal, body }) => settings.put(org.organization.id, principal.accountId ?? null, body),
     }),
     route({
       method: 'POST', path: '/api/org/{slug}/settings/notifications/test', auth: 'session', org: true, scope: 'org.notification.test', params: slugParams,
@@ -27,8 +27,8 @@ export function settingsRoutes(settings: SettingsService, notifier: NotifyServic
       summary: 'Send the caller a test notification of the organization', tags: ['notifications'],
       handler: async ({ org, principal }) => ({
         count: await notifier.notify({
-          orgId: org.org.id, recipients: [principal.accountId], category: 'System', title: 'Test notification',
-          body: `Notifications of ${org.org.name} reach you.`,
+          orgId: org.organization.id, recipients: [principal.accountId], category: 'System', title: 'Test notification',
+          body: `Notifications of ${org.organization.name} reach you.`,
         }),
       }),
     }),

@@ -17,18 +17,18 @@ export function socialRoutes(connections: SocialConnections, social: SocialSignI
     route({
       ...org, method: 'GET', path: '/api/org/{slug}/app-groups/{groupId}/social-connections', scope: 'org.app_group.read', params: socialGroupParams,
       response: socialConnectionsResponse, summary: "The app group's social providers (never a client secret)",
-      handler: async ({ org: o, params }) => ({ connections: await connections.list(o.org.id, params.groupId) }),
+      handler: async ({ org: o, params }) => ({ connections: await connections.list(o.organization.id, params.groupId) }),
     }),
     route({
       ...org, method: 'PUT', path: '/api/org/{slug}/app-groups/{groupId}/social-connections/{provider}', scope: 'org.app_group.update',
       params: socialConnectionParams, body: socialConnectionBody, response: socialConnection,
       summary: 'Connect the app group to a social provider (endpoints read from its discovery document)',
-      handler: ({ org: o, params, body }) => connections.put(o.org.id, params.groupId, params.provider, body),
+      handler: ({ org: o, params, body }) => connections.put(o.organization.id, params.groupId, params.provider, body),
     }),
     route({
       ...org, method: 'DELETE', path: '/api/org/{slug}/app-groups/{groupId}/social-connections/{provider}', scope: 'org.app_group.update',
       params: socialConnectionParams, response: { 204: null }, summary: 'Remove a social provider from the app group',
-      handler: async ({ org: o, params }) => { await connections.remove(o.org.id, params.groupId, params.provider); },
+      handler: async ({ org: o, params }) => { await connections.remove(o.organization.id, params.groupId, params.provider); },
     }),
     route({
       method: 'GET', path: '/login/{applicationKey}/social/{provider}', auth: 'public', params: socialLoginParams, response: { 303: null }, tags: ['oidc'],

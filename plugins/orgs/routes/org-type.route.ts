@@ -22,8 +22,8 @@ export function orgTypeRoutes(orgs: OrganizationsService, orgType: OrgTypeServic
       response: upgradeTypeResponse,
       summary: 'Change the organization type (issues the Org Master Seal for Corporation)', tags: ['orgs'],
       handler: async ({ org, principal, body }) => {
-        if (org.member?.role !== 'Owner') throw orgsErrors.ownerOnlyTypeChange();
-        const { org: updated, masterSeal } = await orgType.change(org.org.id, principal.accountId, body);
+        if (org.membership?.role !== 'Owner') throw orgsErrors.ownerOnlyTypeChange();
+        const { org: updated, masterSeal } = await orgType.change(org.organization.id, principal.accountId, body);
         return { ...(await orgs.toDto(updated)), role: 'Owner', masterSeal };
       },
     }),
@@ -32,7 +32,7 @@ export function orgTypeRoutes(orgs: OrganizationsService, orgType: OrgTypeServic
       response: masterSeal,
       summary: "The organization's master seal (public key)", tags: ['orgs'],
       handler: async ({ org }) => {
-        const seal = await masterSeals.get(org.org.id);
+        const seal = await masterSeals.get(org.organization.id);
         if (!seal) throw orgsErrors.masterSealNotFound();
         return seal;
       },

@@ -29,9 +29,9 @@ export function organizationRoutes(orgs: OrganizationsService): RouteDef[] {
       response: memberOrganizationResponse,
       summary: 'An organization the caller belongs to', tags: ['orgs'],
       handler: async ({ org }) => {
-        const row = await orgs.findById(org.org.id);
+        const row = await orgs.findById(org.organization.id);
         if (!row) throw orgsErrors.organizationNotFound();
-        return { ...(await orgs.toDto(row)), role: org.member?.role ?? null };
+        return { ...(await orgs.toDto(row)), role: org.membership?.role ?? null };
       },
     }),
     route({

@@ -26,13 +26,13 @@ export function roleMemberRoutes(assignments: AssignmentsService, permissions: P
       // Appointing a director is a board change: the same seal as a director invitation, bound to the member.
       seal: {
         purpose: 'board.member.change',
-        subject: (i) => `${i.org.org.slug}|${i.body.ConnectedIdId}|appoint`,
+        subject: (i) => `${i.org.organization.slug}|${i.body.ConnectedIdId}|appoint`,
         assertionField: 'SealAssertionJson',
-        when: (i) => DIRECTOR_ORG_TYPES.has(i.org.org.type) && isDirectorRoleId(i.org.org.id, i.params.roleId),
+        when: (i) => DIRECTOR_ORG_TYPES.has(i.org.organization.type) && isDirectorRoleId(i.org.organization.id, i.params.roleId),
       },
       handler: async ({ org, params, body, principal }) => {
-        const orgId = org.org.id;
-        if (isDirectorRoleId(orgId, params.roleId) && !DIRECTOR_ORG_TYPES.has(org.org.type)) throw rbacErrors.directorOrgType(org.org.type);
+        const orgId = org.organization.id;
+        if (isDirectorRoleId(orgId, params.roleId) && !DIRECTOR_ORG_TYPES.has(org.organization.type)) throw rbacErrors.directorOrgType(org.organization.type);
         const role = actingRole(org);
         const grants = role === 'Member' ? await permissions.grantsOf(principal, org) : 'all';
         const result = await assignments.withSodAudit((trx) => assignments.assign(trx, {
@@ -47,7 +47,7 @@ export function roleMemberRoutes(assignments: AssignmentsService, permissions: P
       response: { 204: null },
       summary: 'Take a role assignment away', tags: ['roles'],
       handler: async ({ org, params }) => {
-        await assignments.unassign(org.org.id, params.roleId, params.connectedIdRoleId);
+        await assignments.unassign(org.organization.id, params.roleId, params.connectedIdRoleId);
       },
     }),
   ];

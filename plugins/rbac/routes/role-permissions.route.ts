@@ -20,7 +20,7 @@ export function rolePermissionRoutes(roles: RolesService, authz: AuthzService): 
       summary: 'Add a scope expression to a role', tags: ['roles'],
       handler: async ({ org, params, body, principal }) => {
         const held = await authz.permissionSet(principal, org);
-        const added = await roles.addPermission(org.org.id, params.roleId, body.Scope, held === 'all' ? undefined : held);
+        const added = await roles.addPermission(org.organization.id, params.roleId, body.Scope, held === 'all' ? undefined : held);
         return reply(201, added);
       },
     }),
@@ -29,7 +29,7 @@ export function rolePermissionRoutes(roles: RolesService, authz: AuthzService): 
       response: { 204: null },
       summary: 'Remove a scope expression from a role', tags: ['roles'],
       handler: async ({ org, params }) => {
-        await roles.removePermission(org.org.id, params.roleId, params.templateId);
+        await roles.removePermission(org.organization.id, params.roleId, params.templateId);
       },
     }),
   ];

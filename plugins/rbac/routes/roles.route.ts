@@ -25,35 +25,35 @@ export function roleRoutes(roles: RolesService): RouteDef[] {
       method: 'GET', path: '/api/org/{slug}/roles', auth: 'session', org: true, scope: 'org.role.list', params: orgParams, query: rolesListQuery,
       response: rolesListResponse,
       summary: "List the organization's roles", tags: ['roles'],
-      handler: async ({ org, query }) => ({ Roles: await roles.list(org.org.id, query.includeInactive === true) }),
+      handler: async ({ org, query }) => ({ Roles: await roles.list(org.organization.id, query.includeInactive === true) }),
     }),
     route({
       method: 'GET', path: '/api/org/{slug}/roles/{roleId}', auth: 'session', org: true, scope: 'org.role.read', params: roleParams,
       response: role,
       summary: 'A role with its permissions', tags: ['roles'],
-      handler: async ({ org, params }) => roles.get(org.org.id, params.roleId),
+      handler: async ({ org, params }) => roles.get(org.organization.id, params.roleId),
     }),
     route({
       method: 'POST', path: '/api/org/{slug}/roles', auth: 'session', org: true, scope: 'org.role.create', params: orgParams, body: roleCreateBody, status: 201,
       response: { 201: role },
       summary: 'Create a role', tags: ['roles'],
       handler: async ({ org, body }) => {
-        const role = await roles.create(org.org.id, body);
-        return reply(201, role, { location: `/api/org/${org.org.slug}/roles/${role.RoleId}` });
+        const role = await roles.create(org.organization.id, body);
+        return reply(201, role, { location: `/api/org/${org.organization.slug}/roles/${role.RoleId}` });
       },
     }),
     route({
       method: 'PUT', path: '/api/org/{slug}/roles/{roleId}', auth: 'session', org: true, scope: 'org.role.update', params: roleParams, body: roleUpdateBody,
       response: role,
       summary: 'Update a role', tags: ['roles'],
-      handler: async ({ org, params, body }) => roles.update(org.org.id, params.roleId, body),
+      handler: async ({ org, params, body }) => roles.update(org.organization.id, params.roleId, body),
     }),
     route({
       method: 'DELETE', path: '/api/org/{slug}/roles/{roleId}', auth: 'session', org: true, scope: 'org.role.delete', params: roleParams,
       response: { 204: null },
       summary: 'Delete a role nobody holds', tags: ['roles'],
       handler: async ({ org, params }) => {
-        await roles.remove(org.org.id, params.roleId);
+        await roles.remove(org.organization.id, params.roleId);
       },
     }),
   ];

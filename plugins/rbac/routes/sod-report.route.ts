@@ -16,8 +16,8 @@ export function sodReportRoutes(assignments: AssignmentsService): RouteDef[] {
       response: sodReportResponse,
       summary: 'Separation-of-duties report', tags: ['roles'],
       handler: async ({ org }) => {
-        const findings = await assignments.sodFindings(org.org.id);
-        await assignments.recordFindings(org.org.id, findings);
+        const findings = await assignments.sodFindings(org.organization.id);
+        await assignments.recordFindings(org.organization.id, findings);
         return {
           isValid: findings.length === 0,
           conflicts: findings.map((f) => ({ connectedIdId: f.connectedIdId, accountId: f.accountId, a: f.conflict.a, b: f.conflict.b })),

@@ -15,7 +15,7 @@ interface Deps {
 
 /** Owner only; box and nonce rules (400 `INVALID_REARM_REQUEST`); 503 without a key — all before the seal. */
 function guard({ body, org }: HandlerInput<SchemaType<typeof rearmTicketBody>>, key: RearmKey | null): void {
-  if (org?.member?.role !== 'Owner') throw roostErrors.ownerRequired();
+  if (org?.membership?.role !== 'Owner') throw roostErrors.ownerRequired();
   if (typeof body.box !== 'string' || !BOX_ID_PATTERN.test(body.box)) throw roostErrors.invalidRequest('box', 'must be 4 to 40 characters of A-Z, 0-9 and -');
   if (typeof body.nonce !== 'string' || !NONCE_PATTERN.test(body.nonce)) throw roostErrors.invalidRequest('nonce', 'must be 32 lowercase hex characters');
   if (!key) throw roostErrors.disabled();
@@ -42,12 +42,12 @@ export function rearmRoutes({ key, clock, audit, db }: Deps): RouteDef[] {
       },
       handler: async ({ body, org, principal, seal }) => {
         const iat = Math.floor(clock.now().getTime() / 1000);
-        const issued = issueTicket({ box: String(body.box), nonce: String(body.nonce), org: org.org.slug, by: principal.accountId, iat }, key!.secret);
+        const issued = issueTicket({ box: String(body.box), nonce: String(body.nonce), org: org.organization.slug, by: principal.accountId, iat }, key!.secret);
         const expiresAt = new Date(issued.expiresAt * 1000).toISOString();
         const keyFingerprint = key!.publicDocument.fingerprint;
         await db.transaction((trx) =>
           audit.append(trx, {
-            orgId: org.org.id, eventType: 'roost.rearm.ticket_issued',
+            orgId: org.organization.id, eventType: 'roost.rearm.ticket_issued',
             businessData: { box: body.box, nonce: body.nonce, expiresAt, keyFingerprint, sealProof: seal?.proof },
           }),
         );

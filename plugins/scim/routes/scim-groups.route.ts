@@ -34,7 +34,7 @@ export function scimGroupRoutes(groups: ScimGroupsService, writer: ScimGroupsWri
         const page = paging(query as Record<string, unknown>);
         const projection = readProjection(query as Record<string, unknown>, GROUP_SCHEMA_URN);
         if (typeof page === 'string' || typeof projection === 'string') return scimError(400, typeof page === 'string' ? page : (projection as string), 'invalidValue');
-        return answer(() => groups.list(org.org.id, org.org.slug, page, projection), 200);
+        return answer(() => groups.list(org.organization.id, org.organization.slug, page, projection), 200);
       },
     }),
     route({
@@ -42,7 +42,7 @@ export function scimGroupRoutes(groups: ScimGroupsService, writer: ScimGroupsWri
       handler: async ({ org, params, query }) => {
         const projection = readProjection(query as Record<string, unknown>, GROUP_SCHEMA_URN);
         if (typeof projection === 'string') return scimError(400, projection, 'invalidValue');
-        const group = await groups.get(org.org.id, org.org.slug, params.id, projection);
+        const group = await groups.get(org.organization.id, org.organization.slug, params.id, projection);
         return group ? scimReply(200, group) : scimError(404, `No Group ${params.id}.`);
       },
     }),
@@ -51,7 +51,7 @@ export function scimGroupRoutes(groups: ScimGroupsService, writer: ScimGroupsWri
       handler: ({ org, body, principal }) => {
         const input = readGroup(body);
         if (isProblem(input)) return scimError(400, input.detail, input.scimType);
-        return answer(() => writer.create(org.org.id, org.org.slug, input, principal.id), 201, (g) => ({ location: g.meta.location }));
+        return answer(() => writer.create(org.organization.id, org.organization.slug, input, principal.id), 201, (g) => ({ location: g.meta.location }));
       },
     }),
     route({
@@ -60,8 +60,8 @@ export function scimGroupRoutes(groups: ScimGroupsService, writer: ScimGroupsWri
         const input = readGroup(body);
         if (isProblem(input)) return scimError(400, input.detail, input.scimType);
         return answer(async () => {
-          await writer.update(org.org.id, params.id, () => input, principal.id);
-          const group = await groups.get(org.org.id, org.org.slug, params.id);
+          await writer.update(org.organization.id, params.id, () => input, principal.id);
+          const group = await groups.get(org.organization.id, org.organization.slug, params.id);
           if (!group) throw new ScimConflict(404, `No Group ${params.id}.`); // deleted since
           return group;
         }, 200);
@@ -69,11 +69,11 @@ export function scimGroupRoutes(groups: ScimGroupsService, writer: ScimGroupsWri
     }),
     route({
       ...common, method: 'PATCH', path: '/scim/v2/{slug}/Groups/{id}', params: idParams, response: { 204: null }, summary: 'Patch a Group: rename, add or remove members',
-      handler: ({ org, params, body, principal }) => answer(() => writer.update(org.org.id, params.id, (current) => patched(body, params.id, current), principal.id), 204),
+      handler: ({ org, params, body, principal }) => answer(() => writer.update(org.organization.id, params.id, (current) => patched(body, params.id, current), principal.id), 204),
     }),
     route({
       ...common, method: 'DELETE', path: '/scim/v2/{slug}/Groups/{id}', params: idParams, response: { 204: null }, summary: 'Delete a Group (deletes the role)',
-      handler: ({ org, params, principal }) => answer(() => writer.delete(org.org.id, params.id, principal.id), 204),
+      handler: ({ org, params, principal }) => answer(() => writer.delete(org.organization.id, params.id, principal.id), 204),
     }),
   ];
 }

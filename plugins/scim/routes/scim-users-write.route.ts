@@ -26,7 +26,7 @@ export function scimUserWriteRoutes(writer: ScimUsersWriter): RouteDef[] {
       handler: ({ org, body, principal }) => {
         const input = readUser(body);
         if (isProblem(input)) return scimError(400, input.detail, input.scimType);
-        return answer(() => writer.create(org.org.id, org.org.slug, input, principal.id), 201, (u) => ({ location: u.meta.location }));
+        return answer(() => writer.create(org.organization.id, org.organization.slug, input, principal.id), 201, (u) => ({ location: u.meta.location }));
       },
     }),
     route({
@@ -34,16 +34,16 @@ export function scimUserWriteRoutes(writer: ScimUsersWriter): RouteDef[] {
       handler: ({ org, params, body, principal }) => {
         const input = readUser(body);
         if (isProblem(input)) return scimError(400, input.detail, input.scimType);
-        return answer(() => writer.update(org.org.id, org.org.slug, params.id, input, 'replace', principal.id), 200);
+        return answer(() => writer.update(org.organization.id, org.organization.slug, params.id, input, 'replace', principal.id), 200);
       },
     }),
     route({
       ...common, method: 'PATCH', path: '/scim/v2/{slug}/Users/{id}', params: idParams, response: scimResource, summary: 'Patch a User',
-      handler: ({ org, params, body, principal }) => answer(() => writer.patch(org.org.id, org.org.slug, params.id, body, principal.id), 200),
+      handler: ({ org, params, body, principal }) => answer(() => writer.patch(org.organization.id, org.organization.slug, params.id, body, principal.id), 200),
     }),
     route({
       ...common, method: 'DELETE', path: '/scim/v2/{slug}/Users/{id}', params: idParams, response: { 204: null }, summary: 'Delete (revoke) a User',
-      handler: ({ org, params }) => answer(() => writer.delete(org.org.id, params.id), 204),
+      handler: ({ org, params }) => answer(() => writer.delete(org.organization.id, params.id), 204),
     }),
   ];
 }

@@ -18,26 +18,26 @@ export function scimRoutes(users: ScimUsersService, baseUrl: string): RouteDef[]
   return [
     route({
       ...common, method: 'GET', path: '/scim/v2/{slug}/ServiceProviderConfig', params: slugParams, summary: 'SCIM service provider configuration',
-      handler: ({ org }) => scimReply(200, serviceProviderConfig(base(org.org.slug))),
+      handler: ({ org }) => scimReply(200, serviceProviderConfig(base(org.organization.slug))),
     }),
     route({
       ...common, method: 'GET', path: '/scim/v2/{slug}/ResourceTypes', params: slugParams, summary: 'SCIM resource types',
       handler: ({ org }) => {
-        const types = resourceTypes(base(org.org.slug));
+        const types = resourceTypes(base(org.organization.slug));
         return scimReply(200, { schemas: [LIST_RESPONSE_URN], totalResults: types.length, startIndex: 1, itemsPerPage: types.length, Resources: types });
       },
     }),
     route({
       ...common, method: 'GET', path: '/scim/v2/{slug}/Schemas', params: slugParams, summary: 'SCIM schemas',
       handler: ({ org }) => {
-        const all = schemas(base(org.org.slug));
+        const all = schemas(base(org.organization.slug));
         return scimReply(200, { schemas: [LIST_RESPONSE_URN], totalResults: all.length, startIndex: 1, itemsPerPage: all.length, Resources: all });
       },
     }),
     route({
       ...common, method: 'GET', path: '/scim/v2/{slug}/Schemas/{id}', params: idParams, summary: 'One SCIM schema',
       handler: ({ org, params }) => {
-        const one = schemas(base(org.org.slug)).find((s) => s.id === params.id);
+        const one = schemas(base(org.organization.slug)).find((s) => s.id === params.id);
         return one ? scimReply(200, one) : scimError(404, `No schema ${params.id}.`);
       },
     }),
@@ -48,7 +48,7 @@ export function scimRoutes(users: ScimUsersService, baseUrl: string): RouteDef[]
         const projection = readProjection(query as Record<string, unknown>, USER_SCHEMA_URN);
         if (typeof page === 'string' || typeof projection === 'string') return scimError(400, typeof page === 'string' ? page : (projection as string), 'invalidValue');
         try {
-          const list = await users.list(org.org.id, org.org.slug, page);
+          const list = await users.list(org.organization.id, org.organization.slug, page);
           return scimReply(200, { ...list, Resources: list.Resources.map((u) => project(u, projection)) });
         } catch (err) {
           if (err instanceof ScimFilterError) return scimError(400, err.detail, err.scimType);
@@ -61,7 +61,7 @@ export function scimRoutes(users: ScimUsersService, baseUrl: string): RouteDef[]
       handler: async ({ org, params, query }) => {
         const projection = readProjection(query as Record<string, unknown>, USER_SCHEMA_URN);
         if (typeof projection === 'string') return scimError(400, projection, 'invalidValue');
-        const user = await users.get(org.org.id, org.org.slug, params.id);
+        const user = await users.get(org.organization.id, org.organization.slug, params.id);
         return user ? scimReply(200, project(user, projection)) : scimError(404, `No User ${params.id}.`);
       },
     }),

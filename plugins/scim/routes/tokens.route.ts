@@ -11,27 +11,27 @@ export function tokenRoutes(tokens: ScimTokensService): RouteDef[] {
     route({
       method: 'GET', path: '/api/org/{slug}/settings/scim/tokens', auth: 'session', org: true, scope: 'org.scim_token.list', params: slugParams,
       response: tokensResponse, summary: "The organization's SCIM tokens (never their values)", tags: ['scim'],
-      handler: async ({ org }) => ({ tokens: await tokens.list(org.org.id) }),
+      handler: async ({ org }) => ({ tokens: await tokens.list(org.organization.id) }),
     }),
     route({
       method: 'POST', path: '/api/org/{slug}/settings/scim/tokens', auth: 'session', org: true, scope: 'org.scim_token.create', params: slugParams,
       body: createTokenBody, status: 201, response: tokenCreatedResponse,
       personOnly: 'mints a long-lived provisioning credential: a person decides, not another credential',
       summary: 'Create a SCIM token; its value is shown once', tags: ['scim'],
-      handler: async ({ org, body, principal }) => reply(201, await tokens.create(org.org.id, body.name, { type: 'account', id: principal.accountId ?? principal.id }), { 'cache-control': 'no-store' }),
+      handler: async ({ org, body, principal }) => reply(201, await tokens.create(org.organization.id, body.name, { type: 'account', id: principal.accountId ?? principal.id }), { 'cache-control': 'no-store' }),
     }),
     route({
       method: 'DELETE', path: '/api/org/{slug}/settings/scim/tokens/{tokenId}', auth: 'session', org: true, scope: 'org.scim_token.delete', params: tokenIdParams,
       response: { 204: null }, summary: 'Revoke a SCIM token (it stays listed)', tags: ['scim'],
       handler: async ({ org, params }) => {
-        await tokens.revoke(org.org.id, params.tokenId);
+        await tokens.revoke(org.organization.id, params.tokenId);
       },
     }),
     route({
       method: 'DELETE', path: '/api/org/{slug}/settings/scim/tokens/{tokenId}/hard', auth: 'session', org: true, scope: 'org.scim_token.delete', params: tokenIdParams,
       response: { 204: null }, summary: 'Erase a SCIM token', tags: ['scim'],
       handler: async ({ org, params }) => {
-        await tokens.erase(org.org.id, params.tokenId);
+        await tokens.erase(org.organization.id, params.tokenId);
       },
     }),
   ];

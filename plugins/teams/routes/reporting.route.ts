@@ -17,18 +17,18 @@ export function reportingRoutes(reporting: ReportingService): RouteDef[] {
     route({
       ...common, method: 'GET', path: '/api/org/{slug}/reporting/graph', scope: 'org.team.list', params: slugParams, response: graphResponse,
       summary: 'People, teams and their member_of, reporting and reference edges',
-      handler: ({ org }) => reporting.graph(org.org.id),
+      handler: ({ org }) => reporting.graph(org.organization.id),
     }),
     route({
       ...common, method: 'POST', path: '/api/org/{slug}/relationships', scope: 'org.member.update', params: slugParams, body: relationshipBody, status: 201,
       response: { 201: edge }, summary: 'Add a reporting line or a dotted line between two members',
-      handler: async ({ org, body }) => reply(201, await reporting.relate(org.org.id, body)),
+      handler: async ({ org, body }) => reply(201, await reporting.relate(org.organization.id, body)),
     }),
     route({
       ...common, method: 'DELETE', path: '/api/org/{slug}/relationships', scope: 'org.member.update', params: slugParams, query: relationshipQuery,
       response: { 204: null }, summary: 'Remove a manual reporting or dotted line',
       handler: async ({ org, query }) => {
-        await reporting.unrelate(org.org.id, query);
+        await reporting.unrelate(org.organization.id, query);
       },
     }),
   ];

@@ -19,44 +19,44 @@ export function endpointRoutes(endpoints: EndpointsService, db: Database): Route
     route({
       ...common, method: 'GET', path: '/api/org/{slug}/webhook-endpoints', scope: 'org.webhook.list', params: slugParams, response: endpointsListResponse,
       summary: "The organization's webhook endpoints (never their secrets)",
-      handler: async ({ org }) => ({ webhookEndpoints: await endpoints.list(org.org.id) }),
+      handler: async ({ org }) => ({ webhookEndpoints: await endpoints.list(org.organization.id) }),
     }),
     route({
       ...common, method: 'POST', path: '/api/org/{slug}/webhook-endpoints', scope: 'org.webhook.create', params: slugParams, body: createEndpointBody, status: 201,
       response: endpointCreatedResponse, summary: 'Register a webhook endpoint; its secret is shown once',
       handler: async ({ org, body, principal }) => {
         const creator = { type: principal.accountId ? 'account' : principal.type, id: principal.accountId ?? principal.id, owner: actingRole(org) === 'Owner' };
-        return reply(201, await endpoints.create(org.org.id, creator, body), NO_STORE);
+        return reply(201, await endpoints.create(org.organization.id, creator, body), NO_STORE);
       },
     }),
     route({
       ...common, method: 'PUT', path: '/api/org/{slug}/webhook-endpoints/{id}', scope: 'org.webhook.update', params: endpointIdParams, body: updateEndpointBody,
       response: endpoint, summary: "Change an endpoint's URL, event patterns or description",
-      handler: ({ org, params, body }) => endpoints.update(org.org.id, params.id, body),
+      handler: ({ org, params, body }) => endpoints.update(org.organization.id, params.id, body),
     }),
     route({
       ...common, method: 'POST', path: '/api/org/{slug}/webhook-endpoints/{id}/rotate-secret', scope: 'org.webhook.rotate_secret', params: endpointIdParams,
       response: secretResponse, summary: 'A new signing secret; the old one stops at once',
-      handler: async ({ org, params }) => reply(200, await endpoints.rotateSecret(org.org.id, params.id), NO_STORE),
+      handler: async ({ org, params }) => reply(200, await endpoints.rotateSecret(org.organization.id, params.id), NO_STORE),
     }),
     route({
       ...common, method: 'POST', path: '/api/org/{slug}/webhook-endpoints/{id}/toggle', scope: 'org.webhook.update', params: endpointIdParams, body: toggleBody,
       response: endpoint, summary: 'Enable (clearing the failure counter) or disable an endpoint',
-      handler: ({ org, params, body }) => endpoints.toggle(org.org.id, params.id, body.isActive),
+      handler: ({ org, params, body }) => endpoints.toggle(org.organization.id, params.id, body.isActive),
     }),
     route({
       ...common, method: 'DELETE', path: '/api/org/{slug}/webhook-endpoints/{id}', scope: 'org.webhook.delete', params: endpointIdParams,
       response: { 204: null }, summary: 'Delete an endpoint (soft: its deliveries stay listed in the audit trail)',
       handler: async ({ org, params }) => {
-        await endpoints.delete(org.org.id, params.id);
+        await endpoints.delete(org.organization.id, params.id);
       },
     }),
     route({
       ...common, method: 'GET', path: '/api/org/{slug}/webhook-endpoints/{id}/deliveries', scope: 'org.webhook.read', params: endpointIdParams, query: deliveriesQuery,
       response: deliveriesResponse, summary: "An endpoint's delivery attempts, newest first",
       handler: async ({ org, params, query }) => {
-        await endpoints.get(org.org.id, params.id);
-        return listDeliveries(db, org.org.id, params.id, { limit: query.limit ?? 50, after: query.after });
+        await endpoints.get(org.organization.id, params.id);
+        return listDeliveries(db, org.organization.id, params.id, { limit: query.limit ?? 50, after: query.after });
       },
     }),
   ];

@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { KernelAuthz, type GrantsProvider, type OrgContext, type Principal } from '../../../core/index.ts';
 
 const org = (role?: 'Owner' | 'Admin' | 'Member'): OrgContext => ({
-  org: { id: 'o1', slug: 'acme', name: 'Acme', type: 'team' },
-  ...(role ? { member: { id: 'm1', role } } : {}),
+  organization: { id: 'o1', slug: 'acme', name: 'Acme', type: 'team' },
+  ...(role ? { membership: { id: 'm1', role } } : {}),
 });
 const account: Principal = { type: 'account', id: 'a1', accountId: 'a1' };
 const token = (scopes: string[]): Principal => ({ type: 'machine', id: 't1', scopes });
 /** The orgs plugin's rule: Owner and Admin hold everything, other members the default grant. */
-const byRole: GrantsProvider = async (_p, o) => (o.member?.role === 'Owner' || o.member?.role === 'Admin' ? 'all' : ['org.audit_event_log.list:actor=self', 'org.project.read:project=p1']);
+const byRole: GrantsProvider = async (_p, o) => (o.membership?.role === 'Owner' || o.membership?.role === 'Admin' ? 'all' : ['org.audit_event_log.list:actor=self', 'org.project.read:project=p1']);
 
 describe('core.authz: what a principal holds in an organization', () => {
   const table: Array<[what: string, principal: Principal, context: OrgContext, provider: GrantsProvider | undefined, scope: string, holds: boolean]> = [

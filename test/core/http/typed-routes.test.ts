@@ -64,7 +64,7 @@ describe('route() narrows the handler input from the definition', () => {
         expectTypeOf(org).toEqualTypeOf<MemberOrgContext>();
       },
     });
-    route({ method: 'GET', path: '/api/org/{slug}/z', auth: 'session', org: true, handler: ({ org }) => expectTypeOf(org.member).toEqualTypeOf<OrgContext['member']>() });
+    route({ method: 'GET', path: '/api/org/{slug}/z', auth: 'session', org: true, handler: ({ org }) => expectTypeOf(org.membership).toEqualTypeOf<OrgContext['membership']>() });
     route({ method: 'GET', path: '/api/mixed', auth: ['session', 'apiKey'], handler: ({ principal }) => expectTypeOf(principal).toEqualTypeOf<Principal>() });
   });
 });

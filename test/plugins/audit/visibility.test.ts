@@ -4,7 +4,7 @@ import { isVisible, resolveVisibility } from '../../../plugins/audit/visibility.
 import { KernelAuthz, type AuthzService, type OrgContext, type Principal } from '../../../core/index.ts';
 
 const principal: Principal = { type: 'account', id: 'me', accountId: 'me' };
-const org = (role: 'Owner' | 'Admin' | 'Member'): OrgContext => ({ org: { id: 'o', slug: 'acme', name: 'Acme', type: 'team' }, member: { id: 'm', role } });
+const org = (role: 'Owner' | 'Admin' | 'Member'): OrgContext => ({ organization: { id: 'o', slug: 'acme', name: 'Acme', type: 'team' }, membership: { id: 'm', role } });
 const grantsOf = (g: 'all' | string[]): AuthzService => new KernelAuthz(() => async () => g);
 const ev = (eventType: string, actorId = 'someone') => ({ eventType, actor: { type: 'account', id: actorId } });
 const SAMPLE = [ev('agent.hired'), ev('org.project.created'), ev('reporting.run'), ev('payment.charge'), ev('org.member.invited'), ev('x.own', 'me')];
