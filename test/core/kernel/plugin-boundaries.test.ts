@@ -134,6 +134,7 @@ const KERNEL_SERVICES: Array<{ pattern: RegExp; use: string }> = [
   { pattern: /new PermissionSet\(/, use: 'core.authz (holds, require, permissionSet, setOf)' },
   { pattern: /extensions\(\s*coreExtensions\.grants\s*\)/, use: 'core.authz (plugins only contribute to coreExtensions.grants)' },
   { pattern: /\bsetInterval\(/, use: 'core.jobs schedule (once across processes, survives restarts)' },
+  { pattern: /\bprincipal\.accountId!|\borg\.membership!/, use: "route()'s typed principal and org (AccountPrincipal, MemberOrgContext)" },
 ];
 
 function kernelServiceCopies(code: string): string[] {
@@ -146,6 +147,7 @@ describe('plugins use the kernel services', () => {
     expect(kernelServiceCopies('const held = new PermissionSet(grants);')).toHaveLength(1);
     expect(kernelServiceCopies('const g = ctx.extensions(coreExtensions.grants);')).toHaveLength(1);
     expect(kernelServiceCopies('const sweep = setInterval(() => purge(), 600_000);')).toHaveLength(1);
+    expect(kernelServiceCopies('await members.get(org.organization.id, principal.accountId!);')).toHaveLength(1);
     expect(kernelServiceCopies('// never new PermissionSet( here\nctx.extend(coreExtensions.grants, provider);')).toEqual([]);
   });
 
