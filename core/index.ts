@@ -34,7 +34,6 @@ export type { PasskeyStore, StoredPasskey } from './seals/passkey-store.types.ts
 export type { SealPurposeContext } from './seals/seal.service.ts';
 export type { PurposeDefinition, PurposeFieldContext } from './seals/purpose-registry.ts';
 export { SealBindingError, parseCanonicalLine } from './seals/binding.ts';
-export { APPROVAL_STAMP_PURPOSE } from './seals/purpose-registry.ts';
 export type { SealBinding, SealField } from './seals/binding.ts';
 export type { SealProof } from './seals/seal-proof.ts';
 export type { AuditService, AuditEventInput, AuditActorRef, AppendOptions } from './audit/audit-service.types.ts';

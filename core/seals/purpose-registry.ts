@@ -48,20 +48,6 @@ export interface PurposeDefinition<Context = unknown> {
 }
 
 /**
- * Approval stamp field order and repeatable keys as fixed by the spec; the approvals plugin adds
- * `buildFields`. The subject is `{instanceId}|approve|reject`.
- * @see docs/seals.md
- */
-export const APPROVAL_STAMP_PURPOSE = {
-  purpose: 'approval.stamp',
-  allowedInputs: ['input.reason'],
-  fieldKeys: [
-    'org', 'instance', 'number', 'title', 'decision', 'requester', 'body.sha256', 'attachments.sha256', 'grant', 'input.reason',
-  ],
-  repeatableKeys: ['grant'],
-} as const satisfies PurposeDefinition;
-
-/**
  * Trims an input value the way inputs are bound (`String.prototype.trim`: Unicode white space and line terminators).
  * @see docs/seals.md
  */

@@ -1,9 +1,9 @@
 import { approvalsExtensions } from './api.ts';
-import { APPROVAL_STAMP_PURPOSE, coreRefs, createServiceRef, definePlugin, type SealPurposeContext } from '../../core/index.ts';
+import { coreRefs, createServiceRef, definePlugin, type SealPurposeContext } from '../../core/index.ts';
 import { FormsService } from './forms.service.ts';
 import { InstancesService } from './instances.service.ts';
 import { LineResolver } from './line-resolver.ts';
-import { isOtherStampInstance, StampBinding } from './stamp-binding.ts';
+import { APPROVAL_STAMP_PURPOSE, isOtherStampInstance, StampBinding } from './stamp-binding.ts';
 import { StampsService } from './stamps.service.ts';
 import { SecondDeviceService } from './second-device.service.ts';
 import { SecondDeviceSettingsService } from './second-device-settings.service.ts';

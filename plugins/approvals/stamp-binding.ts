@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { coreRefs, inject, injectable, SealBindingError, type Database, type SealField, type SealPurposeContext, type PurposeFieldContext } from '../../core/index.ts';
+import { coreRefs, inject, injectable, SealBindingError, type Database, type SealField, type SealPurposeContext, type PurposeDefinition, type PurposeFieldContext } from '../../core/index.ts';
 import { orgsRefs, type OrganizationsService } from '../orgs/api.ts';
 import { rbacRefs, type RolesService } from '../rbac/api.ts';
 import { approvalsErrors } from './errors.ts';
@@ -7,6 +7,20 @@ import type { Attachment, InstanceRow } from './records.ts';
 
 const STAMP_SUBJECT = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\|approve\|reject$/;
 const SUBMIT_SUBJECT = /^[^|]+\|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\|submit$/;
+
+/**
+ * Approval stamp field order and repeatable keys as fixed by the spec; `index.ts` adds
+ * `buildFields`. The subject is `{instanceId}|approve|reject`.
+ * @see docs/seals.md
+ */
+export const APPROVAL_STAMP_PURPOSE = {
+  purpose: 'approval.stamp',
+  allowedInputs: ['input.reason'],
+  fieldKeys: [
+    'org', 'instance', 'number', 'title', 'decision', 'requester', 'body.sha256', 'attachments.sha256', 'grant', 'input.reason',
+  ],
+  repeatableKeys: ['grant'],
+} as const satisfies PurposeDefinition;
 
 /** Lowercase hex SHA-256 of UTF-8 text. */
 export const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalLine, SealBindingError, type SealField } from '../../../core/seals/binding.ts';
-import { APPROVAL_STAMP_PURPOSE, assertInputMatches, PurposeRegistry } from '../../../core/seals/purpose-registry.ts';
+import { assertInputMatches, PurposeRegistry } from '../../../core/seals/purpose-registry.ts';
+import { APPROVAL_STAMP_PURPOSE } from '../../../plugins/approvals/stamp-binding.ts';
 
 const NONCE = 'cd'.repeat(32);
 
