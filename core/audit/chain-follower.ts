@@ -7,10 +7,7 @@ import { ChainLanes, type ChainLaneOptions, type ChainSend } from './chain-lanes
 export type { ChainLaneOptions, ChainSend } from './chain-lanes.ts';
 
 /** A chain head: `seq` is the position of the organization's last sealed record. */
-export interface ChainHead {
-  orgId: string;
-  seq: number;
-}
+type Head = { orgId: string; seq: number };
 
 /** What every {@link ChainFollower} is given. */
 interface ChainFollowerBase<T extends { orgId: string }> {
@@ -24,7 +21,7 @@ interface ChainFollowerBase<T extends { orgId: string }> {
    * Once per pass, from the heads of the due organizations (every organization's on a poll), those
    * with work, with what the work needs (e.g. cursors read in one statement). A rejection fails the pass (logged; the next poll retries).
    */
-  select: (heads: ChainHead[]) => Promise<T[]>;
+  select: (heads: Array<{ orgId: string; seq: number }>) => Promise<T[]>;
 }
 
 /** A follower whose work for an organization is one awaited catch-up (the analytics projector, the raw archive). */
@@ -125,14 +122,14 @@ export class ChainFollower<T extends { orgId: string }> {
     } while (this.running);
   }
 
-  private wake(heads?: ChainHead[]): void {
+  private wake(heads?: Head[]): void {
     if (this.stopped) return;
     if (!heads) this.due = 'all';
     else for (const h of heads) this.markDue(h);
     if (!this.running) void this.schedule(false);
   }
 
-  private markDue(h: ChainHead): void {
+  private markDue(h: Head): void {
     if (this.due !== 'all') this.due.set(h.orgId, Math.max(h.seq, this.due.get(h.orgId) ?? 0));
   }
 
