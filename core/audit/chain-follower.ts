@@ -22,6 +22,11 @@ interface ChainFollowerBase<T extends { orgId: string }> {
    * with work, with what the work needs (e.g. cursors read in one statement). A rejection fails the pass (logged; the next poll retries).
    */
   select: (heads: Array<{ orgId: string; seq: number }>) => Promise<T[]>;
+  /**
+   * The heads a poll hands `select`: by default every organization's (`auditLog.heads()`). A follower
+   * working for a few organizations (those with webhook endpoints) reads only theirs.
+   */
+  pollHeads?: () => Promise<Array<{ orgId: string; seq: number }>>;
 }
 
 /** A follower whose work for an organization is one awaited catch-up (the analytics projector, the raw archive). */
@@ -149,8 +154,9 @@ export class ChainFollower<T extends { orgId: string }> {
     const scope = this.due;
     this.due = new Map();
     if (scope !== 'all' && scope.size === 0) return;
-    // The sealing event names the chains and their heads; only a poll reads every head.
-    const heads = scope === 'all' ? await this.options.auditLog.heads() : [...scope].map(([orgId, seq]) => ({ orgId, seq }));
+    // The sealing event names the chains and their heads; only a poll reads the heads.
+    const heads = scope !== 'all' ? [...scope].map(([orgId, seq]) => ({ orgId, seq }))
+      : await (this.options.pollHeads?.() ?? this.options.auditLog.heads());
     const headOf = new Map(heads.map((h) => [h.orgId, h.seq]));
     for (const item of await this.options.select(heads)) {
       if (this.stopped && !draining) return;

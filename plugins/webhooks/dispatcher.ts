@@ -111,6 +111,7 @@ export class Dispatcher {
     this.follower = new ChainFollower({
       auditLog, logger, pollMs: options.pollMs, what: 'webhook dispatch',
       select: (heads) => this.behind(heads),
+      pollHeads: () => this.headsWithCursors(),
       claim: ({ orgId, seq }) => this.claim(orgId, seq),
       lanes: { concurrency: options.perEndpointConcurrency, maxQueuedPerOrg: options.maxQueuedPerOrg, idle: (_orgId, endpointId) => this.breakers.delete(endpointId) },
     });
@@ -129,6 +130,14 @@ export class Dispatcher {
   async stop(): Promise<void> {
     await this.follower.stop();
     await this.recorder.idle();
+  }
+
+  /** What a poll looks at: the heads of the organizations with a cursor (with endpoints), not every organization's. */
+  private async headsWithCursors(): Promise<Array<{ orgId: string; seq: number }>> {
+    const cursors: Array<{ orgId: string }> = await this.db.knex('webhooks.cursors').select('orgId');
+    const heads = [];
+    for (const { orgId } of cursors) heads.push({ orgId, seq: await this.auditLog.headSeq(orgId) });
+    return heads;
   }
 
   /** Once a pass: the upkeep of the claims, then the organizations whose chain grew past their cursor. */

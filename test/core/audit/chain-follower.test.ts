@@ -120,6 +120,19 @@ describe('ChainFollower with claim and lanes', () => {
     expect(c.log.filter((l) => l.startsWith('send '))).toEqual(['send a x 1']);
   });
 
+  it('a poll reads the heads through pollHeads when given, not every organization\'s', async () => {
+    const auditLog = { heads: async () => { throw new Error('every head read'); } } as unknown as AuditLog;
+    const seen: string[][] = [];
+    const follower = new ChainFollower({
+      auditLog, logger: silent, pollMs: 60_000, what: 'test',
+      pollHeads: async () => [{ orgId: 'mine', seq: 3 }],
+      select: async (heads) => (seen.push(heads.map((h) => `${h.orgId}@${h.seq}`)), []),
+      work: async () => {},
+    });
+    await follower.drain();
+    expect(seen).toEqual([['mine@3']]);
+  });
+
   it('refuses lanes without a positive integer concurrency or room', () => {
     const base = { auditLog: {} as AuditLog, logger: silent, pollMs: 1_000, what: 'test', select: async () => [], claim: async () => ({ sends: [], more: false }) };
     expect(() => new ChainFollower({ ...base, lanes: { concurrency: 0, maxQueuedPerOrg: 10 } })).toThrow(RangeError);
