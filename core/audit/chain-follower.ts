@@ -67,8 +67,8 @@ export type ChainFollowerOptions<T extends { orgId: string }> = ChainWorkOptions
 /**
  * Follows the sealed chains for work kept behind its own cursors (the end-user activity projector,
  * the raw archive, webhook delivery): a pass over the chains this process just sealed, with the
- * heads the sealing event names (at once), or over every organization's head (every `pollMs`), one
- * pass at a time, organizations named while one runs collected for the next. One organization's
+ * heads the sealing event names (at once), or over the heads a poll reads (every `pollMs`: every
+ * organization's, or `pollHeads`), one pass at a time, organizations named while one runs collected for the next. One organization's
  * failure never stops the others. With `claim`, a pass only claims; the sends run afterwards in the
  * organization's lanes, so a slow receiver never holds up the passes nor another organization.
  * @see docs/plugins.md "Following the sealed chains"
