@@ -49,7 +49,9 @@ export { openIdCallbackQuery } from './openid/callback-query.ts';
 export { discoverProvider, finishOidc, SigninRefused, startOidc, type IdpIdentity, type OidcSigninConfig } from './openid/relying-party.ts';
 export type { Egress, EgressFailureClass, EgressFetch, EgressPostOptions, EgressResponse, FetchOptions } from './egress/egress.types.ts';
 export { AUDIT_SEALED_EVENT, followSealedChains, type AuditSealedPayload } from './audit/audit-sealed-event.ts';
-export { ChainFollower, type ChainFollowerOptions } from './audit/chain-follower.ts';
+export {
+  ChainFollower, type ChainFollowerOptions, type ChainWorkOptions, type ChainClaimOptions, type ChainClaim, type ChainLaneOptions, type ChainSend,
+} from './audit/chain-follower.ts';
 export type { RateLimitService, RateLimiter, RateLimitSpec, RateLimitState } from './rate-limit/rate-limits.ts';
 /** core.authz: scope expressions, permission sets, narrowing, separation of duties. */
 export * from './authz/index.ts';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import {
-  EgressError, followSealedChains,
-  type AuditLog, type AuditService, type Clock, type Database, type Egress, type EventBus, type SealedAuditRecord,
+  ChainFollower, EgressError,
+  type AuditLog, type AuditService, type ChainClaim, type ChainSend, type Clock, type Database, type Egress, type EventBus, type SealedAuditRecord,
 } from '../../core/index.ts';
 import { matchesAny } from './event-patterns.ts';
 import type { EndpointsService } from './endpoints.service.ts';
@@ -59,20 +59,16 @@ interface Claim {
   /** The endpoint's URL when the batch was claimed (checked again by core.egress at connect). */
   url: string;
   secret: string;
-  /** The endpoint's failure counter when the batch was claimed (seeds its lane). */
+  /** The endpoint's failure counter when the batch was claimed (seeds its breaker). */
   failuresAtClaim: number;
   claimedAt: Date;
   records: SealedAuditRecord[];
   /** The body of `records[i]` for a delivery id (the record is serialised once for every endpoint). */
   bodies: Array<(id: string) => string>;
-  /** The next index to send. */
-  next: number;
 }
 
-/** One endpoint's queue in this process: at most `perEndpointConcurrency` requests at once. */
-interface Lane {
-  claims: Claim[];
-  active: number;
+/** An endpoint's circuit breaker while its lane lives in this process. */
+interface Breaker {
   /** Failures since the last success, counted as outcomes arrive (the database lags one flush). */
   failures: number;
   /** Set when `failures` reached the breaker: what is still queued is skipped, not sent. */
@@ -80,30 +76,25 @@ interface Lane {
 }
 
 /**
- * Delivers sealed audit events to webhook endpoints, **at most once**. For each organization with
- * endpoints, one transaction locks its cursor (`FOR UPDATE SKIP LOCKED`, so several Aerie
- * processes share the work), records one claim per endpoint for the batch ("endpoint E is sent
- * these chain positions, with these delivery ids") and advances the cursor; only after that commit
- * do requests leave, through `core.egress`. Each delivery's outcome is written once, by the
- * {@link OutcomeRecorder} in batches (one row per claim and flush); the claim goes when its last outcome is written. The
+ * Delivers sealed audit events to webhook endpoints, **at most once**. It follows the chains with
+ * the kernel's {@link ChainFollower}, claiming: for each organization with endpoints, one
+ * transaction locks its cursor (`FOR UPDATE SKIP LOCKED`, so several Aerie processes share the
+ * work), records one claim per endpoint for the batch ("endpoint E is sent these chain positions,
+ * with these delivery ids") and advances the cursor; only after that commit do requests leave,
+ * through `core.egress`. Each delivery's outcome is written once, by the {@link OutcomeRecorder} in
+ * batches (one row per claim and flush); the claim goes when its last outcome is written. The
  * process keeps a heartbeat on its open claims; a claim without one for `interruptedAfterMs` (its
  * process died) turns into `unknown` rows for what has no outcome, and is never sent again. No retries.
- * Each endpoint has its own lane, so a slow or hanging receiver delays only its own deliveries;
- * `BREAKER_THRESHOLD` consecutive failures disable it (a success resets the counter).
+ * Each endpoint has its own lane (the follower's, per organization), so a slow or hanging receiver
+ * delays only its own deliveries; `BREAKER_THRESHOLD` consecutive failures disable it (a success
+ * resets the counter).
  * @see docs/api/webhooks.md "Delivery"
  */
 export class Dispatcher {
-  private readonly lanes = new Map<string, Lane>();
-  private readonly queuedPerOrg = new Map<string, number>();
-  private readonly inFlight = new Set<Promise<void>>();
-  /** Organizations skipped by a pass because their queue here was full. */
-  private readonly waitingForRoom = new Set<string>();
+  private readonly follower: ChainFollower<{ orgId: string; seq: number }>;
+  /** The breakers of the endpoints with a lane here: seeded by the claim that starts the lane, dropped with it. */
+  private readonly breakers = new Map<string, Breaker>();
   private readonly recorder: OutcomeRecorder;
-  private unfollow?: () => void;
-  private passRunning = false;
-  /** What the next pass covers: named organizations, or all of them. */
-  private due: Set<string> | 'all' = new Set();
-  private stopped = false;
   private lastUpkeepAt = 0;
 
   constructor(
@@ -117,11 +108,18 @@ export class Dispatcher {
     private readonly options: DispatcherOptions = DEFAULT_DISPATCHER_OPTIONS,
   ) {
     this.recorder = new OutcomeRecorder(db, audit, clock, logger);
+    this.follower = new ChainFollower({
+      auditLog, logger, pollMs: options.pollMs, what: 'webhook dispatch',
+      select: (heads) => this.behind(heads),
+      pollHeads: () => this.headsWithCursors(),
+      claim: ({ orgId, seq }) => this.claim(orgId, seq),
+      lanes: { concurrency: options.perEndpointConcurrency, maxQueuedPerOrg: options.maxQueuedPerOrg, idle: (_orgId, endpointId) => this.breakers.delete(endpointId) },
+    });
   }
 
   /** Starts polling, and reacts at once to chains this process sealed. */
   start(events: EventBus): void {
-    this.unfollow = followSealedChains(events, this.options.pollMs, (heads) => this.wake(heads?.map((h) => h.orgId)));
+    this.follower.start(events);
   }
 
   /**
@@ -130,67 +128,35 @@ export class Dispatcher {
    * turn `unknown` after `interruptedAfterMs`.
    */
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.unfollow?.();
-    while (this.passRunning || this.inFlight.size) await Promise.race([...this.inFlight, new Promise((r) => setTimeout(r, 20))]);
+    await this.follower.stop();
     await this.recorder.idle();
   }
 
-  /**
-   * Runs a pass now (or right after the running one) over `orgIds`, or over every organization with
-   * endpoints when none are named (the poll, which also finds chains other processes sealed).
-   */
-  wake(orgIds?: readonly string[]): void {
-    if (this.stopped) return;
-    if (!orgIds) this.due = 'all';
-    else if (this.due !== 'all') for (const id of orgIds) this.due.add(id);
-    if (this.passRunning) return;
-    this.passRunning = true;
-    void this.pass()
-      .catch((err: unknown) => this.logger.error({ err }, 'webhook dispatch pass failed; retried on the next poll'))
-      .finally(() => {
-        this.passRunning = false;
-        if ((this.due === 'all' || this.due.size > 0) && !this.stopped) this.wake([]);
-      });
+  /** What a poll looks at: the heads of the organizations with a cursor (with endpoints), not every organization's. */
+  private async headsWithCursors(): Promise<Array<{ orgId: string; seq: number }>> {
+    const cursors: Array<{ orgId: string }> = await this.db.knex('webhooks.cursors').select('orgId');
+    const heads = [];
+    for (const { orgId } of cursors) heads.push({ orgId, seq: await this.auditLog.headSeq(orgId) });
+    return heads;
   }
 
-  private markDue(orgId: string): void {
-    if (this.due !== 'all') this.due.add(orgId);
-  }
-
-  private async pass(): Promise<void> {
-    const scope = this.due;
-    this.due = new Set();
-    if (scope !== 'all' && scope.size === 0) return;
+  /** Once a pass: the upkeep of the claims, then the organizations whose chain grew past their cursor. */
+  private async behind(heads: Array<{ orgId: string; seq: number }>): Promise<Array<{ orgId: string; seq: number }>> {
     await this.upkeep();
-    let query = this.db.knex('webhooks.cursors').select('orgId', 'seq');
-    if (scope !== 'all') query = query.whereIn('orgId', [...scope]);
-    const cursors: Array<{ orgId: string; seq: string | number }> = await query;
-    for (const cursor of cursors) {
-      if (this.stopped) return;
-      if ((this.queuedPerOrg.get(cursor.orgId) ?? 0) >= this.options.maxQueuedPerOrg) {
-        this.waitingForRoom.add(cursor.orgId); // woken when half of its queue has left
-        continue;
-      }
-      // One organization's failure (a poison row, a database error) never stops the others.
-      try {
-        const head = await this.auditLog.headSeq(cursor.orgId);
-        // A full batch claimed: more may be waiting, so this organization is due again.
-        if (head > Number(cursor.seq) && (await this.claim(cursor.orgId, Number(cursor.seq)))) this.markDue(cursor.orgId);
-      } catch (err) {
-        this.logger.error({ err, orgId: cursor.orgId }, 'webhook dispatch failed for one organization; retried on the next poll');
-      }
-    }
+    const headOf = new Map(heads.map((h) => [h.orgId, h.seq]));
+    const cursors: Array<{ orgId: string; seq: string | number }> = await this.db.knex('webhooks.cursors')
+      .whereRaw('org_id = ANY(?::uuid[])', [[...headOf.keys()]]).select('orgId', 'seq');
+    return cursors.filter((c) => headOf.get(c.orgId)! > Number(c.seq)).map((c) => ({ orgId: c.orgId, seq: Number(c.seq) }));
   }
 
   /**
-   * Records the claims of the next sealed events and advances the cursor, then sends them.
-   * @returns whether a full batch was claimed (more may be waiting).
+   * Records the claims of the next sealed events and advances the cursor, then hands the follower
+   * their sends (one per delivery, in the endpoint's lane).
    */
-  private async claim(orgId: string, fromSeq: number): Promise<boolean> {
+  private async claim(orgId: string, fromSeq: number): Promise<ChainClaim> {
     // Read outside the transaction: embedded PGlite has one connection.
     const records = await this.auditLog.records(orgId, { fromSeq: fromSeq + 1, limit: this.options.batchSize });
-    if (!records.length) return false;
+    if (!records.length) return { sends: [], more: false };
     // The counters read below then include every outcome this process has seen so far.
     await this.recorder.written();
     const claimed = await this.db.transaction(async (trx) => {
@@ -207,7 +173,7 @@ export class Dispatcher {
         claims.push({
           id: randomBytes(12).toString('base64url'), orgId, endpointId: endpoint.id, url: endpoint.url,
           secret: this.endpoints.secretOf(endpoint.id, endpoint.secretCiphertext), failuresAtClaim: endpoint.consecutiveFailures, claimedAt,
-          records: mine, bodies: mine.map((r) => bodies.get(r) ?? bodies.set(r, envelopeBodies(r)).get(r)!), next: 0,
+          records: mine, bodies: mine.map((r) => bodies.get(r) ?? bodies.set(r, envelopeBodies(r)).get(r)!),
         });
       }
       if (claims.length) {
@@ -223,46 +189,26 @@ export class Dispatcher {
       await trx('webhooks.cursors').where({ orgId }).update({ seq: records.at(-1)!.seq, updatedAt: claimedAt });
       return claims;
     });
-    // Committed: the attempts are on record. Only now do requests leave.
+    // Committed: the attempts are on record. The follower starts the requests once this resolves.
+    const sends: ChainSend[] = [];
     for (const claim of claimed) {
       this.recorder.opened(claim.id, claim.records.length);
-      this.enqueue(claim);
+      for (let index = 0; index < claim.records.length; index++) sends.push({ lane: claim.endpointId, send: () => this.deliver(claim, index) });
     }
-    return records.length === this.options.batchSize;
+    // A full batch: more may be waiting, so this organization is due again.
+    return { sends, more: records.length === this.options.batchSize };
   }
 
-  private enqueue(claim: Claim): void {
-    let lane = this.lanes.get(claim.endpointId);
-    if (!lane) this.lanes.set(claim.endpointId, (lane = { claims: [], active: 0, failures: claim.failuresAtClaim, disabled: false }));
-    lane.claims.push(claim);
-    this.queuedPerOrg.set(claim.orgId, (this.queuedPerOrg.get(claim.orgId) ?? 0) + claim.records.length);
-    this.drain(claim.endpointId, lane);
+  /** The breaker of `claim`'s endpoint, seeded from the claim when its lane starts. */
+  private breaker(claim: Claim): Breaker {
+    let breaker = this.breakers.get(claim.endpointId);
+    if (!breaker) this.breakers.set(claim.endpointId, (breaker = { failures: claim.failuresAtClaim, disabled: false }));
+    return breaker;
   }
 
-  private drain(endpointId: string, lane: Lane): void {
-    // Once stopping, nothing new leaves: what is still queued keeps its claim and turns `unknown`.
-    while (!this.stopped && lane.active < this.options.perEndpointConcurrency && lane.claims.length) {
-      const claim = lane.claims[0]!;
-      const index = claim.next++;
-      if (claim.next === claim.records.length) lane.claims.shift();
-      lane.active += 1;
-      const run = this.deliver(claim, index, lane).then(() => {
-        lane.active -= 1;
-        this.inFlight.delete(run);
-        const queued = (this.queuedPerOrg.get(claim.orgId) ?? 1) - 1;
-        if (queued > 0) this.queuedPerOrg.set(claim.orgId, queued);
-        else this.queuedPerOrg.delete(claim.orgId);
-        if (queued <= this.options.maxQueuedPerOrg / 2 && this.waitingForRoom.delete(claim.orgId)) this.wake([claim.orgId]);
-        if (lane.claims.length) this.drain(endpointId, lane);
-        // An idle lane is dropped: the next claim seeds a new one from the (then written) counter.
-        else if (lane.active === 0) this.lanes.delete(endpointId);
-      });
-      this.inFlight.add(run);
-    }
-  }
-
-  /** Sends delivery `index` of `claim` (or skips it when the lane's breaker tripped) and hands its outcome to the recorder. Never rejects. */
-  private async deliver(claim: Claim, index: number, lane: Lane): Promise<void> {
+  /** Sends delivery `index` of `claim` (or skips it when the endpoint's breaker tripped) and hands its outcome to the recorder. Never rejects. */
+  private async deliver(claim: Claim, index: number): Promise<void> {
+    const breaker = this.breaker(claim);
     const record = claim.records[index]!;
     const id = `msg_${claim.id}_${index}`;
     const outcome: Outcome = {
@@ -270,7 +216,7 @@ export class Dispatcher {
       auditEventId: record.id, eventSeq: record.seq, eventType: record.eventType, attemptedAt: claim.claimedAt, outcome: 'skipped',
     };
     try {
-      if (lane.disabled) {
+      if (breaker.disabled) {
         outcome.failureClass = 'endpoint_disabled';
         outcome.detail = 'the endpoint was disabled by the circuit breaker before this request left';
         return;
@@ -300,8 +246,8 @@ export class Dispatcher {
         outcome.failureClass = error.failureClass;
         outcome.detail = error.detail;
       }
-      lane.failures = outcome.outcome === 'succeeded' ? 0 : lane.failures + 1;
-      if (lane.failures >= BREAKER_THRESHOLD) lane.disabled = true;
+      breaker.failures = outcome.outcome === 'succeeded' ? 0 : breaker.failures + 1;
+      if (breaker.failures >= BREAKER_THRESHOLD) breaker.disabled = true;
     } finally {
       this.recorder.record(outcome);
     }
