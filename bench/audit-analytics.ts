@@ -34,10 +34,10 @@ import { DAY_MS, utcDay, toAuditTimestamp, type AuditService, type SealedAuditRe
 import { rollUpDay } from '../plugins/analytics/day-rollup.ts';
 import { addActiveDays, countActiveUsers } from '../plugins/analytics/active-days.ts';
 import type { ActivityRow } from '../plugins/analytics/activity-row.ts';
-import { analyticsRefs, type ActivityProjector } from '../plugins/analytics/api.ts';
+import { analyticsRefs, type EndUserActivity } from '../plugins/analytics/api.ts';
 import { countryOf } from '../workers/rollup-day.ts';
 import { TestAerie } from '../test/helpers/harness.ts';
-import { auditRefs, type BatchArchive } from '../plugins/audit/api.ts';
+import { auditRefs, type BatchFiles } from '../plugins/audit/api.ts';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -178,11 +178,11 @@ async function main(): Promise<void> {
       }
     }
     await aerie.kernel.auditSealer.drain();
-    await aerie.kernel.container.resolve<ActivityProjector>(analyticsRefs.activity.id).drain();
+    await aerie.kernel.container.resolve<EndUserActivity>(analyticsRefs.activity.id).drain();
     // The raw batch archive and the checkpoints catch up on what was just sealed (they would have long
     // before anyone reads a 90-day window; left to their timers they stalled timed requests for 0.2–1 s).
     await aerie.kernel.auditCheckpointer.flush();
-    await aerie.kernel.container.resolve<BatchArchive>(auditRefs.batchFiles.id).drain();
+    await aerie.kernel.container.resolve<BatchFiles>(auditRefs.batchFiles.id).drain();
     const writes = await projectorWrites(aerie, users, groups);
     // What autovacuum would have done by the time anyone reads a 90-day window.
     for (const table of ['end_user_activity', 'end_user_active_days', 'rollups']) await aerie.sql(`vacuum analyze analytics.${table}`);

@@ -26,7 +26,7 @@
  *    keep-alive connections (undici), one organization's API key (so every batch takes the same
  *    head lock), into an emptied table again, after ten warm-up requests; events/s from the first
  *    request to the last 201. (A client on a worker thread of its own measured slower: 0.34 vs 0.37–0.41.)
- * g. the raw batch archive of f's events (`BatchArchive.drain()`), which follows the chains in the
+ * g. the raw batch archive of f's events (`BatchFiles.drain()`), which follows the chains in the
  *    background and is stopped during e, e' and f so that they measure ingestion alone.
  * d. hashing alone on the same input: in-line single thread (`sealBatch`) vs the worker pool
  *    (`createHashPool`, 2 threads warmed first, one organization per task, all in flight
@@ -65,7 +65,7 @@ import { AuditIngestor } from '../core/audit/ingest.ts';
 import { systemClock } from '../core/clock.ts';
 import { Agent, request } from 'undici';
 import { postmasterOf, serverCpuMicros } from './proc-cpu.ts';
-import { auditRefs, type BatchArchive } from '../plugins/audit/api.ts';
+import { auditRefs, type BatchFiles } from '../plugins/audit/api.ts';
 
 const arg = (name: string, def: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -158,7 +158,7 @@ try {
   // The raw batch archive follows the chains in the background; from here on it is stopped, so e, e'
   // and f each measure ingestion alone (the archive's cursor would also stand past the emptied
   // chains), and g measures archiving f's events on its own.
-  const batchArchive = kernel.container.resolve<BatchArchive>(auditRefs.batchFiles.id);
+  const batchArchive = kernel.container.resolve<BatchFiles>(auditRefs.batchFiles.id);
   await batchArchive.stop();
   await emptyChain();
   const batches: Array<{ orgId: string; events: Array<{ eventType: string; businessData: Record<string, unknown> }> }> = [];

@@ -1,7 +1,7 @@
 import { DAY_MS, dayStartMs, utcDay, type AuditLog, type Clock, type Database } from '../../core/index.ts';
 import type { Counts, DayRollup } from './day-rollup.ts';
 import { WHOLE_ORG, type RollupReader } from './rollups.ts';
-import { OWNER_ONLY_PREFIXES, type DayFileArchive } from '../audit/api.ts';
+import { OWNER_ONLY_PREFIXES, type DayFiles } from '../audit/api.ts';
 import type { ActivityRow } from './activity-row.ts';
 import type { ForensicFn } from './rollup-pool.ts';
 import { HOT_STORE_DAYS } from './rollup-job.ts';
@@ -73,7 +73,7 @@ export interface AnalyticsAppGroup {
 export class AnalyticsService {
   constructor(
     private readonly db: Database, private readonly clock: Clock, private readonly rollups: RollupReader, private readonly auditLog: AuditLog,
-    private readonly archive: Pick<DayFileArchive, 'dayFiles' | 'readFile'>, private readonly scan: ForensicFn,
+    private readonly archive: Pick<DayFiles, 'dayFiles' | 'readFile'>, private readonly scan: ForensicFn,
   ) {}
 
   /**

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { DAY_MS, dayStartMs, utcDay, type Clock, type Database } from '../../core/index.ts';
-import type { DayFileArchive, DayFileRow } from '../audit/api.ts';
+import type { DayFileRow, DayFiles } from '../audit/api.ts';
 import type { DayRollup } from './day-rollup.ts';
 import type { RollupFn } from './rollup-pool.ts';
 import type { EventCollection } from './event-collection.ts';
@@ -31,7 +31,7 @@ export interface RollupReport {
  * @see docs/api/audit-analytics.md "Rollups"
  */
 export class RollupBuilder {
-  constructor(private readonly deps: { db: Database; archive: DayFileArchive; clock: Clock; logger: Logger; rollup: RollupFn; collection: EventCollection }) {}
+  constructor(private readonly deps: { db: Database; archive: DayFiles; clock: Clock; logger: Logger; rollup: RollupFn; collection: EventCollection }) {}
 
   /**
    * The nightly run (and its backfill): a failing day is logged and reported; the others go on.

@@ -6,18 +6,18 @@ import type { JSONWebKeySet } from 'jose';
 import { createServiceRef, type SealedAuditRecord } from '../../core/index.ts';
 import type { AuditVisibility } from './visibility.ts';
 import type { StoredChainReport, StoredRecordVerification } from './stored-verification.ts';
-import type { DayFileArchive } from './day-files.ts';
-import type { BatchArchive } from './batch-files.ts';
+import type { CompactionReport, CompactOutcome, DayFileRow } from './day-files.ts';
+import type { BatchFileRow } from './batch-files.ts';
 import type { PurgeHorizon } from './purge-horizon.ts';
-import type { RetentionEnforcer } from './retention-job.ts';
+import type { CohortRow, RetentionOrgReport } from './retention-job.ts';
 
 export type { AuditVisibility } from './visibility.ts';
 export { OWNER_ONLY_PREFIXES } from './visibility.ts';
 export type { CheckpointStatus, StoredChainReport, StoredRecordVerification } from './stored-verification.ts';
 export type { PurgeHorizon } from './purge-horizon.ts';
-export type { RetentionEnforcer, RetentionOrgReport } from './retention-job.ts';
-export type { CompactionReport, CompactOutcome, DayFileArchive, DayFileRow } from './day-files.ts';
-export type { BatchArchive, BatchFileRow } from './batch-files.ts';
+export type { CohortRow, RetentionOrgReport } from './retention-job.ts';
+export type { CompactionReport, CompactOutcome, DayFileRow } from './day-files.ts';
+export type { BatchFileRow } from './batch-files.ts';
 
 /** A sealed event as the query API shows it (no hashes). @see docs/audit.md */
 export interface AuditEventItem {
@@ -79,16 +79,54 @@ export interface AuditQueryService {
   purgeHorizon(orgId: string): Promise<PurgeHorizon | undefined>;
 }
 
+/**
+ * The audit archive: Parquet day files in `core.blob` and their manifest. Days are `YYYY-MM-DD` (UTC).
+ * @see docs/audit.md "Archive: day files"
+ */
+export interface DayFiles {
+  /** The manifest row of one organization's day, or undefined when it has no day file. */
+  dayFile(orgId: string, day: string): Promise<DayFileRow | undefined>;
+  /** An organization's day files from `fromDay` through `toDay`, oldest first. */
+  dayFiles(orgId: string, fromDay: string, toDay: string): Promise<DayFileRow[]>;
+  /** Every organization's day files from `fromDay` on (the rollups' input). */
+  dayFilesSince(fromDay: string): Promise<DayFileRow[]>;
+  /** A day file's bytes. @throws Error when the stored file is missing or its SHA-256 differs from the manifest */
+  readFile(row: Pick<DayFileRow, 'blobKey' | 'sha256'>): Promise<Buffer>;
+  /** Compacts one completed day of an organization into its day file (verified before it is listed). */
+  compactDay(orgId: string, day: string): Promise<CompactOutcome>;
+  /** Compacts every organization's completed days without a day file (the nightly schedule's work). */
+  compactPending(): Promise<CompactionReport>;
+}
+
+/** The raw archive: batch files written as the chains grow. @see docs/audit.md "Archive: batch files" */
+export interface BatchFiles {
+  /** Writes every batch that is complete now and answers the new files (tests, shutdown). */
+  drain(): Promise<BatchFileRow[]>;
+  /** The batch file holding record `seq` of an organization's chain, or undefined. */
+  batchFileAt(orgId: string, seq: number): Promise<BatchFileRow | undefined>;
+  /** Stops following the chains (waits for the file being written). */
+  stop(): Promise<void>;
+}
+
+/** Retention: notices to Owners, then the purge of archived days from the hot table. @see docs/audit.md "Retention" */
+export interface AuditRetention {
+  /** Enforces every organization's retention; an organization that failed is listed, the others go on. */
+  runAll(): Promise<{ reports: RetentionOrgReport[]; failed: Array<{ orgId: string; error: string }> }>;
+  /** Enforces one organization's retention (notices due, then the purge of a cohort whose time came). */
+  enforce(orgId: string): Promise<RetentionOrgReport>;
+  /** The organization's open notice cohort, or undefined. */
+  openCohort(orgId: string): Promise<CohortRow | undefined>;
+}
+
 export const auditRefs = {
   query: createServiceRef<AuditQueryService>('audit.query'),
   /** The audit archive: Parquet day files in `core.blob` and their manifest (docs/audit.md "Archive: day files"). */
-  dayFiles: createServiceRef<DayFileArchive>('audit.dayFiles'),
+  dayFiles: createServiceRef<DayFiles>('audit.dayFiles'),
   /** The raw archive: batch files written as the chains grow (docs/audit.md "Archive: batch files"). */
-  batchFiles: createServiceRef<BatchArchive>('audit.batchFiles'),
+  batchFiles: createServiceRef<BatchFiles>('audit.batchFiles'),
   /** Retention enforcement: notices to Owners and the purge of archived days (docs/audit.md "Retention"). */
-  retention: createServiceRef<RetentionEnforcer>('audit.retention'),
+  retention: createServiceRef<AuditRetention>('audit.retention'),
 };
 
-
-/** Nightly jobs claimed once per UTC day (compaction, retention; other plugins' nightly audit work). */
+/** Nightly schedules (compaction, retention; other plugins' nightly audit work, such as the analytics rollups). */
 export { NIGHTLY, scheduleNightly } from './nightly-job.ts';

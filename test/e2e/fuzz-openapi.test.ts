@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { TestAerie } from '../helpers/harness.ts';
-import { analyticsRefs, type ActivityProjector } from '../../plugins/analytics/api.ts';
-import { auditRefs, type BatchArchive } from '../../plugins/audit/api.ts';
+import { analyticsRefs, type EndUserActivity } from '../../plugins/analytics/api.ts';
+import { auditRefs, type BatchFiles } from '../../plugins/audit/api.ts';
 
 /**
  * The hardening probe, kept as a test: walk `GET /api/openapi.json` and send every route with a
@@ -85,10 +85,10 @@ describe('fuzz: every route in /api/openapi.json refuses hostile input with a 4x
     await aerie.kernel.auditCheckpointer.flush();
     // The chain followers catch up once and stop: the projector's cursor and the raw archive's
     // files would otherwise move on their own timers.
-    const projector = aerie.kernel.container.resolve<ActivityProjector>(analyticsRefs.activity.id);
+    const projector = aerie.kernel.container.resolve<EndUserActivity>(analyticsRefs.activity.id);
     await projector.drain();
     await projector.stop();
-    await aerie.kernel.container.resolve<BatchArchive>(auditRefs.batchFiles.id).stop();
+    await aerie.kernel.container.resolve<BatchFiles>(auditRefs.batchFiles.id).stop();
     tables = (await aerie.sql(`select table_schema || '.' || table_name as t from information_schema.tables
       where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema') and table_name <> 'knex_migrations' and table_name <> 'knex_migrations_lock'`))
       .map((r) => r.t as string).filter((t) => !VOLATILE_TABLES.has(t)).sort();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ManualClock } from '../../../core/clock.ts';
 import { coreRefs } from '../../../core/core-refs.ts';
 import type { AuditService } from '../../../core/audit/audit-service.types.ts';
-import { auditRefs, type DayFileArchive } from '../../../plugins/audit/api.ts';
+import { auditRefs, type DayFiles } from '../../../plugins/audit/api.ts';
 import { analyticsRefs } from '../../../plugins/analytics/api.ts';
 import type { RollupBuilder } from '../../../plugins/analytics/rollups.ts';
 import type { ActivityProjector } from '../../../plugins/analytics/activity-projector.ts';
@@ -87,7 +87,7 @@ describe('audit analytics: rollups from day files, /analytics, /analytics/rollup
     // gamma: created today, so no day file and no rollup yet.
     orgs.gamma = (await aerie.request('POST', '/api/org/create', { token: tokens.owner, body: { name: 'gamma', slug: 'gamma' } })).body.id;
     await append(orgs.gamma, [login('u1', 'passkey', GB, null as never)]);
-    const compacted = await aerie.kernel.container.resolve<DayFileArchive>(auditRefs.dayFiles.id).compactPending();
+    const compacted = await aerie.kernel.container.resolve<DayFiles>(auditRefs.dayFiles.id).compactPending();
     expect(compacted.failed).toEqual([]);
     expect(compacted.written).toHaveLength(4);
     await aerie.kernel.container.resolve<ActivityProjector>(analyticsRefs.activity.id).drain();

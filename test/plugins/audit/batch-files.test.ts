@@ -6,7 +6,7 @@ import { ManualClock } from '../../../core/clock.ts';
 import { coreRefs } from '../../../core/core-refs.ts';
 import type { AuditService } from '../../../core/audit/audit-service.types.ts';
 import type { AuditLog } from '../../../core/audit/audit-log.types.ts';
-import { auditRefs, type BatchArchive } from '../../../plugins/audit/api.ts';
+import { auditRefs, type BatchFiles } from '../../../plugins/audit/api.ts';
 import { BATCH_MAX_AGE_MS, BATCH_MAX_RECORDS, BATCH_MIN_RECORDS } from '../../../plugins/audit/batch-files.ts';
 import { TestAerie } from '../../helpers/harness.ts';
 import { offlineCheckFiles, verifyFile } from '../../helpers/verify-file.ts';
@@ -14,7 +14,7 @@ import { offlineCheckFiles, verifyFile } from '../../helpers/verify-file.ts';
 
 describe('audit raw archive: batch files written as the chains grow', () => {
   let aerie: TestAerie;
-  let batches: BatchArchive;
+  let batches: BatchFiles;
   const clock = new ManualClock(new Date());
   const tokens: Record<string, string> = {};
   const orgs: Record<string, string> = {};
@@ -32,7 +32,7 @@ describe('audit raw archive: batch files written as the chains grow', () => {
 
   beforeAll(async () => {
     aerie = await TestAerie.start({ plugins: ['accounts', 'orgs', 'audit'], clock, exactBaseUrl: true, env: { AERIE_PLATFORM_ADMINS: 'root@example.com' } });
-    batches = aerie.kernel.container.resolve<BatchArchive>(auditRefs.batchFiles.id);
+    batches = aerie.kernel.container.resolve<BatchFiles>(auditRefs.batchFiles.id);
     for (const who of ['owner', 'zetaOwner', 'root']) tokens[who] = await aerie.signIn(`${who}@example.com`);
     for (const [slug, who] of [['acme', 'owner'], ['zeta', 'zetaOwner']]) {
       const res = await aerie.request('POST', '/api/org/create', { token: tokens[who], body: { name: slug, slug } });

@@ -11,7 +11,8 @@ import { decodeDayFile } from '../../../core/audit/chain/day-file.ts';
 import { verifyRecords } from '../../../core/audit/chain/verify-chain.ts';
 import type { SealedAuditRecord } from '../../../core/audit/chain/audit-record.ts';
 import { registerAuditFileCommands } from '../../../core/audit/chain/verify-file.command.ts';
-import { auditRefs, type AuditQueryService, type DayFileArchive, type RetentionEnforcer } from '../../../plugins/audit/api.ts';
+import { auditRefs, type AuditQueryService, type AuditRetention } from '../../../plugins/audit/api.ts';
+import type { DayFileArchive } from '../../../plugins/audit/day-files.ts';
 import { registerAuditCommands } from '../../../plugins/audit/audit.command.ts';
 import { RETENTION_JOB } from '../../../plugins/audit/retention-job.ts';
 import { orgsRefs } from '../../../plugins/orgs/api.ts';
@@ -39,7 +40,7 @@ async function cli(register: (program: Command) => void, args: string[]) {
 describe('audit retention: notices to Owners, purge of archived days, verification across the purge horizon', () => {
   let aerie: TestAerie;
   let archive: DayFileArchive;
-  let enforcer: RetentionEnforcer;
+  let enforcer: AuditRetention;
   let auditQuery: AuditQueryService;
   const clock = new ManualClock(new Date(D1 + 10 * HOUR));
   const orgs: Record<string, string> = {};
@@ -79,7 +80,7 @@ describe('audit retention: notices to Owners, purge of archived days, verificati
   beforeAll(async () => {
     aerie = await TestAerie.start({ plugins: ['accounts', 'orgs', 'audit'], clock, exactBaseUrl: true, env: { AERIE_PLATFORM_ADMINS: 'root@example.com' } });
     archive = aerie.kernel.container.resolve<DayFileArchive>(auditRefs.dayFiles.id);
-    enforcer = aerie.kernel.container.resolve<RetentionEnforcer>(auditRefs.retention.id);
+    enforcer = aerie.kernel.container.resolve<AuditRetention>(auditRefs.retention.id);
     auditQuery = aerie.kernel.container.resolve<AuditQueryService>(auditRefs.query.id);
     root = await aerie.signIn('root@example.com');
     for (const [slug, who] of [['acme', OWNER], ['zeta', ZETA_OWNER]]) {
