@@ -17,7 +17,7 @@ export type { AuthScheme, AuthRequest } from './http/auth-scheme.ts';
 export type { GrantsProvider, OrgResolver } from './http/authorizer.ts';
 export type { ErrorFormat } from './http/app.ts';
 export { hasBadText, isDisplayName, isUuid, plainName } from './validation.ts';
-export { AerieError, aerieError, validationFailed, unauthorized, stepUpRequired, permissionDenied, upgradeRequired, notFound } from './errors.ts';
+export { AerieError, aerieError, validationFailed, unauthorized, stepUpRequired, permissionDenied, upgradeRequired, notFound, payloadTooLarge } from './errors.ts';
 export { defineErrorCodes, registeredErrorCodes } from './error-codes.ts';
 export type { ErrorCode, ErrorCodeInfo, ErrorCodeRegistry, ErrorCodeTable } from './error-codes.ts';
 export { currentRequest } from './request-context.ts';

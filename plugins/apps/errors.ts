@@ -1,4 +1,4 @@
-import { aerieError, defineErrorCodes, notFound, permissionDenied, validationFailed } from '../../core/index.ts';
+import { aerieError, defineErrorCodes, notFound, payloadTooLarge, permissionDenied, validationFailed } from '../../core/index.ts';
 
 /** The apps plugin's own error codes (documented in docs/api/apps.md). */
 export const appsErrorCodes = defineErrorCodes('apps', {
@@ -33,7 +33,7 @@ export const appsErrors = {
   ownApp: () => aerieError('OWN_APP', "An organization does not install its own app group: it has it already."),
   iconTypeUnsupported: () => aerieError('ICON_TYPE_UNSUPPORTED', 'An icon must be a PNG, JPEG, WebP or SVG image.'),
   /** A cleaned SVG that grew past the icon limit. */
-  iconTooLarge: (limitBytes: number) => aerieError('PAYLOAD_TOO_LARGE', `An icon is limited to ${limitBytes} bytes.`, { limitBytes }),
+  iconTooLarge: (limitBytes: number) => payloadTooLarge(limitBytes, 'An icon is'),
   /** No uploaded icon for that public key. */
   iconNotFound: () => notFound('Icon not found.'),
   /** Only confidential clients have a secret. */
