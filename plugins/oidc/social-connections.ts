@@ -53,8 +53,8 @@ interface Row {
  */
 @injectable()
 export class SocialConnections {
-  /** `core.egress` as a fetch for the providers (10 s, 256 KiB answers). */
-  private readonly fetch: EgressFetch;
+  /** `core.egress` as a fetch for the providers (10 s, 256 KiB answers); social flows use it too. */
+  readonly fetch: EgressFetch;
   /** `{login_url}`: the callback every connection registers at its provider. */
   private readonly loginUrl: string;
 
@@ -74,6 +74,11 @@ export class SocialConnections {
   /** The redirect URI to register at the provider, for applications of any key: the key is a path segment. */
   redirectUri(provider: string): string {
     return `${this.loginUrl}/login/{applicationKey}/social/${provider}/callback`;
+  }
+
+  /** The callback URL of one application's social sign-in (`redirectUri` with the key filled in). */
+  callbackUrl(applicationKey: string, provider: string): string {
+    return `${this.loginUrl}/login/${encodeURIComponent(applicationKey)}/social/${provider}/callback`;
   }
 
   /** The group's connections. @throws 404 for a group of another organization */
@@ -164,6 +169,6 @@ export class SocialConnections {
 }
 
 /** How Aerie calls social providers: through `core.egress`, answers within 10 s and 256 KiB. */
-export function socialFetch(egress: Egress): EgressFetch {
+function socialFetch(egress: Egress): EgressFetch {
   return egress.fetch({ timeoutMs: 10_000, maxResponseBytes: 256 * 1024 });
 }

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import {
-  coreRefs, finishOidc, inject, injectable, SigninRefused, startOidc, type AerieConfig, type Clock, type CryptoService, type Database, type Egress, type EgressFetch,
-  type IdpIdentity, type OidcSigninConfig,
+  coreRefs, finishOidc, inject, injectable, SigninRefused, startOidc, type Clock, type CryptoService, type Database, type IdpIdentity, type OidcSigninConfig,
 } from '../../core/index.ts';
 import { oidcErrors } from './errors.ts';
 import { oidcInternalRefs } from './internal-refs.ts';
 import { refused } from './sign-in-failures.ts';
-import { socialFetch, type SocialConnections } from './social-connections.ts';
+import type { SocialConnections } from './social-connections.ts';
 
 const FLOWS = 'oidc.social_flows';
 /** How long a browser may take at the social provider, in seconds. */
@@ -26,20 +25,12 @@ export interface FlowRow {
  */
 @injectable()
 export class SocialFlows {
-  private readonly fetch: EgressFetch;
-  private readonly loginUrl: string;
-
   constructor(
     @inject(coreRefs.db.id) private readonly db: Database,
     @inject(coreRefs.clock.id) private readonly clock: Clock,
     @inject(coreRefs.crypto.id) private readonly crypto: CryptoService,
     @inject(oidcInternalRefs.socialConnections.id) private readonly connections: SocialConnections,
-    @inject(coreRefs.egress.id) egress: Egress,
-    @inject(coreRefs.config.id) config: AerieConfig,
-  ) {
-    this.fetch = socialFetch(egress);
-    this.loginUrl = config.loginUrl;
-  }
+  ) {}
 
   /**
    * Stores a flow bound to `interactionUid` (a provider interaction, or `sdk:{id}`); answers the
@@ -48,7 +39,7 @@ export class SocialFlows {
   async open(app: { orgId: string; clientKey: string }, appGroupId: string, provider: string, interactionUid: string): Promise<string> {
     const config = await this.connections.config(app.orgId, appGroupId, provider);
     if (!config) throw oidcErrors.methodOff(`social:${provider}`);
-    const { url, state, nonce, codeVerifier } = await startOidc(config, this.fetch, this.callbackUrl(app.clientKey, provider));
+    const { url, state, nonce, codeVerifier } = await startOidc(config, this.connections.fetch, this.connections.callbackUrl(app.clientKey, provider));
     const now = this.clock.now();
     await this.db.knex(FLOWS).insert({
       id: randomUUID(), orgId: app.orgId, stateHash: this.crypto.sha256Hex(state), interactionUid, clientKey: app.clientKey,
@@ -87,10 +78,10 @@ export class SocialFlows {
    * @throws a marked failed attempt: 401 `SOCIAL_SIGN_IN_FAILED` with the relying party's reason
    */
   async identity(config: OidcSigninConfig, applicationKey: string, provider: string, query: Record<string, string>, flow: FlowRow): Promise<IdpIdentity> {
-    const callback = new URL(this.callbackUrl(applicationKey, provider));
+    const callback = new URL(this.connections.callbackUrl(applicationKey, provider));
     callback.search = new URLSearchParams(query).toString();
     try {
-      return await finishOidc(config, this.fetch, callback, { state: query.state!, nonce: flow.nonce, codeVerifier: flow.codeVerifier });
+      return await finishOidc(config, this.connections.fetch, callback, { state: query.state!, nonce: flow.nonce, codeVerifier: flow.codeVerifier });
     } catch (err) {
       if (err instanceof SigninRefused) throw refused(oidcErrors.socialFailed(err.reason), { reason: 'provider_error' });
       throw err;
@@ -100,9 +91,5 @@ export class SocialFlows {
   /** Deletes flows past their time (the `oidc.sweep` schedule). */
   async purge(): Promise<void> {
     await this.db.knex(FLOWS).where('expiresAt', '<', this.clock.now()).delete();
-  }
-
-  private callbackUrl(applicationKey: string, provider: string): string {
-    return `${this.loginUrl}/login/${encodeURIComponent(applicationKey)}/social/${provider}/callback`;
   }
 }

@@ -1,17 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { TestAerie } from '../../helpers/harness.ts';
+import { eventually } from '../../helpers/eventually.ts';
 import { PgBossJobs } from '../../../core/jobs/pg-boss-jobs.ts';
 import { cronOf, previousTime } from '../../../core/jobs/schedule-times.ts';
-
-/** Polls until `check` holds. */
-async function eventually(check: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('schedule times', () => {
   it.each([

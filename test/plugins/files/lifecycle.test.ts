@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { eventually } from '../../helpers/eventually.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import type { TestAerie } from '../../helpers/harness.ts';
@@ -27,11 +28,6 @@ describe.each(['file', 's3'] as const)('files: lifecycle rules on the %s driver'
     return org;
   };
   const jobsOf = async (org: KeyedOrg) => (await aerie.sql(`select state from core_jobs.job where name = 'files.lifecycle' and data->>'orgId' = ?`, [org.id])).map((r) => r.state as string);
-  const eventually = async (check: () => Promise<boolean>) => {
-    for (const until = Date.now() + 20_000; !(await check()); await new Promise((r) => setTimeout(r, 100))) {
-      if (Date.now() > until) throw new Error('condition not met in time');
-    }
-  };
   const run = (org: KeyedOrg) => {
     const c = aerie.kernel.container;
     return lifecycleJob({ db: c.resolve<Database>(coreRefs.db.id), clock, lifecycle: c.resolve(filesRefs.lifecycle.id) })
