@@ -1,5 +1,6 @@
 /**
- * The plugin API: the only kernel module a plugin imports.
+ * The plugin API: the only kernel module a plugin imports (its worker task modules import
+ * `core/worker-api.ts`, and this one for types only).
  * @see docs/plugins.md
  */
 export { definePlugin } from './plugins/define-plugin.ts';
@@ -43,6 +44,8 @@ export type { SealerState } from './audit/sealer.ts';
 export { rateLimited } from './rate-limit/rate-limits.ts';
 export { HOUR_MS, requesterNetwork, secondsUntil } from './rate-limit/rolling-window.ts';
 export type { JobDefinition, JobsService, ScheduleOptions, ScheduleTick, ScheduleTimes, SendJobOptions } from './jobs/jobs.types.ts';
+export { WorkerTaskError } from './workers/workers.types.ts';
+export type { RunOptions, TaskFunction, WorkerTask, WorkerTaskErrorCode, Workers } from './workers/workers.types.ts';
 export { BlobTooLargeError, BlobKeyError } from './blob/blob.types.ts';
 export type { BlobStore, BlobInfo, PutOptions, PresignOptions } from './blob/blob.types.ts';
 export { EgressError } from './egress/egress.types.ts';

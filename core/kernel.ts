@@ -38,6 +38,7 @@ import { OutboxAuditService } from './audit/audit.service.ts';
 import { AuditSealer } from './audit/sealer.ts';
 import { KernelAuditHealth, type AuditHealthService } from './audit/audit-health.ts';
 import { createHashPool, type HashPool } from './audit/chain/hash-pool.ts';
+import { WorkerPool } from './workers/worker-pool.ts';
 import type { ChainHead } from './audit/chain/audit-record.ts';
 import { AuditIngestor, INGEST_POOL_MIN_EVENTS } from './audit/ingest.ts';
 import { AuditCheckpointer } from './audit/checkpointer.ts';
@@ -134,15 +135,18 @@ export class Kernel {
       const blob = await createBlobStore(config, crypto, () => clock.now());
       if (config.egress.allowLoopback) logger.warn('egress.allowLoopback is on: webhooks and discovery fetches may reach this host (a test switch; never in production)');
       const egress = new EgressClient({ allowLoopback: config.egress.allowLoopback, caFiles: config.egress.caFiles });
+      // core.workers: the process's one worker-thread pool, started on first need, closed last (after
+      // the sealer's final drain and every plugin's shutdown).
+      const workers = new WorkerPool({ maxThreads: config.workers.maxThreads });
       const values: Array<[string, unknown]> = [
         [coreRefs.config.id, config], [coreRefs.db.id, db], [coreRefs.crypto.id, crypto],
         [coreRefs.clock.id, clock], [coreRefs.mail.id, mail], [coreRefs.rateLimits.id, new PostgresRateLimits(db)], [coreRefs.events.id, events], [coreRefs.logger.id, logger],
-        [coreRefs.jobs.id, jobs], [coreRefs.blob.id, blob.store], [coreRefs.egress.id, egress],
+        [coreRefs.jobs.id, jobs], [coreRefs.blob.id, blob.store], [coreRefs.egress.id, egress], [coreRefs.workers.id, workers],
       ];
       // Each plugin's own validated keys, injectable in its services as `<pluginId>.config`.
       for (const p of ordered) values.push([`${p.manifest.id}.config`, pluginConfig(p.manifest.id)]);
       for (const [id, value] of values) container.register(id, { useValue: value });
-      hooks.push(() => mail.close(), () => events.complete(), () => egress.close());
+      hooks.push(() => mail.close(), () => events.complete(), () => egress.close(), () => workers.close());
 
       const schemas = new SchemaRegistry({ lazy: options.lazySchemas });
       const routes: Array<{ pluginId: string; def: RouteDef }> = [...kernelRoutes(db, () => container.resolve<AuditHealthService>(coreRefs.auditHealth.id)), ...blob.routes]

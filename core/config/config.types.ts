@@ -41,6 +41,11 @@ export interface AerieConfig {
   http: { headersTimeoutSeconds: number; requestTimeoutSeconds: number; maxConnectionsPerAddress: number; trustProxy: boolean };
   /** Background jobs: `maintenanceIntervalSeconds`, how often expired jobs are found and retried (1–3600, default 60). */
   jobs: { maintenanceIntervalSeconds: number };
+  /**
+   * `core.workers`, the process's one worker-thread pool: `maxThreads` (1–64, default 2), its
+   * threads — started together on first use, kept until shutdown (core/workers).
+   */
+  workers: { maxThreads: number };
   /** Object storage: `file` under `<dataDir>/blobs` (default) or `s3` with `blob.s3.bucket` (and endpoint, region, path style). */
   blob: { driver: 'file' | 's3'; s3?: { bucket?: string; endpoint?: string; region?: string; forcePathStyle?: boolean } };
   /** Outbound requests to user-supplied URLs: `allowLoopback` (a test switch, off by default, warned about), `caFiles` (extra trusted CAs, PEM). */
