@@ -62,6 +62,6 @@ export type { AuditActivity, AuditActivityWindow, AuditPulse } from './audit/aud
 /** The sealed chain's pure functions (hashing, verification, checkpoints, export files), for the audit plugin and third parties. */
 export {
   GENESIS_HASH, chainHash, payloadHash, recordChainHash, recordPayloadHash, verifyRecords, verifyCheckpoint, verifyAgainstCheckpoint, formatExportFile, loadJwks,
-  createCompactPool, DAY_MS, dayStartMs, utcDay, decodeDayFile, dayRecordsNdjson, verifyDayFile, toAuditTimestamp,
+  compactDayFile, DAY_MS, dayStartMs, utcDay, decodeDayFile, dayRecordsNdjson, verifyDayFile, toAuditTimestamp,
 } from './audit/chain/index.ts';
-export type { ChainBreak, SealedAuditRecord, CompactPool, CompactDayTask, CompactDayResult, DayFileReport, DayFileMeta } from './audit/chain/index.ts';
+export type { ChainBreak, SealedAuditRecord, CompactDayTask, CompactDayResult, DayFileReport, DayFileMeta } from './audit/chain/index.ts';

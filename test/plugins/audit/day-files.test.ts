@@ -8,7 +8,8 @@ import { ManualClock } from '../../../core/clock.ts';
 import { coreRefs } from '../../../core/core-refs.ts';
 import type { AuditService } from '../../../core/audit/audit-service.types.ts';
 import type { JobsService } from '../../../core/jobs/jobs.types.ts';
-import { createCompactPool, type CompactPool } from '../../../core/audit/chain/compact-pool.ts';
+import { compactDayFile } from '../../../core/audit/chain/chain-tasks.ts';
+import type { Workers } from '../../../core/workers/workers.types.ts';
 import { decodeDayFile, encodeDayFile } from '../../../core/audit/chain/day-file.ts';
 import { auditRefs, type DayFileArchive } from '../../../plugins/audit/api.ts';
 import { COMPACTION_JOB } from '../../../plugins/audit/compaction-job.ts';
@@ -34,7 +35,7 @@ async function eventually(check: () => Promise<boolean>, ms = 30_000): Promise<v
 describe('audit archive: Parquet day files, nightly compaction, offline verification, download routes', () => {
   let aerie: TestAerie;
   let archive: DayFileArchive;
-  let pool: CompactPool;
+  let workers: Workers;
   const clock = new ManualClock(new Date(D1 + 10 * HOUR));
   const tokens: Record<string, string> = {};
   const orgs: Record<string, string> = {};
@@ -58,7 +59,7 @@ describe('audit archive: Parquet day files, nightly compaction, offline verifica
   beforeAll(async () => {
     aerie = await TestAerie.start({ plugins: ['accounts', 'orgs', 'audit'], clock, exactBaseUrl: true, env: { AERIE_PLATFORM_ADMINS: 'root@example.com' } });
     archive = aerie.kernel.container.resolve<DayFileArchive>(auditRefs.dayFiles.id);
-    pool = createCompactPool();
+    workers = aerie.kernel.container.resolve<Workers>(coreRefs.workers.id); // the kernel's, the audit chain's tasks registered
     root = await aerie.signIn('root@example.com');
     for (const who of ['owner', 'admin', 'member', 'zetaOwner']) tokens[who] = await aerie.signIn(`${who}@example.com`);
     for (const [slug, who] of [['acme', 'owner'], ['zeta', 'zetaOwner']]) {
@@ -85,7 +86,6 @@ describe('audit archive: Parquet day files, nightly compaction, offline verifica
     await append(orgs.acme, 2, 'd3');
   });
   afterAll(async () => {
-    await pool?.close();
     await aerie?.close();
   });
 
@@ -94,7 +94,7 @@ describe('audit archive: Parquet day files, nightly compaction, offline verifica
     const crashed = await archive.compactPending({
       compact: async (task) => {
         if (Buffer.from(task.records).toString().includes(orgs.acme)) throw new Error('worker crashed');
-        return pool.compact(task);
+        return compactDayFile(workers, task);
       },
     });
     expect(crashed.failed).toEqual([{ orgId: orgs.acme, day: DAY1, error: 'worker crashed' }]); // acme's day 2 waits for the next run
