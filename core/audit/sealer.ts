@@ -106,7 +106,7 @@ export class AuditSealer {
   start(): void {
     if (this.options.pool && (this.options.warmPool ?? this.db.kind === 'pg')) {
       this.options.pool.warm().catch((err: unknown) => {
-        // stop() right after start() terminates threads still starting: expected, not a fault.
+        // A shutdown right after start() (core.workers closed, threads still starting): expected, not a fault.
         if (!this.stopped) this.logger.warn({ err }, 'audit worker pool warm-up failed');
       });
     }
