@@ -38,7 +38,7 @@ export class WorkerPool implements Workers {
     this.maxThreads = maxThreads;
   }
 
-  register<F extends TaskFunction<never, unknown>>(name: string, module: URL): WorkerTask<Parameters<F>[0], Awaited<ReturnType<F>>> {
+  register<F extends TaskFunction<never, unknown> = TaskFunction<unknown, unknown>>(name: string, module: URL): WorkerTask<Parameters<F>[0], Awaited<ReturnType<F>>> {
     if (!TASK_NAME.test(name)) throw new WorkerTaskError('invalid_name', `core.workers: task name "${name}" is not <owner>.<task> (lower-case letters, digits, -)`);
     if (this.tasks.has(name)) throw new WorkerTaskError('duplicate_task', `core.workers: task "${name}" is already registered`);
     this.tasks.set(name, taskModuleHref(name, module));

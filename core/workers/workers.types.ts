@@ -68,11 +68,12 @@ export interface Workers {
    *   compiled build, where the `.ts` is absent, its `.js` sibling is taken. Its default export is
    *   a {@link TaskFunction}; it runs in a thread with no kernel, so it imports from Aerie only
    *   `core/worker-api.ts` (and `core/index.ts` for types).
-   * @returns the task, typed from `F` (`register<typeof rollupDay>(…)` with `import type rollupDay from './rollup-day.task.ts'`).
+   * @returns the task, typed from `F` (`register<typeof rollupDay>(…)` with `import type rollupDay from './rollup-day.task.ts'`;
+   *   without `F`, input and result are `unknown`).
    * @throws WorkerTaskError `invalid_name`, `duplicate_task` (the name is taken) or
    *   `module_not_found` (no such file, nor its `.js` sibling).
    */
-  register<F extends TaskFunction<never, unknown>>(name: string, module: URL): WorkerTask<Parameters<F>[0], Awaited<ReturnType<F>>>;
+  register<F extends TaskFunction<never, unknown> = TaskFunction<unknown, unknown>>(name: string, module: URL): WorkerTask<Parameters<F>[0], Awaited<ReturnType<F>>>;
 
   /**
    * Runs the task `name` on a pool thread with `input` (queued while every thread is busy).
