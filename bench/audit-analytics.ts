@@ -35,7 +35,7 @@ import { rollUpDay } from '../plugins/analytics/day-rollup.ts';
 import { addActiveDays, countActiveUsers } from '../plugins/analytics/active-days.ts';
 import type { ActivityRow } from '../plugins/analytics/activity-row.ts';
 import { analyticsRefs, type EndUserActivity } from '../plugins/analytics/api.ts';
-import { countryOf } from '../workers/rollup-day.ts';
+import { countryOf } from '../plugins/analytics/geoip-country.ts';
 import { TestAerie } from '../test/helpers/harness.ts';
 import { auditRefs, type BatchFiles } from '../plugins/audit/api.ts';
 

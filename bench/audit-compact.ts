@@ -1,6 +1,6 @@
 /**
  * Benchmark of issue 17: compaction of 1,000,000 sealed audit events into Parquet day files,
- * in-line vs the compaction pool, same input, side by side in one run.
+ * in-line vs the compaction task on `core.workers`, same input, side by side in one run.
  *
  * Input, built in memory before any timing: `orgs × days` (10 × 10) organization-days of sealed
  * records — 1,000,000 events by default, each day a contiguous run of its organization's chain,
@@ -14,14 +14,15 @@
  *
  * Timed, on the same bytes, each mode producing every day file:
  * a. in-line on the main thread: `encodeDayFile({records: bytes, …})`, one day after another;
- * b. `createCompactPool({maxThreads: 1})`, the days queued at once;
- * c. `createCompactPool({maxThreads: N})` (N = threads, default 2), the days queued at once.
+ * b. `compactDayFile` on a `core.workers` pool of 1 thread (`WorkerPool`, the kernel's chain tasks
+ *    registered), the days queued at once;
+ * c. the same on a pool of N threads (N = threads, default 2), the days queued at once.
  * Per-core efficiency of compaction = rate_c ÷ (N × rate_a) (and ÷ (N × rate_b), the pool against
  * itself with one thread).
  *
  * The yardstick, measured in the same run: the machine's own per-core scaling for a pure CPU task
- * on piscina pools of the same shape (same thread counts, one task per organization-day, queued
- * the same way): SHA-256 of a fixed 4 KiB buffer (`bench/sha256-task.mjs`), each task sized by CPU
+ * on the same pools (registered beside the chain's tasks: same threads, one task per
+ * organization-day, queued the same way): SHA-256 of a fixed 4 KiB buffer (`bench/sha256-task.mjs`), each task sized by CPU
  * time to cost what one in-line day costs. Target: compaction efficiency ÷ machine scaling ≥ 0.9.
  * On a shared machine the load changes by the minute, so the modes are interleaved finely: each
  * chunk of 10 organization-days goes through all six modes back to back, the order rotating from
@@ -36,15 +37,14 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { generateKeyPair } from 'jose';
-import { Piscina } from 'piscina';
 import type { AuditRecordInput, JsonValue, SealedAuditRecord } from '../core/audit/chain/audit-record.ts';
 import { GENESIS_HASH } from '../core/audit/chain/audit-record.ts';
 import { linkV2, payloadHashV2 } from '../core/audit/chain/chain-hash-v2.ts';
 import { signCheckpoint } from '../core/audit/chain/checkpoint.ts';
-import { createCompactPool, type CompactDayTask } from '../core/audit/chain/compact-pool.ts';
+import { compactDayFile, registerChainTasks, type CompactDayTask } from '../core/audit/chain/chain-tasks.ts';
 import { dayRecordsNdjson, dayStartMs, encodeDayFile, DAY_MS, utcDay } from '../core/audit/chain/day-file.ts';
+import { WorkerPool } from '../core/workers/worker-pool.ts';
 
 const TOTAL = Number(process.argv[2] ?? 1_000_000);
 const THREADS = Number(process.argv[3] ?? 2);
@@ -165,12 +165,19 @@ console.log(`input: ${fmt(events)} sealed events in ${tasks.length} organization
   `preparation apart from the timings below: dayRecordsNdjson per day ${stringifyMs.toFixed(0)} ms (${fmt(events / (stringifyMs / 1000))} events/s), ` +
   `${mb(textBytes)} of JSON text; peak RSS so far ${peakRss()}`);
 
-const pool1 = createCompactPool({ maxThreads: 1, idleTimeout: 600_000 });
-const poolN = createCompactPool({ maxThreads: THREADS, idleTimeout: 600_000 });
-const CPU_TASK = fileURLToPath(new URL('./sha256-task.mjs', import.meta.url));
-const { default: sha256Rounds } = (await import(CPU_TASK)) as { default: (rounds: number) => string };
-const cpu1 = new Piscina<number, string>({ filename: CPU_TASK, minThreads: 1, maxThreads: 1, idleTimeout: 600_000 });
-const cpuN = new Piscina<number, string>({ filename: CPU_TASK, minThreads: THREADS, maxThreads: THREADS, idleTimeout: 600_000 });
+const CPU_TASK = new URL('./sha256-task.mjs', import.meta.url);
+const { default: sha256Rounds } = (await import(CPU_TASK.href)) as { default: (rounds: number) => string };
+/** A `core.workers` pool of `threads` with the chain's tasks (compaction) and the SHA-256 yardstick. */
+const workerPool = (threads: number) => {
+  const workers = new WorkerPool({ maxThreads: threads });
+  registerChainTasks(workers);
+  const sha256 = workers.register<typeof sha256Rounds>('bench.sha256', CPU_TASK);
+  return { workers, compact: (task: CompactDayTask) => compactDayFile(workers, task), run: (rounds: number) => sha256.run(rounds) };
+};
+const pool1 = workerPool(1);
+const poolN = workerPool(THREADS);
+const cpu1 = pool1;
+const cpuN = poolN;
 
 // Warm-up: start every pool's threads (the compaction task module loads through tsx) and JIT the encoder.
 const few = tasks.slice(0, THREADS * 2);
@@ -227,7 +234,7 @@ for (let pass = 0; pass < PASSES; pass++) {
   }
   console.log(`  pass ${pass + 1} done, load ${load()}`);
 }
-await Promise.all([pool1.close(), poolN.close(), cpu1.destroy(), cpuN.destroy()]);
+await Promise.all([pool1.workers.close(), poolN.workers.close()]);
 
 const [inline, p1, pN, shaInline, sha1, shaN] = total;
 const done = events * PASSES;

@@ -1,10 +1,10 @@
 /**
- * Benchmark: in-line single-thread chain hashing vs the piscina pool, same input.
+ * Benchmark: in-line single-thread chain hashing vs the worker pool (`core.workers`), same input.
  *
  * Input: 200 000 records, 4 organizations, batches of 500 (one organization's batch per task),
  * in two forms, each measured both ways:
- * A. record objects in memory — (1) in-line `sealBatch(prev, batch, sealedAt)`; (2) `pool.seal(…)`
- *    (the pool posts the batch as one JSON string, parsed in the worker);
+ * A. record objects in memory — (1) in-line `sealBatch(prev, batch, sealedAt)`; (2)
+ *    `sealJson(prev, JSON.stringify(batch), sealedAt)` (one JSON string posted, parsed in the worker);
  * B. each batch as JSON text, as the sealer can select it from the outbox
  *    (`json_agg(o ORDER BY seq)::text`) — (1) in-line `sealBatch(prev, JSON.parse(text), sealedAt)`;
  *    (2) `pool.sealJson(prev, text, sealedAt)`.
@@ -13,8 +13,8 @@
  * the sealer does. Prints events/s and per-core efficiency = pool / (in-line × threads).
  *
  * The yardstick, measured in the same rounds: the machine's own per-core scaling for a pure CPU
- * task on a pool of the same shape (piscina, same thread count, same task count and size, one task
- * in flight per organization): SHA-256 of a fixed 4 KiB buffer (`bench/sha256-task.mjs`), each task
+ * task on the same pool (registered as a task beside the chain's: same threads, same task count and
+ * size, one task in flight per organization): SHA-256 of a fixed 4 KiB buffer (`bench/sha256-task.mjs`), each task
  * sized to take as long in-line as one in-line batch. Per-core scaling = pool / (in-line × threads).
  * Target: hash-pool efficiency ÷ the machine's scaling ≥ 0.90 (both printed), so a busy or
  * throttled machine does not read as a slow pool. Best of 3 interleaved rounds after a warm-up
@@ -23,12 +23,11 @@
  * Run: node --import tsx bench/audit-hash.ts [records=200000] [threads=2]
  */
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
 import { availableParallelism, loadavg } from 'node:os';
 import type { AuditRecordInput } from '../core/audit/chain/audit-record.ts';
 import { GENESIS_HASH, sealBatch, type SealBatchResult } from '../core/audit/chain/chain-hash.ts';
-import { createHashPool } from '../core/audit/chain/hash-pool.ts';
+import { registerChainTasks } from '../core/audit/chain/chain-tasks.ts';
+import { WorkerPool } from '../core/workers/worker-pool.ts';
 
 const TOTAL = Number(process.argv[2] ?? 200_000);
 const THREADS = Number(process.argv[3] ?? 2);
@@ -96,23 +95,24 @@ const texts = input.map((batches) => batches.map((batch) => JSON.stringify(batch
 console.log(`audit-hash bench: ${TOTAL} records, ${ORGS} organizations, batches of ${BATCH}, pool ${THREADS} threads, ` +
   `${availableParallelism()} CPUs, load ${loadavg()[0].toFixed(2)}, node ${process.version}, best of up to ${ROUNDS} rounds`);
 
-const pool = createHashPool({ minThreads: THREADS, maxThreads: THREADS });
-// The yardstick: the same pool shape running a pure CPU task (see the header).
-const CPU_TASK = fileURLToPath(new URL('./sha256-task.mjs', import.meta.url));
-const { default: sha256Rounds } = (await import(CPU_TASK)) as { default: (rounds: number) => string };
-const cpuPool = new Piscina<number, string>({ filename: CPU_TASK, minThreads: THREADS, maxThreads: THREADS });
+const workers = new WorkerPool({ maxThreads: THREADS });
+const pool = registerChainTasks(workers);
+// The yardstick: the same pool running a pure CPU task (see the header).
+const CPU_TASK = new URL('./sha256-task.mjs', import.meta.url);
+const { default: sha256Rounds } = (await import(CPU_TASK.href)) as { default: (rounds: number) => string };
+const cpuTask = workers.register<typeof sha256Rounds>('bench.sha256', CPU_TASK);
 const tasksPerOrg = input[0].length;
 /** Runs ORGS × tasksPerOrg tasks of `rounds`: in-line one after another, or one in flight per organization. */
 async function cpuRun(rounds: number, pooled: boolean): Promise<number> {
   const t = performance.now();
-  const lane = async () => { for (let b = 0; b < tasksPerOrg; b++) await (pooled ? cpuPool.run(rounds) : sha256Rounds(rounds)); };
+  const lane = async () => { for (let b = 0; b < tasksPerOrg; b++) await (pooled ? cpuTask.run(rounds) : sha256Rounds(rounds)); };
   if (pooled) await Promise.all(Array.from({ length: ORGS }, lane));
   else for (let o = 0; o < ORGS; o++) await lane();
   return performance.now() - t;
 }
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US').padStart(9);
 const scenarios: [string, Seal, Seal][] = [
-  ['A objects', (p, batch) => sealBatch(p, batch, SEALED_AT), (p, batch) => pool.seal(p, batch, SEALED_AT)],
+  ['A objects', (p, batch) => sealBatch(p, batch, SEALED_AT), (p, batch) => pool.sealJson(p, JSON.stringify(batch), SEALED_AT)],
   ['B JSON text', (p, _b, text) => sealBatch(p, JSON.parse(text) as AuditRecordInput[], SEALED_AT), (p, _b, text) => pool.sealJson(p, text, SEALED_AT)],
 ];
 // Rounds interleave in-line and pool runs, so a load change on the machine hits both alike.
@@ -153,6 +153,5 @@ for (const [i, [name]] of scenarios.entries()) {
     `pool ${THREADS} threads: ${fmt(poolRate)} events/s (${best[i].pool.toFixed(0)} ms) | speed-up ${(poolRate / inlineRate).toFixed(2)}x | ` +
     `per-core efficiency ${efficiency.toFixed(2)} ÷ machine scaling ${scaling.toFixed(2)} = ${(efficiency / scaling).toFixed(2)} (target >= 0.90) ${efficiency / scaling >= 0.9 ? 'met' : 'NOT MET'}`);
 }
-await pool.destroy();
-await cpuPool.destroy();
+await workers.close();
 console.log(`rounds: ${rounds}; same chain heads in-line and pool: ${best.every((b) => b.same)}; load now ${loadavg()[0].toFixed(2)}`);

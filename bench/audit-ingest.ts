@@ -20,7 +20,7 @@
  *    into an emptied `core.audit_events` (as b's table is empty); events/s from the first call to
  *    the last answer, each answer meaning sealed; the chains are verified afterwards. Warmed first
  *    (ten batches into organizations of their own, then emptied), as a running service is;
- * e'. e with each batch rendered in the worker pool (2 warmed threads: canonical form and size check,
+ * e'. e with each batch rendered on a `core.workers` pool (2 warmed threads: canonical form and size check,
  *    payload hashes, COPY rows) instead of in-line;
  * f. the same through HTTP: `POST /api/public/v1/audit/events` with 1,000-event bodies on 4
  *    keep-alive connections (undici), one organization's API key (so every batch takes the same
@@ -29,8 +29,8 @@
  * g. the raw batch archive of f's events (`BatchFiles.drain()`), which follows the chains in the
  *    background and is stopped during e, e' and f so that they measure ingestion alone.
  * d. hashing alone on the same input: in-line single thread (`sealBatch`) vs the worker pool
- *    (`createHashPool`, 2 threads warmed first, one organization per task, all in flight
- *    together), for record objects (`pool.seal`) and for JSON text, the form the sealer hands
+ *    (the chain's tasks on a `core.workers` pool, 2 threads warmed first, one organization per task,
+ *    all in flight together), for record objects (`sealJson(JSON.stringify(records))`) and for JSON text, the form the sealer hands
  *    over (`sealBatch(JSON.parse(text))` in-line vs `pool.sealJson(text)`); per core = pool ÷
  *    (in-line × threads); the target is stated against the machine's own per-core scaling in
  *    `bench/audit-hash.ts` (efficiency ÷ scaling ≥ 0.9).
@@ -57,7 +57,8 @@ import { Kernel } from '../core/kernel.ts';
 import { coreRefs } from '../core/core-refs.ts';
 import type { AuditService } from '../core/audit/audit-service.types.ts';
 import { readChain } from '../core/audit/read-chain.ts';
-import { GENESIS_HASH, createHashPool, sealBatch, toAuditTimestamp, verifyRecords, type AuditRecordInput } from '../core/audit/chain/index.ts';
+import { GENESIS_HASH, registerChainTasks, sealBatch, toAuditTimestamp, verifyRecords, type AuditRecordInput } from '../core/audit/chain/index.ts';
+import { WorkerPool } from '../core/workers/worker-pool.ts';
 import { createTestDatabase } from '../test/helpers/pg-databases.ts';
 import { latestCode } from '../test/helpers/mail.ts';
 import pino from 'pino';
@@ -192,15 +193,16 @@ try {
 
   // e'. The same with each batch rendered in the worker pool instead of in-line.
   await emptyChain();
-  const ePool = createHashPool({ maxThreads: 2 });
-  await ePool.warm!();
-  const pooledIngest = new AuditIngestor(kernel.db, systemClock, pino({ level: 'silent' }), { pool: () => ePool, poolThreshold: 1 });
+  const eWorkers = new WorkerPool({ maxThreads: 2 });
+  const ePool = registerChainTasks(eWorkers);
+  await ePool.warm();
+  const pooledIngest = new AuditIngestor(kernel.db, systemClock, pino({ level: 'silent' }), { pool: ePool, poolThreshold: 1 });
   const ePoolCpu0 = cpuStart();
   const t7p = performance.now();
   await callers(4, (i) => pooledIngest.ingest(batches[i].orgId, batches[i].events));
   const t8p = performance.now();
   const ePoolCpu = cpuSince(ePoolCpu0, EVENTS);
-  await ePool.close();
+  await eWorkers.close();
   for (const orgId of orgs) if (!verifyRecords(await readChain(knex, orgId)).ok) throw new Error('pool-hashed chain does not verify');
   const ePoolRate = rate(EVENTS, t8p - t7p);
   console.log(`e'. the same, rendered in the worker pool (2 threads) instead of in-line: ${fmt(ePoolRate)} events/s (${Math.round(t8p - t7p)} ms); ${cpuText(ePoolCpu)}; chains verified`);
@@ -280,8 +282,9 @@ try {
     id: randomUUID(), orgId, seq: k + 1, eventType: e.eventType, occurredAt: sealedAt, actor: { type: 'system', id: 'system' }, businessData: e.businessData,
   })));
   const texts = byOrg.map((records) => JSON.stringify(records));
-  const pool = createHashPool({ maxThreads: 2 });
-  await pool.warm!(); // start both threads outside the timing, as the sealer does at start()
+  const dWorkers = new WorkerPool({ maxThreads: 2 });
+  const pool = registerChainTasks(dWorkers);
+  await pool.warm(); // start both threads outside the timing, as the sealer does at start()
   sealBatch(GENESIS_HASH, byOrg[0].slice(0, 200), sealedAt); // and warm the in-line path alike
   const timed = async <T>(fn: () => Promise<T> | T) => {
     const t = performance.now();
@@ -289,18 +292,18 @@ try {
     return { ms: performance.now() - t, value };
   };
   const inObj = await timed(() => byOrg.map((records) => sealBatch(GENESIS_HASH, records, sealedAt)));
-  const poolObj = await timed(() => Promise.all(byOrg.map((records) => pool.seal(GENESIS_HASH, records, sealedAt))));
+  const poolObj = await timed(() => Promise.all(byOrg.map((records) => pool.sealJson(GENESIS_HASH, JSON.stringify(records), sealedAt))));
   const inText = await timed(() => texts.map((text) => sealBatch(GENESIS_HASH, JSON.parse(text) as AuditRecordInput[], sealedAt)));
   const poolText = await timed(() => Promise.all(texts.map((text) => pool.sealJson(GENESIS_HASH, text, sealedAt))));
-  await pool.close();
+  await dWorkers.close();
   for (const run of [poolObj, inText, poolText]) {
     if (run.value.some((p, i) => p.head.chainHash !== inObj.value[i].head.chainHash)) throw new Error('pool and in-line disagree');
   }
-  const d = (inline: { ms: number }, pooled: { ms: number }) => ({ inRate: rate(EVENTS, inline.ms), poolRate: rate(EVENTS, pooled.ms), perCore: inline.ms / pooled.ms / pool.threads });
+  const d = (inline: { ms: number }, pooled: { ms: number }) => ({ inRate: rate(EVENTS, inline.ms), poolRate: rate(EVENTS, pooled.ms), perCore: inline.ms / pooled.ms / dWorkers.maxThreads });
   const dObj = d(inObj, poolObj);
   const dText = d(inText, poolText);
   for (const [name, r] of [['record objects', dObj], ['JSON text (the sealer\'s path)', dText]] as const) {
-    console.log(`d. hashing only, ${name}: in-line single thread ${fmt(r.inRate)} records/s vs worker pool (${pool.threads} threads) ${fmt(r.poolRate)} records/s, ` +
+    console.log(`d. hashing only, ${name}: in-line single thread ${fmt(r.inRate)} records/s vs worker pool (${dWorkers.maxThreads} threads) ${fmt(r.poolRate)} records/s, ` +
       `speed-up ${(r.poolRate / r.inRate).toFixed(2)}x, per core ${r.perCore.toFixed(2)}`);
   }
   console.log(`   same heads in-line and pool; peak RSS ${rss()}`);
@@ -313,7 +316,7 @@ try {
   console.log(`  by CPU per event (b ÷ e, b ÷ f): e ${(bCpu.total / eCpu.total).toFixed(2)}, e' ${(bCpu.total / ePoolCpu.total).toFixed(2)}, f ${(bCpu.total / fCpu.total).toFixed(2)}` +
     ` — the same comparison without the cores' count: what each sealed event costs the machine against what COPY's row costs it`);
   console.log(`  a / c (Aerie vs naive per-event chaining):               ${(aRate / cRate).toFixed(1)}x`);
-  console.log(`  d pool per core ÷ in-line, JSON text (sealer's path):    ${dText.perCore.toFixed(2)}  (speed-up ${(dText.poolRate / dText.inRate).toFixed(2)}x on ${pool.threads} threads)`);
+  console.log(`  d pool per core ÷ in-line, JSON text (sealer's path):    ${dText.perCore.toFixed(2)}  (speed-up ${(dText.poolRate / dText.inRate).toFixed(2)}x on ${dWorkers.maxThreads} threads)`);
   console.log(`  d pool per core ÷ in-line, record objects:               ${dObj.perCore.toFixed(2)}  (speed-up ${(dObj.poolRate / dObj.inRate).toFixed(2)}x)`);
   console.log(`peak RSS of this process (kernel, database client, worker threads): ${rss()}`);
 } finally {

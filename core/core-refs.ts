@@ -17,6 +17,7 @@ import type { Egress } from './egress/egress.types.ts';
 import type { AuditLog } from './audit/audit-log.types.ts';
 import type { PasskeyStore } from './seals/passkey-store.types.ts';
 import type { AuthzService } from './authz/authz-service.ts';
+import type { Workers } from './workers/workers.types.ts';
 import { createExtensionPoint, createServiceRef } from './refs.ts';
 
 /** The kernel's own services, available to every plugin as `deps`. */
@@ -38,6 +39,8 @@ export const coreRefs = {
   rateLimits: createServiceRef<RateLimitService>('core.rateLimits'),
   /** Durable background jobs on the kernel database (core/jobs, pg-boss). */
   jobs: createServiceRef<JobsService>('core.jobs'),
+  /** The process's one worker-thread pool: task modules registered by name, run with transferred buffers (core/workers). */
+  workers: createServiceRef<Workers>('core.workers'),
   /** Object storage: the embedded driver under `<dataDir>/blobs` or S3 (core/blob). */
   blob: createServiceRef<BlobStore>('core.blob'),
   /** The one HTTP client for user-supplied URLs: addresses checked and pinned, no redirects (core/egress). */

@@ -1,5 +1,6 @@
 /**
- * The plugin API: the only kernel module a plugin imports.
+ * The plugin API: the only kernel module a plugin imports (its worker task modules import
+ * `core/worker-api.ts`, and this one for types only).
  * @see docs/plugins.md
  */
 export { definePlugin } from './plugins/define-plugin.ts';
@@ -42,6 +43,8 @@ export type { SealerState } from './audit/sealer.ts';
 export { rateLimited } from './rate-limit/rate-limits.ts';
 export { HOUR_MS, requesterNetwork, secondsUntil } from './rate-limit/rolling-window.ts';
 export type { JobDefinition, JobsService, ScheduleOptions, ScheduleTick, ScheduleTimes, SendJobOptions } from './jobs/jobs.types.ts';
+export { WorkerTaskError } from './workers/workers.types.ts';
+export type { RunOptions, TaskFunction, WorkerTask, WorkerTaskErrorCode, Workers } from './workers/workers.types.ts';
 export { BlobTooLargeError, BlobKeyError } from './blob/blob.types.ts';
 export type { BlobStore, BlobInfo, PutOptions, PresignOptions } from './blob/blob.types.ts';
 export { EgressError } from './egress/egress.types.ts';
@@ -60,6 +63,6 @@ export type { AuditActivity, AuditActivityWindow, AuditPulse } from './audit/aud
 /** The sealed chain's pure functions (hashing, verification, checkpoints, export files), for the audit plugin and third parties. */
 export {
   GENESIS_HASH, chainHash, payloadHash, recordChainHash, recordPayloadHash, verifyRecords, verifyCheckpoint, verifyAgainstCheckpoint, formatExportFile, loadJwks,
-  createCompactPool, DAY_MS, dayStartMs, utcDay, decodeDayFile, dayRecordsNdjson, verifyDayFile, toAuditTimestamp,
+  compactDayFile, DAY_MS, dayStartMs, utcDay, decodeDayFile, dayRecordsNdjson, verifyDayFile, toAuditTimestamp,
 } from './audit/chain/index.ts';
-export type { ChainBreak, SealedAuditRecord, CompactPool, CompactDayTask, CompactDayResult, DayFileReport, DayFileMeta } from './audit/chain/index.ts';
+export type { ChainBreak, SealedAuditRecord, CompactDayTask, CompactDayResult, DayFileReport, DayFileMeta } from './audit/chain/index.ts';

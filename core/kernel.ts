@@ -37,7 +37,8 @@ import { KernelSealService } from './seals/seal.service.ts';
 import { OutboxAuditService } from './audit/audit.service.ts';
 import { AuditSealer } from './audit/sealer.ts';
 import { KernelAuditHealth, type AuditHealthService } from './audit/audit-health.ts';
-import { createHashPool, type HashPool } from './audit/chain/hash-pool.ts';
+import { registerChainTasks } from './audit/chain/chain-tasks.ts';
+import { WorkerPool } from './workers/worker-pool.ts';
 import type { ChainHead } from './audit/chain/audit-record.ts';
 import { AuditIngestor, INGEST_POOL_MIN_EVENTS } from './audit/ingest.ts';
 import { AuditCheckpointer } from './audit/checkpointer.ts';
@@ -134,15 +135,19 @@ export class Kernel {
       const blob = await createBlobStore(config, crypto, () => clock.now());
       if (config.egress.allowLoopback) logger.warn('egress.allowLoopback is on: webhooks and discovery fetches may reach this host (a test switch; never in production)');
       const egress = new EgressClient({ allowLoopback: config.egress.allowLoopback, caFiles: config.egress.caFiles });
+      // core.workers: the process's one worker-thread pool, started on first need, closed last (after
+      // the sealer's final drain and every plugin's shutdown). The audit chain's tasks are the kernel's.
+      const workers = new WorkerPool({ maxThreads: config.workers.maxThreads });
+      const chainTasks = registerChainTasks(workers);
       const values: Array<[string, unknown]> = [
         [coreRefs.config.id, config], [coreRefs.db.id, db], [coreRefs.crypto.id, crypto],
         [coreRefs.clock.id, clock], [coreRefs.mail.id, mail], [coreRefs.rateLimits.id, new PostgresRateLimits(db)], [coreRefs.events.id, events], [coreRefs.logger.id, logger],
-        [coreRefs.jobs.id, jobs], [coreRefs.blob.id, blob.store], [coreRefs.egress.id, egress],
+        [coreRefs.jobs.id, jobs], [coreRefs.blob.id, blob.store], [coreRefs.egress.id, egress], [coreRefs.workers.id, workers],
       ];
       // Each plugin's own validated keys, injectable in its services as `<pluginId>.config`.
       for (const p of ordered) values.push([`${p.manifest.id}.config`, pluginConfig(p.manifest.id)]);
       for (const [id, value] of values) container.register(id, { useValue: value });
-      hooks.push(() => mail.close(), () => events.complete(), () => egress.close());
+      hooks.push(() => mail.close(), () => events.complete(), () => egress.close(), () => workers.close());
 
       const schemas = new SchemaRegistry({ lazy: options.lazySchemas });
       const routes: Array<{ pluginId: string; def: RouteDef }> = [...kernelRoutes(db, () => container.resolve<AuditHealthService>(coreRefs.auditHealth.id)), ...blob.routes]
@@ -164,17 +169,14 @@ export class Kernel {
         await checkpointer.onSealed(heads);
         events.emit({ type: AUDIT_SEALED_EVENT, payload: { heads: heads.map((h) => ({ orgId: h.orgId, seq: h.seq })) } });
       };
-      const sealer = new AuditSealer(db, clock, logger.child({ component: 'audit-sealer' }), { pool: () => createHashPool({ maxThreads: 2 }), onSealed });
+      const sealer = new AuditSealer(db, clock, logger.child({ component: 'audit-sealer' }), { pool: chainTasks, onSealed });
       // core.audit: events go to the outbox in the caller's transaction, and the sealer chains them;
       // batches with no transaction to join are sealed directly (ingest), on the same heads.
-      // With `audit.ingestThreads`, large batches are rendered in a pool of their own, started on first need.
-      let ingestPool: HashPool | undefined;
-      const ingestThreads = config.audit.ingestThreads;
+      // With `audit.ingestThreads`, large batches are rendered on core.workers too.
       const ingestor = new AuditIngestor(db, clock, logger.child({ component: 'audit-ingest' }), {
         afterSealed: onSealed,
-        ...(ingestThreads > 0 ? { pool: () => (ingestPool ??= createHashPool({ maxThreads: ingestThreads })), poolThreshold: INGEST_POOL_MIN_EVENTS } : {}),
+        ...(config.audit.ingestThreads > 0 ? { pool: chainTasks, poolThreshold: INGEST_POOL_MIN_EVENTS } : {}),
       });
-      hooks.push(async () => { await ingestPool?.close(); ingestPool = undefined; });
       container.register(coreRefs.audit.id, { useValue: new OutboxAuditService(clock, ingestor, () => sealer.wake()) });
       container.register(coreRefs.auditHealth.id, { useValue: new KernelAuditHealth(db.knex, clock, sealer) });
       // core.auditLog: the chain's read side for the audit plugin; checkpoints are signed by the checkpointer.

@@ -5,6 +5,8 @@
  * @see ./sealer.ts (poison isolation), docs/audit.md "Health and dead letters"
  */
 
+import { WorkerTaskError } from '../workers/workers.types.ts';
+
 /** `transient`: the moment; `systemic`: the installation (schema, permissions); `data`: the events. */
 export type FailureKind = 'transient' | 'systemic' | 'data';
 
@@ -19,7 +21,7 @@ const TRANSIENT_ERRNO = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPI
 /**
  * @param err - what a sealing transaction threw.
  * @returns `transient` for connection, resource, retry and shutdown errors (by SQLSTATE, Node errno,
- *   knex's pool timeout, a closed hash pool); `data` for a data SQLSTATE or an error without one (the
+ *   knex's pool timeout, `core.workers` closed); `data` for a data SQLSTATE or an error without one (the
  *   hashing of the records threw: canonical JSON, record shape, stack depth); `systemic` for every
  *   other SQLSTATE (missing table, permission, constraint of the installation).
  * @example failureKind(Object.assign(new Error('terminating'), { code: '57P01' })) // 'transient'
@@ -28,8 +30,8 @@ export function failureKind(err: unknown): FailureKind {
   if (!(err instanceof Error)) return 'data';
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && (TRANSIENT_SQLSTATE.test(code) || TRANSIENT_ERRNO.has(code))) return 'transient';
-  if (err.name === 'KnexTimeoutError') return 'transient';
-  if (/Connection terminated|connection is closed|Client has encountered a connection error|hash pool is closed/i.test(err.message)) return 'transient';
+  if (err.name === 'KnexTimeoutError' || (err instanceof WorkerTaskError && err.code === 'closed')) return 'transient';
+  if (/Connection terminated|connection is closed|Client has encountered a connection error/i.test(err.message)) return 'transient';
   if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return DATA_SQLSTATE.test(code) ? 'data' : 'systemic';
   return 'data';
 }

@@ -16,7 +16,7 @@ import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import { GENESIS_HASH, linkV2, renderIngestRows, toAuditTimestamp, type ChainHead, type HashPool, type IngestRow, type RenderedIngest } from './chain/index.ts';
+import { GENESIS_HASH, linkV2, renderIngestRows, toAuditTimestamp, type ChainHead, type ChainTasks, type IngestRow, type RenderedIngest } from './chain/index.ts';
 import type { AuditEventInput, IngestOptions, IngestResult } from './audit-service.types.ts';
 import { aerieError, validationFailed } from '../errors.ts';
 import { AUDIT_MAX_BUSINESS_DATA_BYTES } from './sealable.ts';
@@ -27,12 +27,13 @@ import { advanceHeads } from './sealer-sql.ts';
 /** Options of {@link AuditIngestor}. */
 export interface AuditIngestorOptions {
   /**
-   * A worker pool that renders batches of at least `poolThreshold` events (canonical form, size
-   * check, payload hashes, COPY rows). The kernel gives one only with `audit.ingestThreads` > 0: on
-   * two cores the JSON round trip to the thread costs more CPU than it saves the main thread
-   * (bench/audit-ingest.ts prints both, `e` and `e'`); it is for machines with cores to spare.
+   * The chain's tasks on `core.workers`, to render batches of at least `poolThreshold` events
+   * (canonical form, size check, payload hashes, COPY rows) in a thread. The kernel gives them
+   * only with `audit.ingestThreads` > 0: on two cores the JSON round trip to the thread costs more
+   * CPU than it saves the main thread (bench/audit-ingest.ts prints both, `e` and `e'`); it is for
+   * machines with cores to spare.
    */
-  pool?: () => HashPool;
+  pool?: ChainTasks;
   /** Smallest batch hashed in the pool (default: none, with no pool). */
   poolThreshold?: number;
   /** Called after each committed batch with the head it advanced (checkpoint signing, `core.audit.sealed`). */
@@ -101,7 +102,7 @@ export class AuditIngestor {
     // Everything of the COPY rows that the head does not decide, rendered before taking its lock.
     const renderOptions = { maxBytes: options.maxBusinessDataBytes ?? AUDIT_MAX_BUSINESS_DATA_BYTES, copy: this.db.kind === 'pg', keepCanonical: this.db.kind !== 'pg' || key !== undefined };
     if (pooled) this.pooledBatches++;
-    const rendered = pooled ? await pool().renderIngest(JSON.stringify(rows), renderOptions) : renderIngestRows(rows, canonical, renderOptions);
+    const rendered = pooled ? await pool.renderIngest(JSON.stringify(rows), renderOptions) : renderIngestRows(rows, canonical, renderOptions);
     if ('problem' in rendered) {
       const field = fieldOf(rendered.problem.field, rendered.problem.index);
       throw validationFailed(`${field} ${rendered.problem.rule}`, field);

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../db/database.ts';
-import { GENESIS_HASH, sealBatch, toAuditTimestamp, type AuditRecordInput, type ChainHead, type HashPool, type SealBatchResult } from './chain/index.ts';
+import { GENESIS_HASH, sealBatch, toAuditTimestamp, type AuditRecordInput, type ChainHead, type ChainTasks, type SealBatchResult } from './chain/index.ts';
 import { advanceHeads, deadLetter, lockHeads, oldestPosition, outboxOrganizations, sealRows, takeAndRender, type RenderedBatch } from './sealer-sql.ts';
 import { failureKind } from './failure-kind.ts';
 
@@ -45,13 +45,13 @@ export interface SealerOptions {
   maxIdleMs?: number;
   /** An organization's batch at least this long is hashed in the worker pool; shorter ones in-line. Default 256. */
   poolThreshold?: number;
-  /** Creates the worker pool (at `start()` when `warmPool`, else on first need). */
-  pool?: () => HashPool;
+  /** The chain's tasks on `core.workers` (the kernel's pool, started on first need; closed by the kernel, not the sealer). */
+  pool?: ChainTasks;
   /**
-   * Create the pool at `start()` and warm every thread in the background, so the first large
+   * Start the pool at `start()` and warm every thread in the background, so the first large
    * batch does not wait 0.5–1 s for thread start-up. Default: true on a PostgreSQL server (where
    * heavy ingestion happens), false on embedded PGlite (single process, small deployments and
-   * tests, which then create the pool only on first need). A failed warm-up is logged and the
+   * tests, which then start the pool only on first need). A failed warm-up is logged and the
    * pool is used (and retried by piscina) as usual.
    */
   warmPool?: boolean;
@@ -89,7 +89,6 @@ export class AuditSealer {
   /** `intervalMs` with its default. */
   private readonly interval: number;
   private running?: Promise<number>;
-  private pool?: HashPool;
   private stopped = false;
   private draining: Promise<unknown> = Promise.resolve();
   private readonly status: SealerState = { state: 'ok', consecutiveFailures: 0, lastError: null, lastFailureAt: null, lastSuccessAt: null };
@@ -103,12 +102,12 @@ export class AuditSealer {
     this.interval = options.intervalMs ?? 200;
   }
 
-  /** Starts polling the outbox; warms the hash pool first when `warmPool` (see {@link SealerOptions}). */
+  /** Starts polling the outbox; warms the worker pool first when `warmPool` (see {@link SealerOptions}). */
   start(): void {
     if (this.options.pool && (this.options.warmPool ?? this.db.kind === 'pg')) {
-      this.hashPool().warm?.().catch((err: unknown) => {
-        // stop() right after start() terminates threads still starting: expected, not a fault.
-        if (!this.stopped) this.logger.warn({ err }, 'audit hash pool warm-up failed');
+      this.options.pool.warm().catch((err: unknown) => {
+        // A shutdown right after start() (core.workers closed, threads still starting): expected, not a fault.
+        if (!this.stopped) this.logger.warn({ err }, 'audit worker pool warm-up failed');
       });
     }
     const interval = this.interval;
@@ -188,17 +187,14 @@ export class AuditSealer {
   }
 
   /**
-   * Stops polling, seals what is left, and stops the worker pool (graceful shutdown). Never throws:
-   * when the last drain fails (database gone), the events stay in the outbox for the next start.
+   * Stops polling and seals what is left (graceful shutdown; the kernel closes `core.workers`
+   * after this). Never throws: when the last drain fails (database gone), the events stay in the
+   * outbox for the next start.
    */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.drain().catch(() => 0);
-    // A drain after stop (a second stop at shutdown) creates a fresh pool on need and closes it.
-    const pool = this.pool;
-    this.pool = undefined;
-    await pool?.close();
   }
 
   /**
@@ -309,11 +305,6 @@ export class AuditSealer {
       for (const r of records) r.seq += head.seq;
       return sealBatch(head.chainHash, records, sealedAt);
     }
-    return this.hashPool().sealJson(head.chainHash, batch.records, sealedAt, head.seq);
-  }
-
-  private hashPool(): HashPool {
-    this.pool ??= this.options.pool!();
-    return this.pool;
+    return this.options.pool.sealJson(head.chainHash, batch.records, sealedAt, head.seq);
   }
 }

@@ -4,12 +4,14 @@
 // is compiled.
 //
 // What is built: the command line (core/cli/main.ts), every built-in plugin's entry (its manifest's
-// `entry`), every built-in migration, the worker tasks (every `workers/*.ts`), and every module they import
-// (followed through esbuild's resolver, so core/, plugins/, workers/ and the appliance modules the
-// plugins use), one output file per source file (esbuild, not bundled), `.ts` imports rewritten to
-// `.js`. Beside them: the plugins' non-TypeScript files (manifests with `entry` rewritten to `.js`,
-// config schemas, templates, page assets), schemas/, the worker bootstrap, and a package.json with
-// the version. The layout mirrors the repository, so `dist/` is its own `REPO_ROOT`.
+// `entry`), every built-in migration, the worker task modules (every `*.task.ts` under core/ and
+// plugins/: core.workers loads them by URL, nothing imports them), and every module they import
+// (followed through esbuild's resolver, so core/, plugins/ and the appliance modules the plugins
+// use), one output file per source file (esbuild, not bundled), `.ts` imports rewritten to `.js`.
+// Beside them: the plugins' non-TypeScript files (manifests with `entry` rewritten to `.js`,
+// config schemas, templates, page assets), schemas/, core.workers' bootstrap
+// (core/workers/worker.mjs), and a package.json with the version. The layout mirrors the
+// repository, so `dist/` is its own `REPO_ROOT`.
 //
 // The build is skipped when nothing it reads changed since the last one (a fingerprint of the
 // sources' paths, sizes and modification times), and a new build replaces the old folder in one
@@ -22,11 +24,15 @@ import * as esbuild from 'esbuild';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 /** Folders whose files the build reads (the fingerprint covers all of them). */
-const SOURCE_DIRS = ['core', 'plugins', 'workers', 'migrations', 'appliance', 'schemas'];
+const SOURCE_DIRS = ['core', 'plugins', 'migrations', 'appliance', 'schemas'];
 const SOURCE_FILES = ['package.json', 'tsconfig.json'];
 /** Written into the output folder; marks it as a build (only such a folder is ever replaced). */
 const STAMP = '.aerie-build.json';
 const MIGRATION_FILE = /^\d+[-_].+\.(ts|js|mjs)$/;
+/** A worker task module (core.workers), loaded by URL in a thread: an entry of its own. */
+const TASK_FILE = /\.task\.ts$/;
+/** The one worker bootstrap, copied as it is (plain ESM). */
+const WORKER_BOOTSTRAP = 'core/workers/worker.mjs';
 
 /**
  * Builds the compiled server into `out`.
@@ -82,8 +88,8 @@ export async function buildServer(options = {}) {
 
 /** Compiles the entry points and, round after round, every relative `.ts` module they import. */
 async function compile(root, outdir) {
-  const workers = readdirSync(join(root, 'workers')).filter((f) => f.endsWith('.ts')).map((f) => join(root, 'workers', f));
-  const entries = new Set([join(root, 'core/cli/main.ts'), ...workers]);
+  const tasks = ['core', 'plugins'].flatMap((d) => walk(join(root, d))).filter((f) => TASK_FILE.test(f));
+  const entries = new Set([join(root, 'core/cli/main.ts'), ...tasks]);
   for (const dir of childDirs(join(root, 'plugins'))) {
     const manifest = join(dir, 'plugin.json');
     if (existsSync(manifest)) entries.add(resolve(dir, JSON.parse(readFileSync(manifest, 'utf8')).entry));
@@ -171,7 +177,7 @@ function copyAssets(root, outdir) {
     }
   }
   for (const file of walk(join(root, 'schemas'))) if (file.endsWith('.json')) copy(relative(root, file));
-  for (const f of readdirSync(join(root, 'workers'))) if (f.endsWith('.worker.mjs')) copy(`workers/${f}`);
+  copy(WORKER_BOOTSTRAP);
   return n;
 }
 

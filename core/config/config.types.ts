@@ -45,6 +45,11 @@ export interface AerieConfig {
    * jobs and catches up missed ones at start (false: it still runs the jobs, another process times them).
    */
   jobs: { maintenanceIntervalSeconds: number; scheduler: boolean };
+  /**
+   * `core.workers`, the process's one worker-thread pool: `maxThreads` (1–64, default 2), its
+   * threads — started together on first use, kept until shutdown (core/workers).
+   */
+  workers: { maxThreads: number };
   /** Object storage: `file` under `<dataDir>/blobs` (default) or `s3` with `blob.s3.bucket` (and endpoint, region, path style). */
   blob: { driver: 'file' | 's3'; s3?: { bucket?: string; endpoint?: string; region?: string; forcePathStyle?: boolean } };
   /** Outbound requests to user-supplied URLs: `allowLoopback` (a test switch, off by default, warned about), `caFiles` (extra trusted CAs, PEM). */

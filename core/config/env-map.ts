@@ -41,6 +41,7 @@ export const ENV_BINDINGS: readonly EnvBinding[] = [
   { key: 'http.trustProxy', env: 'AERIE_TRUST_PROXY', kind: 'boolean' },
   { key: 'jobs.maintenanceIntervalSeconds', env: 'AERIE_JOBS_MAINTENANCE_INTERVAL', kind: 'integer' },
   { key: 'jobs.scheduler', env: 'AERIE_JOBS_SCHEDULER', kind: 'boolean' },
+  { key: 'workers.maxThreads', env: 'AERIE_WORKERS_MAX_THREADS', kind: 'integer' },
   { key: 'blob.driver', env: 'AERIE_BLOB_DRIVER', kind: 'string' },
   { key: 'blob.s3.bucket', env: 'AERIE_S3_BUCKET', kind: 'string' },
   { key: 'blob.s3.endpoint', env: 'AERIE_S3_ENDPOINT', kind: 'string' },

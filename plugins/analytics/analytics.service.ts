@@ -3,7 +3,7 @@ import type { Counts, DayRollup } from './day-rollup.ts';
 import { WHOLE_ORG, type RollupReader } from './rollups.ts';
 import { OWNER_ONLY_PREFIXES, type DayFiles } from '../audit/api.ts';
 import type { ActivityRow } from './activity-row.ts';
-import type { ForensicFn } from './rollup-pool.ts';
+import type { ForensicFn } from './rollup-tasks.ts';
 import { HOT_STORE_DAYS } from './rollup-job.ts';
 import { countActiveUsers, type DistinctUsers } from './active-days.ts';
 

@@ -1,7 +1,7 @@
 /**
  * Daily rollups: what one organization's sealed audit records of one UTC day add up to, per
  * organization and per app group. A pure function over plain records (no clock, no I/O) run by the
- * rollup worker (`workers/rollup-day.ts`) over a day file; the country of an IP comes from the
+ * rollup task (`./rollup-day.task.ts`, on core.workers) over a day file; the country of an IP comes from the
  * `countryOf` function the worker passes (an offline database). IPs are never part of a rollup.
  *
  * Events counted (the catalogue in docs/api/audit-analytics.md):

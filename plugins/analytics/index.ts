@@ -6,7 +6,7 @@ import { orgsRefs } from '../orgs/api.ts';
 import { ActivityProjector } from './activity-projector.ts';
 import { AnalyticsService } from './analytics.service.ts';
 import { analyticsRefs } from './api.ts';
-import { createRollupPool } from './rollup-pool.ts';
+import { registerRollupTasks } from './rollup-tasks.ts';
 import { scheduleRollups } from './rollup-job.ts';
 import { RollupBuilder, RollupReader } from './rollups.ts';
 import { analyticsRoutes } from './routes/analytics.route.ts';
@@ -16,14 +16,13 @@ export default definePlugin({
   id: 'analytics',
   deps: {
     db: coreRefs.db, clock: coreRefs.clock, audit: coreRefs.audit, jobs: coreRefs.jobs, events: coreRefs.events, auditLog: coreRefs.auditLog, archive: auditRefs.dayFiles,
-    organizations: orgsRefs.organizations, entitlements: orgsRefs.entitlements, appGroups: appsRefs.appGroups, endUsers: endUsersRefs.endUsers,
+    organizations: orgsRefs.organizations, entitlements: orgsRefs.entitlements, appGroups: appsRefs.appGroups, endUsers: endUsersRefs.endUsers, workers: coreRefs.workers,
   },
-  async init({ db, clock, audit, jobs, events, auditLog, archive, organizations, entitlements, appGroups, endUsers }, ctx) {
-    // Rollups: day files rolled up in a worker thread (started on first need), nightly after compaction.
+  async init({ db, clock, audit, jobs, events, auditLog, archive, organizations, entitlements, appGroups, endUsers, workers }, ctx) {
+    // Rollups: day files rolled up on core.workers (this plugin's tasks), nightly after compaction.
     const collection = new EventCollection(db, audit, clock);
-    const pool = createRollupPool();
-    ctx.onShutdown(() => pool.close());
-    const builder = new RollupBuilder({ db, archive, clock, logger: ctx.logger.child({ component: 'audit-rollups' }), rollup: pool.rollup, collection });
+    const tasks = registerRollupTasks(workers);
+    const builder = new RollupBuilder({ db, archive, clock, logger: ctx.logger.child({ component: 'audit-rollups' }), rollup: tasks.rollup, collection });
     ctx.provide(analyticsRefs.rollups, builder);
     scheduleRollups({ db, clock, jobs, builder });
     // The hot end-user store follows the sealed chains.
@@ -31,7 +30,7 @@ export default definePlugin({
     ctx.provide(analyticsRefs.activity, projector);
     ctx.onStarted(() => projector.start(events));
     ctx.onShutdown(() => projector.stop());
-    const analytics = new AnalyticsService(db, clock, new RollupReader(db, clock), auditLog, archive, pool.forensic);
+    const analytics = new AnalyticsService(db, clock, new RollupReader(db, clock), auditLog, archive, tasks.forensic);
     ctx.routes(...analyticsRoutes({ analytics, organizations, entitlements, appGroups, endUsers, collection }));
   },
 });

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { DAY_MS, dayStartMs, utcDay, type Clock, type Database } from '../../core/index.ts';
 import type { DayFileRow, DayFiles } from '../audit/api.ts';
 import type { DayRollup } from './day-rollup.ts';
-import type { RollupFn } from './rollup-pool.ts';
+import type { RollupFn } from './rollup-tasks.ts';
 import type { EventCollection } from './event-collection.ts';
 
 /** Days back the nightly run looks for day files without rollups (backfill). @see docs/api/audit-analytics.md */

@@ -48,7 +48,7 @@ export interface DayFileRow {
  */
 export type CompactOutcome = 'written' | 'exists' | 'empty' | 'waiting';
 
-/** Runs the compaction task: the worker pool's `compact`, or another function of the same contract. */
+/** Runs the compaction task: `compactDayFile` on core.workers, or another function of the same contract. */
 export type CompactFn = (task: CompactDayTask) => Promise<CompactDayResult>;
 
 /**
@@ -123,7 +123,7 @@ export class DayFileArchive {
    * Nothing is recorded when any step fails; the file stored before the failure is removed.
    * @param orgId - organization id.
    * @param day - `YYYY-MM-DD` (UTC), a completed day.
-   * @param compact - the compaction task (default: the worker pool).
+   * @param compact - the compaction task (default: `compactDayFile` on core.workers).
    * @returns {@link CompactOutcome}.
    * @throws Error when the records do not verify, the task fails, or the blob store fails.
    */
@@ -178,7 +178,7 @@ export class DayFileArchive {
    * The nightly run: every organization's completed days (the last {@link BACKFILL_DAYS}) that hold
    * sealed records and have no day file, oldest first. A failing day is logged and ends that
    * organization's run (its later days wait for the next run); other organizations go on.
-   * @param options - `compact`: the compaction task (default: the worker pool).
+   * @param options - `compact`: the compaction task (default: `compactDayFile` on core.workers).
    * @returns {@link CompactionReport}.
    */
   async compactPending(options: { compact?: CompactFn } = {}): Promise<CompactionReport> {

@@ -1,4 +1,4 @@
-import { coreRefs, createCompactPool, definePlugin } from '../../core/index.ts';
+import { compactDayFile, coreRefs, definePlugin } from '../../core/index.ts';
 import { orgsRefs } from '../orgs/api.ts';
 import { auditRefs } from './api.ts';
 import { AuditQueries } from './audit-query.service.ts';
@@ -27,18 +27,16 @@ export default definePlugin({
   deps: {
     audit: coreRefs.audit, authz: coreRefs.authz, auditHealth: coreRefs.auditHealth, auditLog: coreRefs.auditLog, auditQuery: auditRefs.query, db: coreRefs.db, clock: coreRefs.clock,
     organizations: orgsRefs.organizations, entitlements: orgsRefs.entitlements, blob: coreRefs.blob, jobs: coreRefs.jobs, events: coreRefs.events,
-    mail: coreRefs.mail, memberships: orgsRefs.memberships, accounts: accountsRefs.accounts, sessions: accountsRefs.sessions,
+    mail: coreRefs.mail, memberships: orgsRefs.memberships, accounts: accountsRefs.accounts, sessions: accountsRefs.sessions, workers: coreRefs.workers,
   },
   register(reg) {
     reg.service(auditRefs.query, AuditQueries);
   },
-  async init({ audit, authz, auditHealth, auditLog, auditQuery, db, clock, organizations, entitlements, blob, jobs, events, mail, memberships, accounts, sessions }, ctx) {
+  async init({ audit, authz, auditHealth, auditLog, auditQuery, db, clock, organizations, entitlements, blob, jobs, events, mail, memberships, accounts, sessions, workers }, ctx) {
     // The JWKS is never empty: the platform audit key exists from the first boot with this plugin.
     await auditLog.ensureSigningKey();
-    // Day files: compacted in a worker thread (started on first need), nightly through core.jobs.
-    const pool = createCompactPool();
-    ctx.onShutdown(() => pool.close());
-    const archive = new DayFileArchive({ db, blob, auditLog, clock, logger: ctx.logger.child({ component: 'audit-archive' }), compact: (task) => pool.compact(task) });
+    // Day files: compacted on core.workers (the kernel's task), nightly through core.jobs.
+    const archive = new DayFileArchive({ db, blob, auditLog, clock, logger: ctx.logger.child({ component: 'audit-archive' }), compact: (task) => compactDayFile(workers, task) });
     ctx.provide(auditRefs.dayFiles, archive);
     // Batch files: the raw archive, written as the chains grow.
     const batches = new BatchArchive({ db, blob, auditLog, clock, logger: ctx.logger.child({ component: 'audit-batches' }) });

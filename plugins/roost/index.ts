@@ -1,5 +1,5 @@
 import { coreRefs, definePlugin } from '../../core/index.ts';
-import { registerBoxCommands } from '../../appliance/simulator/commands.ts';
+import { registerBoxCommands } from '../../appliance/api.ts';
 import { registerRoostCommands } from './keygen.command.ts';
 import { loadRearmKey } from './rearm-key.ts';
 import { rearmRoutes } from './routes/rearm.route.ts';

@@ -2,7 +2,7 @@ import { createPrivateKey } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { p256 } from '@noble/curves/nist.js';
-import { rearmPublicKeyDocument, type RearmPublicKeyDocument } from '../../appliance/pin.ts';
+import { rearmPublicKeyDocument, type RearmPublicKeyDocument } from '../../appliance/api.ts';
 import type { CryptoService } from '../../core/index.ts';
 
 type EnvelopeCipher = CryptoService['envelope'];

@@ -1,5 +1,4 @@
-import { CLOCK_TOLERANCE_SECONDS, TICKET_LIFETIME_SECONDS } from '../../appliance/ticket-format.ts';
-import type { RearmPublicKeyDocument } from '../../appliance/pin.ts';
+import { CLOCK_TOLERANCE_SECONDS, TICKET_LIFETIME_SECONDS, type RearmPublicKeyDocument } from '../../appliance/api.ts';
 
 /**
  * Renders the signing box spec sheet: what the box is, how re-arm works, and the key fingerprint a

@@ -22,7 +22,8 @@ function filesUnder(dir: string, prefix = ''): string[] {
  * The compiled build (`npm run build`, core/cli/build.mjs) into a temporary folder, then its server
  * started as production runs it (`node <out>/core/cli/main.js serve`) on PGlite. The build's
  * node_modules is replaced by links to every package but tsx, so any attempt of the compiled
- * process (or its seal-chain and compact-day workers) to load tsx fails instead of passing unnoticed.
+ * process (or the core.workers threads running its compiled task modules) to load tsx fails instead
+ * of passing unnoticed.
  */
 // What is tested is the build, not the database: it runs in the embedded pass only (CI runs the
 // suite twice, the second time on a PostgreSQL server).
@@ -45,7 +46,7 @@ describe.skipIf(!!process.env.TEST_DATABASE_URL)('compiled build: node dist/core
     expect(built.stdout).toMatch(/^built .*dist\/ \(\d+ files\) in \d+\.\d s\n$/);
     const files = filesUnder(out);
     expect(files.filter((f) => f.endsWith('.ts'))).toEqual([]);
-    for (const f of ['core/cli/main.js', 'workers/seal-chain.js', 'workers/compact-day.js', 'workers/compact-day.worker.mjs', 'plugins/oidc/index.js', 'migrations/core/001_seal_challenges.js', 'schemas/config.schema.json', 'plugins/accounts/page/login.js']) {
+    for (const f of ['core/cli/main.js', 'core/workers/worker.mjs', 'core/audit/chain/seal-batch.task.js', 'core/audit/chain/compact-day.task.js', 'plugins/analytics/rollup-day.task.js', 'plugins/analytics/forensic-day.task.js', 'plugins/oidc/index.js', 'migrations/core/001_seal_challenges.js', 'schemas/config.schema.json', 'plugins/accounts/page/login.js']) {
       expect(existsSync(join(out, f)), f).toBe(true);
     }
     expect(JSON.parse(readFileSync(join(out, 'plugins/oidc/plugin.json'), 'utf8')).entry).toBe('./index.js');
@@ -67,23 +68,26 @@ describe.skipIf(!!process.env.TEST_DATABASE_URL)('compiled build: node dist/core
     let output = '';
     child.stdout!.on('data', (d) => (output += d));
     child.stderr!.on('data', (d) => (output += d));
-    // The worker bootstraps in the build load the compiled tasks, while the server boots: one tiny
-    // seal per thread, and one day file compacted (then verified) through the compaction pool.
+    // core.workers' bootstrap in the build loads the compiled tasks (registered by their .ts URLs,
+    // absent there), while the server boots: one tiny seal per thread, one day file compacted (then
+    // verified), and that file rolled up by the analytics plugin's task.
     const warming = run(process.execPath, ['--input-type=module', '-e', `
-      const { createHashPool } = await import(${JSON.stringify(join(out, 'core/audit/chain/hash-pool.js'))});
-      const { createCompactPool } = await import(${JSON.stringify(join(out, 'core/audit/chain/compact-pool.js'))});
+      const { WorkerPool } = await import(${JSON.stringify(join(out, 'core/workers/worker-pool.js'))});
+      const { registerChainTasks, compactDayFile } = await import(${JSON.stringify(join(out, 'core/audit/chain/chain-tasks.js'))});
+      const { registerRollupTasks } = await import(${JSON.stringify(join(out, 'plugins/analytics/rollup-tasks.js'))});
       const { verifyDayFile } = await import(${JSON.stringify(join(out, 'core/audit/chain/day-file.js'))});
-      const pool = createHashPool({ maxThreads: 1 });
-      await pool.warm();
+      const workers = new WorkerPool({ maxThreads: 1 });
+      const chain = registerChainTasks(workers);
+      const analytics = registerRollupTasks(workers);
+      await chain.warm();
       const record = { id: 'r1', orgId: 'o1', seq: 1, eventType: 'a.b', occurredAt: '2026-01-01T00:00:00.000Z', actor: { type: 'system', id: 's' }, businessData: {} };
       const sealedAt = '2026-01-01T01:00:00.000Z';
-      const { sealed } = await pool.seal('0'.repeat(64), [record], sealedAt);
-      await pool.close();
-      const compactor = createCompactPool();
-      const file = await compactor.compact({ records: new TextEncoder().encode(JSON.stringify({ ...record, sealedAt, ...sealed[0] })), day: '2026-01-01', checkpoints: [] });
-      await compactor.close();
+      const { sealed } = await chain.sealJson('0'.repeat(64), JSON.stringify([record]), sealedAt);
+      const file = await compactDayFile(workers, { records: new TextEncoder().encode(JSON.stringify({ ...record, sealedAt, ...sealed[0] })), day: '2026-01-01', checkpoints: [] });
       const report = await verifyDayFile(file.bytes, { keys: [] }, { allowUncoveredTail: true });
-      console.log(report.ok ? 'warm' : JSON.stringify(report));`], { cwd: tmp });
+      const rolled = await analytics.rollup(file.bytes);
+      await workers.close();
+      console.log(report.ok && rolled.orgId === 'o1' ? 'warm' : JSON.stringify(report));`], { cwd: tmp });
     expect((await warming).stdout.trim()).toBe('warm');
     for (let tries = 0; ; tries++) {
       if (child.exitCode !== null) throw new Error(`the compiled server exited (${child.exitCode}):\n${output}`);

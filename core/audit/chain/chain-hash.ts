@@ -1,6 +1,6 @@
 /**
  * The hash rules of the sealed audit chain: what is hashed, how, and how a batch is chained.
- * Pure functions over plain data; the worker `workers/seal-chain.ts` runs {@link sealBatch}.
+ * Pure functions over plain data; the worker task `./seal-batch.task.ts` runs {@link sealBatch}.
  *
  * @see docs/audit.md
  * @see ./README.md

@@ -2,7 +2,7 @@
  * Audit day files: one organization's sealed records of one UTC day as one Parquet file
  * (`hyparquet-writer`, GZIP through `node:zlib`), with the chain positions, hashes and signed
  * checkpoints in it, so the file verifies offline (`aerie audit verify-file day.parquet --jwks …`).
- * Pure functions over plain data: the compaction worker (`workers/compact-day.ts`) encodes, the
+ * Pure functions over plain data: the compaction task (`./compact-day.task.ts`) encodes, the
  * archive and the CLI decode and verify.
  *
  * @see docs/audit.md ("Archive: day files")

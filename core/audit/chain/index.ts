@@ -1,6 +1,6 @@
 /**
  * The sealed audit chain's pure core: record shapes, hashing, verification, checkpoints, the
- * JSONL export, the CLI command and the worker pool. See ./README.md.
+ * JSONL export, the CLI command and the chain's worker tasks. See ./README.md.
  *
  * @see docs/audit.md
  */
@@ -16,6 +16,5 @@ export * from './export-file.ts';
 export * from './verify-export-file.ts';
 export * from './verify-file.command.ts';
 export * from './packed-result.ts';
-export * from './hash-pool.ts';
+export * from './chain-tasks.ts';
 export * from './day-file.ts';
-export * from './compact-pool.ts';

@@ -2,7 +2,7 @@
  * What batch ingestion computes for each event before its organization's head is locked: the
  * canonical `businessData` (and its size check), the version 2 payload hash, and the event's COPY
  * row up to the columns the head decides. A pure function over plain data, so the same code runs
- * in-line and in the worker pool (`workers/seal-chain.ts`, task `renderIngestTask`).
+ * in-line and in a worker thread (the task `./render-ingest.task.ts`).
  *
  * @see docs/audit.md ("Ingestion modes")
  */

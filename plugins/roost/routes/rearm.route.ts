@@ -1,6 +1,5 @@
 import { route, type AuditService, type Clock, type HandlerInput, type RouteDef, type SchemaType } from '../../../core/index.ts';
-import { issueTicket } from '../../../appliance/ticket-issuer.ts';
-import { BOX_ID_PATTERN, NONCE_PATTERN } from '../../../appliance/ticket-format.ts';
+import { BOX_ID_PATTERN, issueTicket, NONCE_PATTERN } from '../../../appliance/api.ts';
 import type { RearmKey } from '../rearm-key.ts';
 import { roostErrors } from '../errors.ts';
 import { rearmTicketBody } from '../schemas/rearm-ticket.body.ts';

@@ -7,7 +7,7 @@ import { readChain } from '../../../core/audit/read-chain.ts';
 import { verifyRecords } from '../../../core/audit/chain/index.ts';
 import { AerieError } from '../../../core/errors.ts';
 import { AuditIngestor } from '../../../core/audit/ingest.ts';
-import { createHashPool } from '../../../core/audit/chain/hash-pool.ts';
+import { chainWorkers } from '../../helpers/chain-workers.ts';
 import { systemClock } from '../../../core/clock.ts';
 import pino from 'pino';
 
@@ -136,8 +136,8 @@ describe('core.audit.ingest: batches sealed on the chain without the outbox', ()
   });
 
   it('seals the same way when a worker pool renders the batch: tricky text, what JSON renders, replays, and the first problem in order', async () => {
-    const pool = createHashPool({ maxThreads: 1 });
-    const pooled = new AuditIngestor(db(), systemClock, pino({ level: 'silent' }), { pool: () => pool, poolThreshold: 1 });
+    const { workers, tasks } = chainWorkers();
+    const pooled = new AuditIngestor(db(), systemClock, pino({ level: 'silent' }), { pool: tasks, poolThreshold: 1 });
     try {
       const orgId = randomUUID();
       const tricky = { tab: 'a\tb', nl: 'l1\r\nl2', bs: 'C:\\N', emoji: '🦅', at: new Date(0), gone: undefined };
@@ -156,7 +156,7 @@ describe('core.audit.ingest: batches sealed on the chain without the outbox', ()
       }
       expect(await readChain(db().knex, orgId)).toHaveLength(3);
     } finally {
-      await pool.destroy();
+      await workers.close();
     }
   });
 

@@ -5,7 +5,8 @@ import { startQuietAudit } from './quiet-audit.ts';
 import type { AuditEventInput, AuditService } from '../../../core/audit/audit-service.types.ts';
 import { AuditSealer } from '../../../core/audit/sealer.ts';
 import { readChain } from '../../../core/audit/read-chain.ts';
-import { createHashPool, verifyRecords } from '../../../core/audit/chain/index.ts';
+import { verifyRecords } from '../../../core/audit/chain/index.ts';
+import { chainWorkers } from '../../helpers/chain-workers.ts';
 import { systemClock } from '../../../core/clock.ts';
 import { AUDIT_MAX_DEPTH } from '../../../core/audit/sealable.ts';
 import pino from 'pino';
@@ -30,10 +31,14 @@ describe('core.audit: an acknowledged event is sealable, and a poison event neve
   beforeAll(async () => {
     ({ aerie, audit } = await startQuietAudit());
   });
-  afterAll(() => aerie?.close());
-
   // With a worker pool for every batch, as the kernel's sealer uses for large ones.
-  const sealer = () => new AuditSealer(aerie.kernel.db, systemClock, pino({ level: 'silent' }), { batchSize: 500, poolThreshold: 1, pool: () => createHashPool({ maxThreads: 1 }) });
+  const { workers, tasks } = chainWorkers();
+  afterAll(async () => {
+    await workers.close();
+    await aerie?.close();
+  });
+
+  const sealer = () => new AuditSealer(aerie.kernel.db, systemClock, pino({ level: 'silent' }), { batchSize: 500, poolThreshold: 1, pool: tasks });
   const stopAfter = async (s: AuditSealer) => {
     try {
       return await s.drain();

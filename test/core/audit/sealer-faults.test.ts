@@ -6,29 +6,18 @@ import { startQuietAudit } from './quiet-audit.ts';
 import type { AuditService } from '../../../core/audit/audit-service.types.ts';
 import { AuditSealer } from '../../../core/audit/sealer.ts';
 import { readChain } from '../../../core/audit/read-chain.ts';
-import { createHashPool, verifyRecords, type HashPool } from '../../../core/audit/chain/index.ts';
+import { registerChainTasks, verifyRecords, type ChainTasks } from '../../../core/audit/chain/index.ts';
 import { systemClock } from '../../../core/clock.ts';
+import { WorkerPool } from '../../../core/workers/worker-pool.ts';
+import { WorkerTaskError } from '../../../core/workers/workers.types.ts';
 
-/** A pool whose worker fails: by throwing, or by the thread going away mid-task. */
-function failingPool(kind: 'throws' | 'exits'): () => HashPool {
-  return () => {
-    const real = createHashPool({ maxThreads: 1 });
-    const fail = async () => {
-      if (kind === 'exits') {
-        await real.destroy();
-        throw new Error('worker thread exited mid-batch');
-      }
-      throw new Error('worker threw mid-batch');
-    };
-    return {
-      threads: 1,
-      seal: fail,
-      renderIngest: fail,
-      sealJson: fail,
-      close: () => real.close().catch(() => undefined),
-      destroy: () => real.destroy(),
-    };
-  };
+/** Chain tasks whose worker fails for real: a task that throws, or one whose thread exits mid-task. */
+const workers = new WorkerPool({ maxThreads: 1 });
+workers.register('test.fail', new URL('../workers/tasks/fail.task.ts', import.meta.url));
+workers.register('test.exit', new URL('../workers/tasks/exit.task.ts', import.meta.url));
+function failingTasks(kind: 'throws' | 'exits'): ChainTasks {
+  const fail = () => (kind === 'throws' ? workers.run<never>('test.fail', { why: 'worker threw mid-batch' }) : workers.run<never>('test.exit', null));
+  return { sealJson: fail, renderIngest: fail, warm: async () => undefined };
 }
 
 describe('core.audit sealer faults', () => {
@@ -37,13 +26,16 @@ describe('core.audit sealer faults', () => {
   beforeAll(async () => {
     ({ aerie, audit } = await startQuietAudit());
   });
-  afterAll(() => aerie?.close());
+  afterAll(async () => {
+    await workers.close();
+    await aerie?.close();
+  });
 
   it.each(['throws', 'exits'] as const)('when the worker %s mid-batch, the failed transaction leaves nothing behind and the sealer seals in-line instead, each event once', async (kind) => {
     const orgId = randomUUID();
     const db = aerie.kernel.db;
     const { ids } = await db.transaction((trx) => audit.appendMany(trx, Array.from({ length: 40 }, (_, i) => ({ orgId, eventType: 'test.fault', businessData: { i } }))));
-    const sealer = new AuditSealer(db, systemClock, pino({ level: 'silent' }), { poolThreshold: 1, pool: failingPool(kind) });
+    const sealer = new AuditSealer(db, systemClock, pino({ level: 'silent' }), { poolThreshold: 1, pool: failingTasks(kind) });
     expect(await sealer.drain()).toBe(40);
     await sealer.stop();
     const chain = await readChain(db.knex, orgId);
@@ -59,13 +51,31 @@ describe('core.audit sealer faults', () => {
     const db = aerie.kernel.db;
     await db.transaction((trx) => audit.appendMany(trx, Array.from({ length: 40 }, (_, i) => ({ orgId, eventType: 'test.fault', businessData: { i } }))));
     const gone = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
-    const sealer = new AuditSealer(db, systemClock, pino({ level: 'silent' }), { poolThreshold: 1, pool: () => ({ ...failingPool('throws')(), sealJson: () => Promise.reject(gone) }) });
+    const sealer = new AuditSealer(db, systemClock, pino({ level: 'silent' }), { poolThreshold: 1, pool: { ...failingTasks('throws'), sealJson: () => Promise.reject(gone) } });
     await expect(sealer.drain()).rejects.toBe(gone);
     await expect(sealer.drain()).rejects.toBe(gone);
     expect(sealer.state()).toMatchObject({ state: 'failing', consecutiveFailures: 2, lastError: gone.message });
     await sealer.stop();
     expect(await aerie.sql('select count(*)::int as n from core.audit_outbox where org_id = ?', [orgId])).toEqual([{ n: 40 }]);
     expect(await aerie.sql('select count(*)::int as n from core.audit_events where org_id = ?', [orgId])).toEqual([{ n: 0 }]);
+    expect(await aerie.sql('select count(*)::int as n from core.audit_dead_letters where org_id = ?', [orgId])).toEqual([{ n: 0 }]);
+    expect(await new AuditSealer(db, systemClock, pino({ level: 'silent' })).drain()).toBe(40);
+  });
+
+  it('takes core.workers closed (shutdown) as transient: the events stay in the outbox, nothing is dead-lettered', async () => {
+    const orgId = randomUUID();
+    const db = aerie.kernel.db;
+    await db.transaction((trx) => audit.appendMany(trx, Array.from({ length: 40 }, (_, i) => ({ orgId, eventType: 'test.fault', businessData: { i } }))));
+    const closed = new WorkerPool({ maxThreads: 1 });
+    const tasks = registerChainTasks(closed);
+    await closed.close();
+    const sealer = new AuditSealer(db, systemClock, pino({ level: 'silent' }), { poolThreshold: 1, pool: tasks });
+    const err = await sealer.drain().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorkerTaskError);
+    expect(err).toMatchObject({ code: 'closed' });
+    expect(sealer.state()).toMatchObject({ state: 'failing', consecutiveFailures: 1 });
+    await sealer.stop();
+    expect(await aerie.sql('select count(*)::int as n from core.audit_outbox where org_id = ?', [orgId])).toEqual([{ n: 40 }]);
     expect(await aerie.sql('select count(*)::int as n from core.audit_dead_letters where org_id = ?', [orgId])).toEqual([{ n: 0 }]);
     expect(await new AuditSealer(db, systemClock, pino({ level: 'silent' })).drain()).toBe(40);
   });

@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { TestAerie } from '../../helpers/harness.ts';
 import { startQuietAudit } from './quiet-audit.ts';
+import { chainWorkers } from '../../helpers/chain-workers.ts';
 import type { AuditService } from '../../../core/audit/audit-service.types.ts';
 import { lockHeads, takeAndRender } from '../../../core/audit/sealer-sql.ts';
 import { readChain } from '../../../core/audit/read-chain.ts';
 import {
-  GENESIS_HASH, canonicalPayload, createHashPool, sealBatch, toAuditTimestamp, verifyRecords, type AuditRecordInput, type HashPool,
+  GENESIS_HASH, canonicalPayload, sealBatch, toAuditTimestamp, verifyRecords, type AuditRecordInput,
 } from '../../../core/audit/chain/index.ts';
 
 const SEALED_AT = '2026-10-16T09:00:00.000Z';
@@ -35,13 +36,12 @@ const tricky = [
 describe('sealer: PostgreSQL-rendered JSON text hashes exactly like the record objects', () => {
   let aerie: TestAerie;
   let audit: AuditService;
-  let pool: HashPool;
+  const { workers, tasks: pool } = chainWorkers();
   beforeAll(async () => {
     ({ aerie, audit } = await startQuietAudit());
-    pool = createHashPool({ maxThreads: 1 });
   });
   afterAll(async () => {
-    await pool?.destroy();
+    await workers.close();
     await aerie?.close();
   });
 
@@ -65,7 +65,7 @@ describe('sealer: PostgreSQL-rendered JSON text hashes exactly like the record o
       const fromObjects = sealBatch(GENESIS_HASH, objects, SEALED_AT);
       expect(sealBatch(GENESIS_HASH, parsed, SEALED_AT)).toEqual(fromObjects);
       expect(await pool.sealJson(GENESIS_HASH, rendered.records, SEALED_AT)).toEqual(fromObjects);
-      expect(await pool.seal(GENESIS_HASH, objects, SEALED_AT)).toEqual(fromObjects);
+      expect(await pool.sealJson(GENESIS_HASH, JSON.stringify(objects), SEALED_AT)).toEqual(fromObjects);
 
       // A later batch: text numbered from 1, offset by the head's seq in the worker.
       const first = sealBatch(GENESIS_HASH, objects.slice(0, 2), SEALED_AT);

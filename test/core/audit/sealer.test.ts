@@ -6,7 +6,8 @@ import { coreRefs } from '../../../core/core-refs.ts';
 import type { AuditService } from '../../../core/audit/audit-service.types.ts';
 import { AuditSealer } from '../../../core/audit/sealer.ts';
 import { readChain } from '../../../core/audit/read-chain.ts';
-import { createHashPool, verifyRecords } from '../../../core/audit/chain/index.ts';
+import { verifyRecords } from '../../../core/audit/chain/index.ts';
+import { chainWorkers } from '../../helpers/chain-workers.ts';
 import { systemClock } from '../../../core/clock.ts';
 
 describe('core.audit: outbox in the caller transaction, sealed into per-organization chains', () => {
@@ -57,12 +58,14 @@ describe('core.audit: outbox in the caller transaction, sealed into per-organiza
     const orgC = randomUUID();
     await append(orgC, 300);
     const logger = pino({ level: 'silent' });
-    const pooled = new AuditSealer(db(), systemClock, logger, { batchSize: 50, poolThreshold: 1, pool: () => createHashPool({ maxThreads: 2 }) });
+    const { workers, tasks } = chainWorkers(2);
+    const pooled = new AuditSealer(db(), systemClock, logger, { batchSize: 50, poolThreshold: 1, pool: tasks });
     const inline = new AuditSealer(db(), systemClock, logger, { batchSize: 70 });
     // The kernel's own background sealer races them too.
     await Promise.all([pooled.drain(), inline.drain()]);
     await pooled.stop();
     await inline.stop();
+    await workers.close();
     // A drain returns once the rest is locked by another sealer: wait for the kernel's in-flight batch too.
     await aerie.kernel.auditSealer.drain();
     const chain = await readChain(db().knex, orgC);

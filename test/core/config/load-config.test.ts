@@ -55,6 +55,7 @@ describe('loadConfig: defaults', () => {
       session: { idleTtlSeconds: 604800, absoluteTtlSeconds: 2592000 },
       log: { level: 'info' },
       audit: { ingestThreads: 0 },
+      workers: { maxThreads: 2 },
       roost: {},
     });
     expect(config.plugins.enabled).toBeUndefined();
@@ -160,6 +161,7 @@ describe('loadConfig: invalid values stop boot with one line naming the key', ()
     ['AERIE_SESSION_IDLE_TTL=10', () => loadConfig({ cwd, env: { AERIE_SESSION_IDLE_TTL: '10' } }), ['session.idleTtlSeconds', 'AERIE_SESSION_IDLE_TTL']],
     ['AERIE_AUDIT_INGEST_THREADS=-1', () => loadConfig({ cwd, env: { AERIE_AUDIT_INGEST_THREADS: '-1' } }), ['audit.ingestThreads', 'AERIE_AUDIT_INGEST_THREADS']],
     ['AERIE_AUDIT_INGEST_THREADS=65', () => loadConfig({ cwd, env: { AERIE_AUDIT_INGEST_THREADS: '65' } }), ['audit.ingestThreads', 'AERIE_AUDIT_INGEST_THREADS']],
+    ['AERIE_WORKERS_MAX_THREADS=0', () => loadConfig({ cwd, env: { AERIE_WORKERS_MAX_THREADS: '0' } }), ['workers.maxThreads', 'AERIE_WORKERS_MAX_THREADS']],
     ['unknown key in the file', () => (writeConfigFile({ port: 3000, colour: 'blue' }), loadConfig({ cwd, env: {} })), ['colour']],
     ['unknown nested key in the file', () => (writeConfigFile({ billing: { currency: 'EUR' } }), loadConfig({ cwd, env: {} })), ['billing.currency']],
     ['wrong type in the file', () => (writeConfigFile({ port: '3000' }), loadConfig({ cwd, env: {} })), ['port']],

@@ -1,18 +1,23 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * docs/plugins.md: a plugin reaches the kernel only through `core/index.ts` and another
- * plugin only through that plugin's `api.ts`, so the kernel can change inside and a plugin can be
- * left out without breaking the others at import time. The kernel holds mechanisms, not domain: it
- * imports no plugin and no appliance file and names no plugin's tables; plugins reach the kernel's
- * tables (schema `core`) only through kernel services.
+ * docs/plugins.md: a plugin reaches the kernel only through `core/index.ts` (its worker task
+ * modules through `core/worker-api.ts`), another plugin only through that plugin's `api.ts`, and
+ * the signing box (`appliance/`) only through `appliance/api.ts`, so the kernel can change inside
+ * and a plugin can be left out without breaking the others at import time. The kernel holds
+ * mechanisms, not domain: it imports no plugin and no appliance file and names no plugin's tables;
+ * plugins reach the kernel's tables (schema `core`) only through kernel services. `workers/`, where
+ * the worker tasks once lived, is held to the kernel's rules should it come back.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const PLUGINS = join(ROOT, 'plugins');
 const CORE = join(ROOT, 'core');
+/** The kernel's folders: core/, and workers/ when it exists. */
+const KERNEL_DIRS = [CORE, join(ROOT, 'workers')].filter((dir) => existsSync(dir));
+const kernelSources = () => KERNEL_DIRS.flatMap((dir) => sources(dir));
 /** Postgres schema of each built-in plugin (its id, `-` → `_`). */
 const PLUGIN_SCHEMAS = readdirSync(PLUGINS, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name.replaceAll('-', '_'));
 
@@ -23,16 +28,30 @@ function sources(dir: string): string[] {
 
 /** Relative module specifiers of static imports, re-exports and dynamic imports. */
 function specifiers(code: string): string[] {
-  const found: string[] = [];
-  for (const m of code.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)'(\.{1,2}\/[^']+)'/g)) found.push(m[1]);
-  return found;
+  return imports(code).map((i) => i.spec);
 }
+
+/**
+ * Relative imports, re-exports and dynamic imports, each with whether it is type-only
+ * (`import type … from`, `export type … from`: erased, nothing is loaded at run time).
+ */
+function imports(code: string): Array<{ spec: string; typeOnly: boolean }> {
+  return [...code.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)'(\.{1,2}\/[^']+)'/g)].map((m) => {
+    const before = code.slice(0, m.index);
+    const statement = code.slice(Math.max(before.lastIndexOf('import '), before.lastIndexOf('export ')));
+    return { spec: m[1], typeOnly: m[0].startsWith('from') && /^(import|export)\s+type\s/.test(statement) };
+  });
+}
+
+/** The published modules of the kernel and of the signing box: what a plugin may import of them. */
+const PUBLISHED = ['core/index.ts', 'core/worker-api.ts', 'appliance/api.ts'];
 
 /** Why `target` may not be imported from `file`, or null when it may. */
 function violation(file: string, target: string): string | null {
   const rel = relative(ROOT, target).split(sep);
   const plugin = relative(PLUGINS, file).split(sep)[0];
-  if (rel[0] === 'core') return rel.join('/') === 'core/index.ts' ? null : 'kernel internals (import core/index.ts)';
+  if (rel[0] === 'core') return PUBLISHED.includes(rel.join('/')) ? null : 'kernel internals (import core/index.ts, or core/worker-api.ts in a worker task)';
+  if (rel[0] === 'appliance') return PUBLISHED.includes(rel.join('/')) ? null : 'appliance internals (import appliance/api.ts)';
   if (rel[0] === 'plugins' && rel[1] !== plugin) return rel[2] === 'api.ts' && rel.length === 3 ? null : `plugin ${rel[1]} internals (import plugins/${rel[1]}/api.ts)`;
   return null;
 }
@@ -73,9 +92,10 @@ describe('kernel boundaries', () => {
     expect(kernelViolation(join(ROOT, 'core/index.ts'))).toBeNull();
   });
 
-  it('the kernel imports no plugin and no appliance file', () => {
+  it('the kernel imports no plugin and no appliance file (core/, and workers/ should it exist)', () => {
+    expect(KERNEL_DIRS[0]).toBe(CORE);
     const bad: string[] = [];
-    for (const file of sources(CORE)) {
+    for (const file of kernelSources()) {
       for (const spec of specifiers(readFileSync(file, 'utf8'))) {
         const why = kernelViolation(resolve(dirname(file), spec));
         if (why) bad.push(`${relative(ROOT, file)} → ${spec}: ${why}`);
@@ -86,7 +106,7 @@ describe('kernel boundaries', () => {
 
   it("no kernel SQL names a plugin's schema", () => {
     expect(PLUGIN_SCHEMAS).toEqual(expect.arrayContaining(['accounts', 'orgs', 'audit']));
-    const bad = sources(CORE).flatMap((f) => tablesNamed(readFileSync(f, 'utf8'), PLUGIN_SCHEMAS).map((t) => `${relative(ROOT, f)}: ${t}`));
+    const bad = kernelSources().flatMap((f) => tablesNamed(readFileSync(f, 'utf8'), PLUGIN_SCHEMAS).map((t) => `${relative(ROOT, f)}: ${t}`));
     expect(bad).toEqual([]);
   });
 
@@ -110,6 +130,20 @@ describe('plugin import boundaries', () => {
     expect(violation(file, join(ROOT, 'core/index.ts'))).toBeNull();
     expect(violation(file, join(ROOT, 'plugins/orgs/api.ts'))).toBeNull();
     expect(violation(file, join(ROOT, 'plugins/audit/errors.ts'))).toBeNull();
+    expect(violation(file, join(ROOT, 'core/worker-api.ts'))).toBeNull();
+    expect(violation(file, join(ROOT, 'core/workers/transferable.ts'))).toMatch(/kernel internals/);
+    expect(violation(file, join(ROOT, 'appliance/api.ts'))).toBeNull();
+    expect(violation(file, join(ROOT, 'appliance/ticket-issuer.ts'))).toMatch(/appliance internals/);
+    expect(violation(file, join(ROOT, 'appliance/simulator/commands.ts'))).toMatch(/appliance internals/);
+  });
+
+  it('tells type-only imports from those loaded at run time', () => {
+    expect(imports(`import type { A } from '../../core/index.ts';\nimport { b } from './b.ts';\nexport type { C } from './c.ts';\nexport { d } from './d.ts';\nconst e = await import('./e.ts');`))
+      .toEqual([
+        { spec: '../../core/index.ts', typeOnly: true }, { spec: './b.ts', typeOnly: false }, { spec: './c.ts', typeOnly: true },
+        { spec: './d.ts', typeOnly: false }, { spec: './e.ts', typeOnly: false },
+      ]);
+    expect(imports(`import {\n  type A,\n  b,\n} from './x.ts';`)).toEqual([{ spec: './x.ts', typeOnly: false }]);
   });
 
   it('no plugin imports kernel internals or another plugin\'s internals', () => {
@@ -122,6 +156,73 @@ describe('plugin import boundaries', () => {
       }
     }
     expect(bad).toEqual([]);
+  });
+});
+
+describe('the signing box and worker tasks', () => {
+  it('roost reaches appliance/ through appliance/api.ts alone', () => {
+    const reached = sources(join(PLUGINS, 'roost')).flatMap((f) => specifiers(readFileSync(f, 'utf8'))
+      .map((spec) => relative(ROOT, resolve(dirname(f), spec)).split(sep).join('/'))
+      .filter((target) => target.startsWith('appliance/')));
+    expect(reached.length).toBeGreaterThan(0);
+    expect([...new Set(reached)]).toEqual(['appliance/api.ts']);
+  });
+
+  /** Files a module loads at run time through relative imports, itself included (type-only imports are not followed). */
+  function loadedBy(file: string, seen = new Set<string>()): Set<string> {
+    if (seen.has(file) || !existsSync(file)) return seen;
+    seen.add(file);
+    for (const { spec, typeOnly } of imports(withoutComments(readFileSync(file, 'utf8')))) {
+      if (!typeOnly) loadedBy(resolve(dirname(file), spec), seen);
+    }
+    return seen;
+  }
+  const taskModules = () => [CORE, PLUGINS].flatMap((dir) => sources(dir)).filter((f) => f.endsWith('.task.ts') && !f.includes(`${sep}fixtures${sep}`));
+
+  it('a worker task module loads no kernel: core/index.ts (dependency injection, HTTP, the database) only for types', () => {
+    const tasks = taskModules();
+    expect(tasks.map((f) => relative(ROOT, f).split(sep).join('/'))).toEqual(expect.arrayContaining(['core/audit/chain/seal-batch.task.ts', 'plugins/analytics/rollup-day.task.ts']));
+    const index = join(CORE, 'index.ts');
+    const bad = tasks.filter((task) => loadedBy(task).has(index)).map((f) => `${relative(ROOT, f)} loads core/index.ts at run time (use core/worker-api.ts, and import type from core/index.ts)`);
+    expect(bad).toEqual([]);
+    expect(loadedBy(join(PLUGINS, 'analytics', 'rollup-day.task.ts')).has(join(CORE, 'worker-api.ts'))).toBe(true);
+  });
+});
+
+/** Folders outside the kernel whose scripts are checked for worker pools of their own. */
+const OUTSIDE_CORE = ['plugins', 'workers', 'appliance', 'bench'].map((d) => join(ROOT, d)).filter((dir) => existsSync(dir));
+
+/** TypeScript and JavaScript sources under `dir` (not node_modules, not build output). */
+function scripts(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    if (e.isDirectory()) return e.name === 'node_modules' || e.name === 'dist' ? [] : scripts(join(dir, e.name));
+    return /\.(ts|mts|js|mjs)$/.test(e.name) ? [join(dir, e.name)] : [];
+  });
+}
+
+/** Piscina pools a file builds (`new Piscina(`), not in comments. */
+function piscinaPools(code: string): string[] {
+  return [...withoutComments(code).matchAll(/new\s+Piscina\s*[(<]/g)].map((m) => m[0]);
+}
+
+/**
+ * One worker-thread pool per process: `core.workers` (core/workers/). Nothing else builds a piscina
+ * pool — not a plugin, not the signing box, not a bench (benches measure through `core.workers`,
+ * their SHA-256 yardstick included, so what they measure is the pool the server runs).
+ */
+describe('one worker pool: core.workers', () => {
+  it('finds a pool, not a comment', () => {
+    expect(piscinaPools('const pool = new Piscina({ filename });')).toHaveLength(1);
+    expect(piscinaPools('const pool = new Piscina<number, string>({ filename });')).toHaveLength(1);
+    expect(piscinaPools('// never new Piscina( here\n/* nor new Piscina({}) */ run(task);')).toEqual([]);
+  });
+
+  it('no new Piscina( outside core/ (plugins/, workers/, appliance/, bench/), and in core/ only in core/workers/', () => {
+    expect(OUTSIDE_CORE.map((d) => relative(ROOT, d))).toEqual(expect.arrayContaining(['plugins', 'appliance', 'bench']));
+    const outside = OUTSIDE_CORE.flatMap((dir) => scripts(dir)).filter((f) => piscinaPools(readFileSync(f, 'utf8')).length > 0);
+    expect(outside.map((f) => relative(ROOT, f))).toEqual([]);
+    const inCore = scripts(CORE).filter((f) => piscinaPools(readFileSync(f, 'utf8')).length > 0).map((f) => relative(ROOT, f).split(sep).join('/'));
+    expect(inCore).toEqual(['core/workers/worker-pool.ts']);
   });
 });
 

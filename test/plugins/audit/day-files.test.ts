@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../core/clock.ts';
 import { coreRefs } from '../../../core/core-refs.ts';
 import type { AuditService } from '../../../core/audit/audit-service.types.ts';
-import { createCompactPool, type CompactPool } from '../../../core/audit/chain/compact-pool.ts';
+import { compactDayFile } from '../../../core/audit/chain/chain-tasks.ts';
+import type { Workers } from '../../../core/workers/workers.types.ts';
 import { decodeDayFile, encodeDayFile } from '../../../core/audit/chain/day-file.ts';
 import { auditRefs } from '../../../plugins/audit/api.ts';
 import type { DayFileArchive } from '../../../plugins/audit/day-files.ts';
@@ -25,7 +26,7 @@ const [DAY1, DAY2, DAY3] = [day(D1), day(D1 + DAY), day(D1 + 2 * DAY)];
 describe('audit archive: Parquet day files, nightly compaction, offline verification, download routes', () => {
   let aerie: TestAerie;
   let archive: DayFileArchive;
-  let pool: CompactPool;
+  let workers: Workers;
   const clock = new ManualClock(new Date(D1 + 10 * HOUR));
   const tokens: Record<string, string> = {};
   const orgs: Record<string, string> = {};
@@ -49,7 +50,7 @@ describe('audit archive: Parquet day files, nightly compaction, offline verifica
   beforeAll(async () => {
     aerie = await TestAerie.start({ plugins: ['accounts', 'orgs', 'audit'], clock, exactBaseUrl: true, env: { AERIE_PLATFORM_ADMINS: 'root@example.com' } });
     archive = aerie.kernel.container.resolve<DayFileArchive>(auditRefs.dayFiles.id);
-    pool = createCompactPool();
+    workers = aerie.kernel.container.resolve<Workers>(coreRefs.workers.id); // the kernel's, the audit chain's tasks registered
     root = await aerie.signIn('root@example.com');
     for (const who of ['owner', 'admin', 'member', 'zetaOwner']) tokens[who] = await aerie.signIn(`${who}@example.com`);
     for (const [slug, who] of [['acme', 'owner'], ['zeta', 'zetaOwner']]) {
@@ -76,7 +77,6 @@ describe('audit archive: Parquet day files, nightly compaction, offline verifica
     await append(orgs.acme, 2, 'd3');
   });
   afterAll(async () => {
-    await pool?.close();
     await aerie?.close();
   });
 
@@ -85,7 +85,7 @@ describe('audit archive: Parquet day files, nightly compaction, offline verifica
     const crashed = await archive.compactPending({
       compact: async (task) => {
         if (Buffer.from(task.records).toString().includes(orgs.acme)) throw new Error('worker crashed');
-        return pool.compact(task);
+        return compactDayFile(workers, task);
       },
     });
     expect(crashed.failed).toEqual([{ orgId: orgs.acme, day: DAY1, error: 'worker crashed' }]); // acme's day 2 waits for the next run

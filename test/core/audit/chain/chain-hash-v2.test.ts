@@ -6,7 +6,7 @@ import { GENESIS_HASH, type SealedAuditRecord } from '../../../../core/audit/cha
 import { chainHashV2, linkV2, payloadHashV2, payloadHashV2Unchecked, payloadV2Of, type AuditEventV2 } from '../../../../core/audit/chain/chain-hash-v2.ts';
 import { recordChainHash, recordPayloadHash } from '../../../../core/audit/chain/record-hash.ts';
 import { verifyRecords } from '../../../../core/audit/chain/verify-chain.ts';
-import { createHashPool } from '../../../../core/audit/chain/hash-pool.ts';
+import { chainWorkers } from '../../../helpers/chain-workers.ts';
 import { renderIngestRows, type IngestRow } from '../../../../core/audit/chain/ingest-rows.ts';
 import { VECTOR_EVENT } from './fixtures.ts';
 import { formatExportFile } from '../../../../core/audit/chain/export-file.ts';
@@ -135,7 +135,7 @@ describe('verification dispatches on each record\'s version', () => {
   });
 
   it('the worker pool renders an ingestion batch exactly as in-line: hashes, canonical texts, COPY rows; and the same size problem', async () => {
-    const pool = createHashPool({ maxThreads: 1 });
+    const { workers, tasks: pool } = chainWorkers();
     try {
       const rows: IngestRow[] = Array.from({ length: 50 }, (_, i) => [`e-${i}`, EVENT.orgId, 'app.x\ty', SEALED_AT, 'apiKey', `k\\${i}`, i % 2 ? 'ag_1' : null, { i, tab: '\t', nl: '\n', é: 'ü€😀' }]);
       const options = { maxBytes: 1000, copy: true, keepCanonical: true };
@@ -155,7 +155,7 @@ describe('verification dispatches on each record\'s version', () => {
       expect(renderIngestRows(big, null, options)).toEqual(problem);
       expect(await pool.renderIngest(JSON.stringify(big), options)).toEqual(problem);
     } finally {
-      await pool.destroy();
+      await workers.close();
     }
   });
 });

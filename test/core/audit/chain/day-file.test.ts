@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SealedAuditRecord } from '../../../../core/audit/chain/audit-record.ts';
 import { linkV2, payloadHashV2 } from '../../../../core/audit/chain/chain-hash-v2.ts';
 import { signCheckpoint } from '../../../../core/audit/chain/checkpoint.ts';
-import { createCompactPool } from '../../../../core/audit/chain/compact-pool.ts';
+import { compactDayFile } from '../../../../core/audit/chain/chain-tasks.ts';
+import { chainWorkers } from '../../../helpers/chain-workers.ts';
 import {
   DAY_FILE_FORMAT, DAY_FILE_ROW_GROUP_ROWS, DAY_FILE_VERSION, dayFileColumns, dayRecordsNdjson, decodeDayFile, encodeDayFile, verifyDayFile,
 } from '../../../../core/audit/chain/day-file.ts';
@@ -79,8 +80,9 @@ describe('audit day files (Parquet): encode, read back, verify offline', () => {
     expect(await verifyDayFile(bytes, key.jwks)).toMatchObject({ ok: true, records: 7, meta: { firstSeq: 4, prevHash: records[2].chainHash } });
   });
 
-  it('the pool answers the same bytes and SHA-256 as in-line encoding', async () => {
-    const pool = createCompactPool();
+  it('the compaction task on core.workers answers the same bytes and SHA-256 as in-line encoding', async () => {
+    const { workers } = chainWorkers();
+    const pool = { compact: (task: Parameters<typeof compactDayFile>[1]) => compactDayFile(workers, task) };
     try {
       const checkpoints = [await signCheckpoint(records[9], key.privateKey, key.kid)];
       const inline = encodeDayFile({ records, day: DAY, checkpoints });
@@ -98,7 +100,7 @@ describe('audit day files (Parquet): encode, read back, verify offline', () => {
       expect(pooled.sha256).toBe(hash('sha256', inline.bytes, 'hex'));
       await expect(pool.compact({ records: new Uint8Array(0), day: DAY, checkpoints })).rejects.toThrow(/at least one record/);
     } finally {
-      await pool.close();
+      await workers.close();
     }
     await expect(pool.compact({ records: new Uint8Array(0), day: DAY, checkpoints: [] })).rejects.toThrow(/closed/);
   });
