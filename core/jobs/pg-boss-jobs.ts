@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../db/database.ts';
 import type { JobDefinition, JobsService, ScheduleOptions, ScheduleTick, ScheduleTimes, SendJobOptions } from './jobs.types.ts';
 import { transactionBossDb } from './pg-boss-db.ts';
+import { cronOf } from './schedule-times.ts';
 import { Schedules } from './schedules.ts';
 
 const NAME = /^[a-z][a-z0-9-]*\.[A-Za-z0-9._-]{1,100}$/;
@@ -57,9 +58,9 @@ export class PgBossJobs implements JobsService {
   }
 
   schedule(name: string, times: ScheduleTimes, handler: (tick: ScheduleTick) => Promise<void>, options: ScheduleOptions = {}): void {
-    const { definition, register } = this.schedules.prepare(name, times, handler, options);
-    this.define(definition);
-    register();
+    const cron = cronOf(name, times);
+    this.define(this.schedules.definition(name, handler, options));
+    this.schedules.entries.set(name, { cron, catchUp: options.catchUp ?? false });
   }
 
   async runNow(name: string): Promise<string> {

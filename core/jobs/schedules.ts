@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.ts';
-import type { JobDefinition, ScheduleOptions, ScheduleTick, ScheduleTimes } from './jobs.types.ts';
-import { cronOf, previousTime } from './schedule-times.ts';
+import type { JobDefinition, ScheduleOptions, ScheduleTick } from './jobs.types.ts';
+import { previousTime } from './schedule-times.ts';
 
 const TABLE = 'core.job_schedules';
 
@@ -21,13 +21,12 @@ export class Schedules {
   constructor(private readonly db: Database) {}
 
   /**
-   * Validates a schedule and answers the job definition that runs it; {@link entries} holds it once
-   * `register` is called (after the definition was accepted).
-   * @throws Error for times that are not a five-field cron expression or a valid `everyMinutes`
+   * The job definition that runs schedule `name`: its handler keeps `core.job_schedules` (start,
+   * finish, error of the latest run) around `handler`. {@link entries} holds the schedule once the
+   * caller has defined the job.
    */
-  prepare(name: string, times: ScheduleTimes, handler: (tick: ScheduleTick) => Promise<void>, options: ScheduleOptions): { definition: JobDefinition<Record<string, never>>; register: () => void } {
-    const entry = { cron: cronOf(name, times), catchUp: options.catchUp ?? false };
-    return { register: () => void this.entries.set(name, entry), definition: {
+  definition(name: string, handler: (tick: ScheduleTick) => Promise<void>, options: ScheduleOptions): JobDefinition<Record<string, never>> {
+    return {
       name, retryLimit: options.retryLimit, retryDelaySeconds: options.retryDelaySeconds, expireInSeconds: options.expireInSeconds,
       handler: async ({ id }) => {
         await this.db.knex.raw(
@@ -42,7 +41,7 @@ export class Schedules {
         }
         await this.db.knex(TABLE).where({ name }).update({ lastFinishedAt: this.db.knex.fn.now() });
       },
-    } };
+    };
   }
 
   /**
